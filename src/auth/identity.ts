@@ -1,0 +1,18 @@
+import type { Permission, Role } from './permissions.js';
+
+/** The authenticated caller, as every handler sees it. */
+export interface Identity {
+  /** How it authenticated. */
+  scheme: 'bearerAuth' | 'sessionCookie' | 'basicAuth' | 'transferToken';
+  /** A user id, or the `sub` of a token that names no user (a service principal). */
+  subject: string;
+  /** Set when the subject is a dashboard user. */
+  username: string | null;
+  orgId: string;
+  role: Role | null;
+  permissions: ReadonlySet<Permission>;
+  /** For the session cookie: the session's id (logout revokes it). */
+  sessionId?: string;
+}
+
+export const isSystemAdmin = (id: Identity) => id.permissions.has('admin.system');

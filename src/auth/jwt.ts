@@ -1,0 +1,89 @@
+/**
+ * Bearer JWTs (jose). HS256 with the server key by default; RS256/ES256 through a JWKS when
+ * JWT_JWKS_URL is set. Audience `<PUBLIC_URL>/api/v1/mcp`; `exp` required; `alg: none` and
+ * algorithms outside the configured family are refused.
+ */
+import { SignJWT, jwtVerify, createRemoteJWKSet, type JWTPayload } from 'jose';
+import type { Config } from '../config.js';
+import { ROLE_PERMISSIONS, isPermission, isRole, type Permission, type Role } from './permissions.js';
+import { loadOrCreateKey } from './keys.js';
+
+export interface TokenClaims {
+  sub: string;
+  orgId: string;
+  role: Role | null;
+  permissions: Set<Permission>;
+}
+
+export interface TokenService {
+  verify(token: string): Promise<TokenClaims>;
+  /** Only with the HS256 key: a JWKS verifier has no private key to sign with. */
+  sign(claims: { sub: string; orgId: string; role?: Role; scopes?: Permission[] }, ttlSeconds: number): Promise<string>;
+}
+
+export class TokenError extends Error {}
+
+export function hs256Key(config: Config): Uint8Array {
+  return config.jwt.secret ? new TextEncoder().encode(config.jwt.secret) : loadOrCreateKey(config.dataDir, 'jwt-hs256', 32);
+}
+
+export function claimsOf(payload: JWTPayload): TokenClaims {
+  const sub = payload.sub;
+  const orgId = payload.orgId;
+  if (typeof sub !== 'string' || !sub) throw new TokenError('the token has no sub');
+  if (typeof orgId !== 'string' || !orgId) throw new TokenError('the token has no orgId');
+  const role = typeof payload.role === 'string' && isRole(payload.role) ? payload.role : null;
+  if (payload.role !== undefined && !role) throw new TokenError(`unknown role ${String(payload.role)}`);
+  const scopes = Array.isArray(payload.scopes)
+    ? payload.scopes
+    : typeof payload.scope === 'string'
+      ? payload.scope.split(' ')
+      : [];
+  const permissions = new Set<Permission>(role ? ROLE_PERMISSIONS[role] : []);
+  for (const s of scopes) if (typeof s === 'string' && isPermission(s)) permissions.add(s);
+  return { sub, orgId, role, permissions };
+}
+
+export function createTokenService(config: Config): TokenService {
+  const audience = config.jwt.audience;
+  const issuer = config.jwt.issuer ?? undefined;
+  const key = config.jwt.jwksUrl ? null : hs256Key(config);
+  const jwks = config.jwt.jwksUrl ? createRemoteJWKSet(new URL(config.jwt.jwksUrl)) : null;
+  return {
+    async verify(token) {
+      try {
+        const { payload } = jwks
+          ? await jwtVerify(token, jwks, { audience, issuer, algorithms: ['RS256', 'ES256'], requiredClaims: ['exp'], clockTolerance: 5 })
+          : await jwtVerify(token, key!, { audience, issuer, algorithms: ['HS256'], requiredClaims: ['exp'], clockTolerance: 5 });
+        return claimsOf(payload);
+      } catch (err) {
+        if (err instanceof TokenError) throw err;
+        throw new TokenError((err as Error).message);
+      }
+    },
+    async sign(claims, ttlSeconds) {
+      if (!key) throw new TokenError('tokens are verified with JWT_JWKS_URL; sign them with the identity provider that owns those keys');
+      const body: Record<string, unknown> = { orgId: claims.orgId };
+      if (claims.role) body.role = claims.role;
+      if (claims.scopes?.length) body.scopes = claims.scopes;
+      return new SignJWT(body)
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject(claims.sub)
+        .setAudience(audience)
+        .setIssuer(issuer ?? config.publicUrl)
+        .setIssuedAt()
+        .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
+        .sign(key);
+    },
+  };
+}
+
+/** "90s", "15m", "1h", "7d" or plain seconds. */
+export function parseTtl(text: string): number {
+  const m = /^(\d+)\s*([smhd]?)$/.exec(text.trim());
+  if (!m) throw new Error(`invalid duration ${text}: use for example 900, 15m, 1h or 7d`);
+  const n = Number(m[1]);
+  const seconds = n * ({ '': 1, s: 1, m: 60, h: 3600, d: 86400 } as Record<string, number>)[m[2]!]!;
+  if (seconds < 1) throw new Error('the duration must be at least one second');
+  return seconds;
+}

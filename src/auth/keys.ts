@@ -1,0 +1,28 @@
+/**
+ * Keys kept in DATA_DIR/keys when the environment supplies none: generated once, mode 0600,
+ * created with O_EXCL so two processes starting together agree on one key.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+
+export function loadOrCreateKey(dataDir: string, name: string, bytes = 32): Buffer {
+  const dir = join(dataDir, 'keys');
+  const file = join(dir, `${name}.key`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    writeFileSync(file, randomBytes(bytes).toString('base64') + '\n', { flag: 'wx', mode: 0o600 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  if (key.length < bytes) throw new Error(`${file} holds ${key.length} bytes; expected ${bytes}`);
+  return key;
+}
+
+/** A key given in the environment as hex (64 digits) or base64 (of 32 bytes). */
+export function parseKey(value: string, name: string, bytes = 32): Buffer {
+  const key = /^[0-9a-f]+$/i.test(value) && value.length === bytes * 2 ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+  if (key.length !== bytes) throw new Error(`${name} must be ${bytes} bytes, as ${bytes * 2} hex digits or base64`);
+  return key;
+}

@@ -1,0 +1,83 @@
+/**
+ * The environment, validated once at start-up. Every setting, its default and its meaning is
+ * listed here and in the README; a bad value stops the process with a message naming it.
+ */
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+const list = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+
+const schema = z.object({
+  PORT: int(0, 65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  PUBLIC_URL: z.string().url().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** postgres://… selects PostgreSQL; unset means SQLite in DATA_DIR. */
+  DATABASE_URL: z.string().optional(),
+  /** HS256 key (at least 32 characters). Unset: a key generated into DATA_DIR/keys at first start. */
+  JWT_SECRET: z.string().min(32, 'JWT_SECRET must have at least 32 characters').optional(),
+  /** Verify RS256/ES256 tokens with this JWKS instead of the HS256 key. */
+  JWT_JWKS_URL: z.string().url().optional(),
+  /** Expected `iss` of tokens; unset accepts any issuer. `pactum token` sets PUBLIC_URL. */
+  JWT_ISSUER: z.string().optional(),
+  /** 32 bytes, hex or base64, for AES-256-GCM of stored secrets. Unset: a key in DATA_DIR/keys. */
+  SECRETS_KEY: z.string().optional(),
+  /** Origins allowed to call /api/v1 from a browser. Default: PUBLIC_URL's origin. */
+  ALLOWED_ORIGINS: list.optional(),
+  /** Host headers accepted on /api/v1 (DNS-rebinding protection). Default: PUBLIC_URL's host, localhost, 127.0.0.1 and ::1 at PORT. */
+  ALLOWED_HOSTS: list.optional(),
+  /** Largest JSON body accepted (bytes). */
+  MAX_JSON_BYTES: int(1024).default(4 * 1024 * 1024),
+  SESSION_TTL_SECONDS: int(60).default(8 * 3600),
+  SHUTDOWN_TIMEOUT_MS: int(0).default(15_000),
+  /** Lets scans reach private, loopback and link-local addresses (tests, intranets). */
+  SCAN_ALLOW_PRIVATE_NETWORKS: bool.default('false'),
+});
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
+  const parsed = schema.safeParse(
+    Object.fromEntries(Object.entries(env).filter(([k, v]) => k in schema.shape && v !== undefined && v !== '')),
+  );
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const localHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST;
+  const publicUrl = new URL(e.PUBLIC_URL ?? `http://${localHost.includes(':') ? `[${localHost}]` : localHost}:${e.PORT}`);
+  const publicBase = publicUrl.href.replace(/\/$/, '');
+  const portSuffix = (p: number) => (p === 80 || p === 443 ? '' : `:${p}`);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: resolve(e.DATA_DIR),
+    /** Base of every URL the server hands out (hrefs, audience, metadata); no trailing slash. */
+    publicUrl: publicBase,
+    logLevel: e.LOG_LEVEL,
+    databaseUrl: e.DATABASE_URL ?? null,
+    jwt: {
+      secret: e.JWT_SECRET ?? null,
+      jwksUrl: e.JWT_JWKS_URL ?? null,
+      issuer: e.JWT_ISSUER ?? null,
+      audience: `${publicBase}/api/v1/mcp`,
+    },
+    secretsKey: e.SECRETS_KEY ?? null,
+    allowedOrigins: e.ALLOWED_ORIGINS ?? [publicUrl.origin],
+    allowedHosts:
+      e.ALLOWED_HOSTS ??
+      [...new Set([publicUrl.host, ...['localhost', '127.0.0.1', '[::1]'].map((h) => `${h}${portSuffix(e.PORT)}`)])],
+    maxJsonBytes: e.MAX_JSON_BYTES,
+    sessionTtlSeconds: e.SESSION_TTL_SECONDS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    scanAllowPrivateNetworks: e.SCAN_ALLOW_PRIVATE_NETWORKS,
+  };
+}

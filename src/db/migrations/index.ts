@@ -1,0 +1,15 @@
+/** Migrations in order. Each module exports up and down; add new ones at the end, never edit old ones. */
+import type { Knex } from 'knex';
+import * as m001 from './001_core.js';
+import * as m002 from './002_sessions.js';
+
+const migrations: Record<string, Knex.Migration> = {
+  '001_core': m001,
+  '002_sessions': m002,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => migrations[name]!,
+};

@@ -1,0 +1,27 @@
+/**
+ * Errors in each API's own shape. The dashboard answers {error, statusCode, message, requestId}
+ * as application/json; the object APIs answer {message, request_id, documentation_url?} in the
+ * vendor media type the client asked for.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { ApiName } from '../../generated/operations.js';
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const DOCS_URL = 'https://github.com/pactum/pactum#object-api-errors';
+
+export function errorBody(api: ApiName, status: number, message: string, requestId: string): Record<string, unknown> {
+  if (api === 'dashboard') return { error: STATUS_CODES[status] ?? 'Error', statusCode: status, message, requestId };
+  return { message, documentation_url: DOCS_URL, request_id: requestId };
+}
+
+/** Which API a path belongs to when no operation matched it. */
+export const apiOfPath = (path: string): ApiName => (/\.git\/info\/lfs(\/|$)/.test(path) ? 'batch' : 'dashboard');

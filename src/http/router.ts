@@ -1,0 +1,274 @@
+/**
+ * The spec is the routing table. Every operation of generated/operations.ts is bound to exactly
+ * one handler; this middleware matches the request, authenticates it with the operation's
+ * security schemes, negotiates media types, reads and validates parameters and body with the
+ * generated validators, calls the handler and writes its reply in the API's media type.
+ *
+ * Status codes for refusals come from the operation's own responses, so a client only ever sees
+ * statuses the spec declares for that operation (a bad path parameter is 400, 422 or 404,
+ * whichever the operation declares first).
+ */
+import type { Context, Middleware } from 'koa';
+import getRawBody from 'raw-body';
+import type { ErrorObject } from 'ajv';
+import { operations, type ApiName, type OperationId, type OperationSpec, type ValidateFunction } from '../../generated/operations.js';
+import type { Identity } from '../auth/identity.js';
+import { HttpError, apiOfPath } from './errors.js';
+import { jsonTypeFor } from './media.js';
+
+export interface OperationContext {
+  ctx: Context;
+  op: OperationSpec;
+  /** Path (including server variables such as org and repo), query and header parameters, validated. */
+  params: Record<string, any>;
+  /** The validated JSON body; undefined for operations without one or with a binary body. */
+  body: any;
+  identity: Identity | null;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Returns a reply, or nothing when it wrote the response itself (streams, the MCP transport). */
+export type Handler = (c: OperationContext) => Promise<Reply | void> | Reply | void;
+export type Handlers = { [Id in OperationId]: Handler };
+
+/**
+ * Authenticates with one scheme: an identity, null when the request carries no credential of
+ * that scheme, or a thrown HttpError(401) when it carries one that is invalid.
+ */
+export type SecurityHandler = (ctx: Context, op: OperationSpec) => Promise<Identity | null> | Identity | null;
+
+export interface RouterOptions {
+  handlers: Handlers;
+  security: Record<string, SecurityHandler>;
+  /** Headers of a 401 for an API: the challenge (WWW-Authenticate, LFS-Authenticate). */
+  challenge: (api: ApiName) => Record<string, string>;
+  maxJsonBytes: number;
+}
+
+interface Route {
+  op: OperationSpec;
+  api: ApiName;
+  handler: Handler;
+  /** Security alternatives without the anonymous one; anonymousOk when [] is among them. */
+  schemes: readonly (readonly string[])[];
+  anonymousOk: boolean;
+  /** Media types of 2xx responses: Accept must admit one (else 406). Empty: nothing to check. */
+  successTypes: string[];
+  jsonRequest: boolean;
+  paramRefusal: number;
+  bodyRefusal: number;
+}
+
+interface PathEntry {
+  template: string;
+  regex: RegExp | null;
+  routes: Map<string, Route>;
+  allow: string;
+  /** A tool stub answers 405 to any method and any body: it only documents the tool. */
+  stub: Route | null;
+}
+
+const JSON_TYPE = /json/;
+
+function refusalStatus(op: OperationSpec, preference: number[]): number {
+  return preference.find((s) => String(s) in op.responses) ?? 400;
+}
+
+function compile(options: RouterOptions) {
+  const byTemplate = new Map<string, PathEntry>();
+  for (const op of operations) {
+    let entry = byTemplate.get(op.path);
+    if (!entry) {
+      const regex = op.path.includes('{')
+        ? new RegExp(
+            '^' +
+              op.path
+                .split(/(\{[^}]+\})/)
+                .map((part) => (part.startsWith('{') ? `(?<${part.slice(1, -1)}>[^/]+)` : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
+                .join('') +
+              '$',
+          )
+        : null;
+      entry = { template: op.path, regex, routes: new Map(), allow: '', stub: null };
+      byTemplate.set(op.path, entry);
+    }
+    const successTypes = Object.entries(op.responses)
+      .filter(([s]) => s.startsWith('2'))
+      .flatMap(([, r]) => r.mediaTypes);
+    entry.routes.set(op.method, {
+      op,
+      api: op.apis[0]!,
+      handler: options.handlers[op.operationId],
+      schemes: op.security.filter((alt) => alt.length > 0),
+      anonymousOk: op.security.length === 0 || op.security.some((alt) => alt.length === 0),
+      successTypes,
+      jsonRequest: Boolean(op.requestBody?.mediaTypes.some((t) => JSON_TYPE.test(t))),
+      paramRefusal: refusalStatus(op, [400, 422, 404]),
+      bodyRefusal: refusalStatus(op, [400, 422]),
+    });
+  }
+  for (const entry of byTemplate.values()) {
+    const methods = [...entry.routes.keys()];
+    if (entry.routes.has('GET') && !entry.routes.has('HEAD')) methods.push('HEAD');
+    entry.allow = methods.join(', ');
+    entry.stub = [...entry.routes.values()].find((r) => r.op.tool) ?? null;
+  }
+  const statics = new Map([...byTemplate.values()].filter((e) => !e.regex).map((e) => [e.template, e]));
+  // More literal text first: /{org}/{repo}.git/info/lfs/objects/batch before .../objects/{oid}.
+  const dynamic = [...byTemplate.values()]
+    .filter((e) => e.regex)
+    .sort((a, b) => varCount(a.template) - varCount(b.template) || literalLength(b.template) - literalLength(a.template));
+  return { statics, dynamic };
+}
+
+const varCount = (t: string) => (t.match(/\{/g) ?? []).length;
+const literalLength = (t: string) => t.replace(/\{[^}]+\}/g, '').length;
+
+export function describeErrors(errors: ErrorObject[] | null | undefined, where: string): string {
+  return (errors ?? [])
+    .slice(0, 5)
+    .map((e) => {
+      const at = `${where}${e.instancePath}`;
+      if (e.keyword === 'required') return `${at} must have property '${(e.params as { missingProperty: string }).missingProperty}'`;
+      if (e.keyword === 'additionalProperties') return `${at} has unknown property '${(e.params as { additionalProperty: string }).additionalProperty}'`;
+      if (e.keyword === 'enum') return `${at} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+      return `${at} ${e.message}`;
+    })
+    .join('; ');
+}
+
+function convert(raw: string | string[] | undefined, type: string): unknown {
+  if (raw === undefined) return undefined;
+  const value = Array.isArray(raw) && type !== 'array' ? raw[raw.length - 1]! : raw;
+  if (typeof value !== 'string') return value;
+  if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+  if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+  return value;
+}
+
+function hasBody(ctx: Context): boolean {
+  const len = ctx.get('content-length');
+  return (len !== '' && len !== '0') || ctx.get('transfer-encoding') !== '';
+}
+
+export function createRouter(options: RouterOptions): Middleware {
+  const { statics, dynamic } = compile(options);
+
+  function match(path: string): { entry: PathEntry; vars: Record<string, string> } | null {
+    const entry = statics.get(path);
+    if (entry) return { entry, vars: {} };
+    for (const e of dynamic) {
+      const m = e.regex!.exec(path);
+      if (!m) continue;
+      const vars: Record<string, string> = {};
+      try {
+        for (const [k, v] of Object.entries(m.groups!)) vars[k] = decodeURIComponent(v);
+      } catch {
+        throw new HttpError(400, 'The path is not valid percent-encoding');
+      }
+      return { entry: e, vars };
+    }
+    return null;
+  }
+
+  async function authenticate(ctx: Context, route: Route): Promise<Identity | null> {
+    for (const alternative of route.schemes) {
+      // An alternative with several schemes would need all of them; the specs use one per alternative.
+      const scheme = alternative[0]!;
+      const identity = await options.security[scheme]!(ctx, route.op);
+      if (identity) return identity;
+    }
+    if (route.anonymousOk) return null;
+    throw new HttpError(401, 'Credentials are required', options.challenge(route.api));
+  }
+
+  async function readJson(ctx: Context, route: Route, validate: ValidateFunction | null | undefined): Promise<unknown> {
+    const spec = route.op.requestBody!;
+    if (!hasBody(ctx)) {
+      if (spec.required) throw new HttpError(route.bodyRefusal, 'A JSON request body is required');
+      return undefined;
+    }
+    if (!ctx.is(spec.mediaTypes as string[])) {
+      const status = '415' in route.op.responses ? 415 : route.bodyRefusal;
+      throw new HttpError(status, `Content-Type must be ${spec.mediaTypes.join(' or ')}`);
+    }
+    let text: string;
+    try {
+      text = await getRawBody(ctx.req, { length: ctx.get('content-length') || undefined, limit: options.maxJsonBytes, encoding: 'utf8' });
+    } catch (err) {
+      const e = err as { type?: string; status?: number };
+      if (e.type === 'entity.too.large') {
+        throw new HttpError('413' in route.op.responses ? 413 : route.bodyRefusal, `The body exceeds ${options.maxJsonBytes} bytes`);
+      }
+      throw new HttpError(route.bodyRefusal, `The body could not be read: ${(err as Error).message}`);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (err) {
+      throw new HttpError(route.bodyRefusal, `Body is not valid JSON: ${(err as Error).message}`);
+    }
+    if (validate && !validate(body)) throw new HttpError(route.bodyRefusal, describeErrors(validate.errors, 'body'));
+    return body;
+  }
+
+  return async function specRouter(ctx) {
+    const found = match(ctx.path);
+    if (!found) {
+      ctx.state.api = apiOfPath(ctx.path);
+      throw new HttpError(404, `Nothing is served at ${ctx.path}`);
+    }
+    const method = ctx.method === 'HEAD' && !found.entry.routes.has('HEAD') ? 'GET' : ctx.method;
+    const stub = found.entry.stub;
+    const route = stub ?? found.entry.routes.get(method);
+    if (!route) {
+      ctx.state.api = found.entry.routes.values().next().value!.api;
+      throw new HttpError(405, `${ctx.method} is not served at ${ctx.path}; it serves ${found.entry.allow}`, { Allow: found.entry.allow });
+    }
+    ctx.state.api = route.api;
+    ctx.state.operation = route.op;
+    if (stub) return void (await writeReply(ctx, route, { ctx, op: route.op, params: {}, body: undefined, identity: null }));
+
+    // Syntax before credentials: a malformed request gets the same answer with or without them.
+    if (route.successTypes.length && ctx.get('accept') && !ctx.accepts(route.successTypes)) {
+      const status = '406' in route.op.responses ? 406 : 400;
+      throw new HttpError(status, `Accept must admit ${route.successTypes.join(' or ')}`);
+    }
+
+    const params: Record<string, unknown> = { ...found.vars };
+    for (const p of route.op.params) {
+      const raw = p.in === 'path' ? found.vars[p.name] : p.in === 'query' ? ctx.query[p.name] : p.in === 'header' ? ctx.get(p.name) || undefined : undefined;
+      const value = convert(raw, p.type);
+      if (value !== undefined) params[p.name] = value;
+    }
+    const validateParams = route.op.validateParams;
+    if (validateParams && !validateParams(params)) {
+      throw new HttpError(route.paramRefusal, describeErrors(validateParams.errors, 'parameter '));
+    }
+
+    let body: unknown;
+    if (route.jsonRequest) body = await readJson(ctx, route, route.op.requestBody!.validate);
+    else if (route.op.requestBody && hasBody(ctx) && !ctx.is(route.op.requestBody.mediaTypes as string[])) {
+      throw new HttpError('415' in route.op.responses ? 415 : 400, `Content-Type must be ${route.op.requestBody.mediaTypes.join(' or ')}`);
+    }
+
+    const identity = await authenticate(ctx, route);
+    await writeReply(ctx, route, { ctx, op: route.op, params, body, identity });
+  };
+}
+
+async function writeReply(ctx: Context, route: Route, c: OperationContext) {
+  const reply = await route.handler(c);
+  if (!reply) return;
+  ctx.status = reply.status;
+  if (reply.headers) ctx.set(reply.headers);
+  if (reply.body !== undefined) {
+    ctx.type = jsonTypeFor(ctx, route.api);
+    ctx.body = JSON.stringify(reply.body);
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * pino, configured once. Request logs carry method, path, status, duration and the request id —
+ * never headers or bodies, so credentials cannot reach a log line. Anything else that might hold
+ * a secret goes through `redactSecrets` first.
+ */
+import { pino, type Logger, type DestinationStream } from 'pino';
+
+export type { Logger };
+
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'pactum' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: {
+        paths: ['*.password', '*.clientSecret', '*.secret', '*.token', '*.authorization', '*.cookie'],
+        censor: '[redacted]',
+      },
+    },
+    destination,
+  );
+}
+
+const SECRET_KEYS = /^(password|clientSecret|secret|token|authorization|cookie|passwordHash)$/i;
+
+/** A copy of a JSON value with secret-named members replaced, for logs and the audit trail. */
+export function redactSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactSecrets);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, SECRET_KEYS.test(k) ? '[redacted]' : redactSecrets(v)]),
+    );
+  }
+  return value;
+}

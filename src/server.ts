@@ -1,0 +1,94 @@
+/**
+ * The composition root: configuration, database, services, the Koa app, and the HTTP server
+ * with graceful shutdown. `pactum serve` and every test that needs a server start it here.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadConfig, type Config } from './config.js';
+import { migrate, openDb, type Db } from './db/knex.js';
+import { createLogger, type Logger } from './log.js';
+import { createKoa, errorBoundary, requestContext } from './http/app.js';
+import { createRouter } from './http/router.js';
+import { bindHandlers } from './http/handlers.js';
+import { createTokenService, type TokenService } from './auth/jwt.js';
+import { bearerAuth, dashboardChallenge, sessionCookie } from './auth/security.js';
+import type { Middleware } from 'koa';
+
+export interface Services {
+  config: Config;
+  db: Db;
+  log: Logger;
+  tokens: TokenService;
+}
+
+export interface RunningServer {
+  url: string;
+  services: Services;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  env?: NodeJS.ProcessEnv;
+  log?: Logger;
+  /** Middleware placed before the router (tests use it to check every response against the specs). */
+  before?: Middleware[];
+}
+
+export function createServices(config: Config, log: Logger): Services {
+  const db = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  return { config, db, log, tokens: createTokenService(config) };
+}
+
+export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
+  const env = opts.env ?? process.env;
+  let config = loadConfig(env);
+  const server = createServer({ keepAliveTimeout: 65_000 });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  // Port 0 means any free port: the public URL (and so hrefs and audience) follows the real one.
+  if (config.port === 0) config = loadConfig({ ...env, PORT: String((server.address() as AddressInfo).port) });
+  const log = opts.log ?? createLogger(config.logLevel);
+  const services = createServices(config, log);
+  try {
+    await migrate(services.db);
+  } catch (err) {
+    server.close();
+    await services.db.destroy();
+    throw err;
+  }
+
+  const app = createKoa([
+    requestContext(log),
+    errorBoundary(),
+    ...(opts.before ?? []),
+    createRouter({
+      handlers: bindHandlers(services),
+      security: {
+        bearerAuth: bearerAuth(config, services.db, services.tokens),
+        sessionCookie: sessionCookie(config, services.db),
+        basicAuth: () => null,
+        transferToken: () => null,
+      },
+      challenge: (api) => (api === 'dashboard' ? dashboardChallenge(config) : { 'LFS-Authenticate': 'Basic realm="pactum"', 'WWW-Authenticate': 'Basic realm="pactum"' }),
+      maxJsonBytes: config.maxJsonBytes,
+    }),
+  ]);
+  server.on('request', app.callback());
+
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    (closing ??= (async () => {
+      // Stop accepting, let in-flight requests finish, then cut what is left after the timeout.
+      const done = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+      await done;
+      clearTimeout(timer);
+      await services.db.destroy();
+    })());
+
+  return { url: config.publicUrl, services, server, close };
+}
