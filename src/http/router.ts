@@ -14,7 +14,7 @@ import type { ErrorObject } from 'ajv';
 import { operations, type ApiName, type OperationId, type OperationSpec, type ValidateFunction } from '../../generated/operations.js';
 import type { Identity } from '../auth/identity.js';
 import { HttpError, apiOfPath } from './errors.js';
-import { jsonTypeFor } from './media.js';
+import { jsonTypeFor, negotiate } from './media.js';
 
 export interface OperationContext {
   ctx: Context;
@@ -235,7 +235,7 @@ export function createRouter(options: RouterOptions): Middleware {
     if (stub) return void (await writeReply(ctx, route, { ctx, op: route.op, params: {}, body: undefined, identity: null }));
 
     // Syntax before credentials: a malformed request gets the same answer with or without them.
-    if (route.successTypes.length && ctx.get('accept') && !ctx.accepts(route.successTypes)) {
+    if (route.successTypes.length && !negotiate(ctx.get('accept'), route.successTypes)) {
       const status = '406' in route.op.responses ? 406 : 400;
       throw new HttpError(status, `Accept must admit ${route.successTypes.join(' or ')}`);
     }

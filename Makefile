@@ -1,0 +1,54 @@
+# pactum — every command a user needs; `make help` lists them.
+SHELL := /bin/bash
+NPM_STAMP := node_modules/.installed
+export REDOCLY_TELEMETRY := off
+export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
+export npm_config_fund := false
+export npm_config_audit := false
+export npm_config_update_notifier := false
+
+.PHONY: help install generate check-generated lint typecheck build migrate run serve test bench clean
+
+help: ## this list
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
+
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-fund --no-audit
+	@touch $@
+
+install: $(NPM_STAMP) ## install dependencies (npm ci) when package-lock.json changed
+
+generate: install ## regenerate generated/ from specs/
+	npx tsx scripts/generate.ts
+
+check-generated: install ## fail when generated/ differs from what specs/ produce
+	@tmp=$$(mktemp -d) && npx tsx scripts/generate.ts --out "$$tmp" >/dev/null && \
+	  if diff -r -q generated "$$tmp" >/dev/null; then echo "generated/ is up to date"; rm -rf "$$tmp"; \
+	  else diff -r -u generated "$$tmp" | head -40; echo "generated/ has drifted from specs/: run make generate"; rm -rf "$$tmp"; exit 1; fi
+
+lint: install ## lint the three specs with Redocly, every rule an error
+	npx redocly lint --format=stylish
+
+typecheck: install ## TypeScript, sources and tests
+	npx tsc --noEmit -p tsconfig.json
+
+build: install ## compile to dist/
+	rm -rf dist && npx tsc -p tsconfig.build.json
+
+migrate: build ## apply database migrations
+	node dist/src/cli/main.js migrate
+
+run: install generate build ## install, generate, build, migrate and serve (SQLite in ./data, port 8080)
+	node dist/src/cli/main.js serve
+
+serve: ## serve the current build
+	node dist/src/cli/main.js serve
+
+test: install ## everything: spec lint, generated drift, types, unit/integration/e2e tests
+	@bash scripts/test.sh
+
+bench: install ## benchmarks, printed as ratios against baselines run alongside
+	npx tsx scripts/bench/validation.ts
+
+clean: ## remove build output and local data
+	rm -rf dist data .tmp

@@ -1,0 +1,49 @@
+/**
+ * Shared by the benchmarks: start a target server in a child process (so the load generator in
+ * this process gets its own core), drive it with autocannon, and compare medians of alternating
+ * rounds, so machine noise hits baseline and candidate alike.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export interface Target { url: string; child: ChildProcess; stop(): Promise<void> }
+
+/** Forks `script` (run with tsx) with args; it must process.send({ url }) once listening. */
+export function startTarget(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Target> {
+  const child = fork(fileURLToPath(script), args, {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    child.once('message', (m: { url: string }) =>
+      resolve({
+        url: m.url,
+        child,
+        stop: () =>
+          new Promise((done) => {
+            child.removeAllListeners('exit');
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      }),
+    );
+  });
+}
+
+export interface LoadResult { rps: number; p50: number; p99: number; errors: number; non2xx: number }
+
+export async function load(opts: autocannon.Options): Promise<LoadResult> {
+  const r = await autocannon({ connections: 32, duration: 5, ...opts });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
+}
+
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

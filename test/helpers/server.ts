@@ -1,0 +1,58 @@
+/**
+ * Starts a real pactum server for a test: a fresh DATA_DIR, a free port, every log line kept
+ * (so tests can assert that no secret is ever logged), and every response checked against the
+ * specs. `expectConformant()` fails the test on any violation.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { expect } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { responseChecker, type Violation } from '../../src/http/response-check.js';
+
+export interface TestServer extends RunningServer {
+  dataDir: string;
+  violations: Violation[];
+  logLines: string[];
+  /** The JWT of a system admin of `orgId` (default: a fresh org id that need not exist). */
+  token(claims?: { sub?: string; orgId?: string; perms?: string[]; role?: string; ttl?: number }): Promise<string>;
+  expectConformant(): void;
+  stop(): Promise<void>;
+}
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pactum-test-'));
+  const violations: Violation[] = [];
+  const logLines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logLines.push(...String(chunk).split('\n').filter(Boolean));
+      cb();
+    },
+  });
+  const running = await startServer({
+    env: { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'debug', SHUTDOWN_TIMEOUT_MS: '2000', ...env },
+    log: createLogger('debug', sink),
+    before: [responseChecker((v) => violations.push(v))],
+  });
+  return {
+    ...running,
+    dataDir,
+    violations,
+    logLines,
+    token: (c = {}) =>
+      running.services.tokens.sign(
+        { sub: c.sub ?? 'usr_test', orgId: c.orgId ?? 'org_test', role: c.role as never, scopes: (c.perms ?? (c.role ? [] : ['admin.system'])) as never },
+        c.ttl ?? 600,
+      ),
+    expectConformant() {
+      expect(violations, 'responses that break the specs').toEqual([]);
+    },
+    async stop() {
+      await running.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
