@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, base64url } from 'jose';
 import { toolNames } from '../../generated/tools.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { json } from '../helpers/http.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -33,7 +34,7 @@ describe('tool stubs', () => {
       const res = await fetch(`${s.url}/api/v1/mcp/tools/${tool}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
       expect(res.status, tool).toBe(405);
       expect(res.headers.get('allow'), tool).toBe('');
-      const body = await res.json();
+      const body = await json(res);
       expect(body).toMatchObject({ error: 'Method Not Allowed', statusCode: 405 });
       expect(body.message).toContain(tool);
     }
@@ -58,7 +59,7 @@ describe('POST /api/v1/mcp refusals', () => {
     for (const token of [undefined, await s.token()]) {
       const res = await mcp({ body: 'this is not json', token });
       expect(res.status).toBe(400);
-      const body = await res.json();
+      const body = await json(res);
       expect(body).toMatchObject({ error: 'Bad Request', statusCode: 400 });
       expect(body.message).toMatch(/not valid JSON/);
     }
@@ -68,7 +69,7 @@ describe('POST /api/v1/mcp refusals', () => {
     for (const payload of [[{ jsonrpc: '2.0', id: 1, method: 'ping' }], { jsonrpc: '1.0', id: 1, method: 'ping' }, { id: 1, method: 'ping' }, 'a string']) {
       const res = await mcp({ body: JSON.stringify(payload), token: await s.token() });
       expect(res.status, JSON.stringify(payload)).toBe(400);
-      expect((await res.json()).statusCode).toBe(400);
+      expect((await json(res)).statusCode).toBe(400);
     }
   });
 
@@ -76,7 +77,7 @@ describe('POST /api/v1/mcp refusals', () => {
     const res = await mcp({ body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${s.url}/.well-known/oauth-protected-resource"`);
-    expect(await res.json()).toMatchObject({ error: 'Unauthorized', statusCode: 401 });
+    expect(await json(res)).toMatchObject({ error: 'Unauthorized', statusCode: 401 });
   });
 
   it('refuses forged, expired, wrong-audience and alg:none tokens with 401 invalid_token', async () => {
@@ -105,7 +106,7 @@ describe('POST /api/v1/mcp refusals', () => {
     const token = await s.token();
     const r415 = await mcp({ body: '{}', token, headers: { 'content-type': 'text/plain' } });
     expect(r415.status).toBe(415);
-    expect((await r415.json()).statusCode).toBe(415);
+    expect((await json(r415)).statusCode).toBe(415);
     const r406 = await mcp({ body: '{}', token, headers: { accept: 'text/html' } });
     expect(r406.status).toBe(406);
     await r406.body?.cancel();
@@ -120,7 +121,7 @@ describe('POST /api/v1/mcp refusals', () => {
       const res = await fetch(`${s.url}/api/v1/mcp`, { method });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('POST');
-      expect((await res.json()).statusCode).toBe(405);
+      expect((await json(res)).statusCode).toBe(405);
     }
   });
 });
@@ -129,18 +130,18 @@ describe('routing and media types', () => {
   it('serves /healthz', async () => {
     const res = await fetch(`${s.url}/healthz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ status: 'ok', version: '3.4.0' });
+    expect(await json(res)).toMatchObject({ status: 'ok', version: '3.4.0' });
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9A-Z]{26}$/);
   });
 
   it('answers unknown paths with 404 in the shape of the API the path belongs to', async () => {
     const d = await fetch(`${s.url}/api/v1/nothing`);
     expect(d.status).toBe(404);
-    expect(await d.json()).toMatchObject({ error: 'Not Found', statusCode: 404 });
+    expect(await json(d)).toMatchObject({ error: 'Not Found', statusCode: 404 });
     const o = await fetch(`${s.url}/acme/site.git/info/lfs/nothing`, { headers: { accept: 'application/vnd.git-lfs+json' } });
     expect(o.status).toBe(404);
     expect(o.headers.get('content-type')).toBe('application/vnd.git-lfs+json');
-    expect(await o.json()).toHaveProperty('message');
+    expect(await json(o)).toHaveProperty('message');
   });
 
   it('answers object-API errors in the vendor type the client asked for', async () => {
@@ -163,7 +164,7 @@ describe('routing and media types', () => {
     const body = JSON.stringify({ operation: 'download', objects: [] });
     const r406 = await fetch(url, { method: 'POST', body, headers: { accept: 'application/json', 'content-type': 'application/vnd.git-lfs+json' } });
     expect(r406.status).toBe(406);
-    expect(await r406.json()).toHaveProperty('message');
+    expect(await json(r406)).toHaveProperty('message');
     const r415 = await fetch(url, { method: 'POST', body, headers: { accept: 'application/vnd.git-lfs+json', 'content-type': 'application/json' } });
     expect(r415.status).toBe(415);
     expect(r415.headers.get('content-type')).toBe('application/vnd.git-lfs+json');
@@ -173,6 +174,6 @@ describe('routing and media types', () => {
   it('refuses a malformed oid in the path with a status the operation declares', async () => {
     const res = await fetch(`${s.url}/acme/site.git/info/lfs/objects/not-an-oid`, { headers: { accept: 'application/vnd.git-lfs+json' } });
     expect(res.status).toBe(404); // GET /objects/{oid} declares 404, not 400 or 422
-    expect((await res.json()).message).toMatch(/oid/);
+    expect((await json(res)).message).toMatch(/oid/);
   });
 });

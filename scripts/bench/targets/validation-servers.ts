@@ -30,7 +30,7 @@ if (process.argv[2] === 'plain') {
   });
   app.use(router.routes());
 } else {
-  const handlers = Object.fromEntries(operations.map((o) => [o.operationId, () => ({ status: 200, body: reply })])) as Handlers;
+  const handlers = Object.fromEntries(operations.map((o) => [o.operationId, () => ({ status: 200, body: reply })])) as unknown as Handlers;
   app.use(errorBoundary());
   app.use(
     createRouter({
