@@ -158,6 +158,7 @@ function validatorsModule(defs: Obj, exportsMap: Record<string, string>): string
     allowUnionTypes: true,
     strictRequired: false, // oneOf/anyOf: [{required: [a]}, {required: [b]}] is the idiom for "one of these"
     allErrors: true,
+    useDefaults: true, // validated input arrives with the spec's defaults filled in
     code: { source: true, esm: true, optimize: true },
   });
   addFormats.default(ajv);

@@ -34,6 +34,8 @@ const schema = z.object({
   /** Largest JSON body accepted (bytes). */
   MAX_JSON_BYTES: int(1024).default(4 * 1024 * 1024),
   SESSION_TTL_SECONDS: int(60).default(8 * 3600),
+  /** Timeout of each call to a connected service (token, health, API). */
+  SERVICE_TIMEOUT_MS: int(100).default(10_000),
   SHUTDOWN_TIMEOUT_MS: int(0).default(15_000),
   /** Lets scans reach private, loopback and link-local addresses (tests, intranets). */
   SCAN_ALLOW_PRIVATE_NETWORKS: bool.default('false'),
@@ -77,6 +79,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       [...new Set([publicUrl.host, ...['localhost', '127.0.0.1', '[::1]'].map((h) => `${h}${portSuffix(e.PORT)}`)])],
     maxJsonBytes: e.MAX_JSON_BYTES,
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
+    serviceTimeoutMs: e.SERVICE_TIMEOUT_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     scanAllowPrivateNetworks: e.SCAN_ALLOW_PRIVATE_NETWORKS,
   };

@@ -13,12 +13,17 @@ import { bindHandlers } from './http/handlers.js';
 import { createTokenService, type TokenService } from './auth/jwt.js';
 import { bearerAuth, dashboardChallenge, sessionCookie } from './auth/security.js';
 import type { Middleware } from 'koa';
+import { createSecretBox, type SecretBox } from './auth/secret-box.js';
+import { connectionStore, type ConnectionStore } from './db/connections.js';
+import { originGuard } from './http/origin-guard.js';
 
 export interface Services {
   config: Config;
   db: Db;
   log: Logger;
   tokens: TokenService;
+  secrets: SecretBox;
+  connections: ConnectionStore;
 }
 
 export interface RunningServer {
@@ -37,7 +42,8 @@ export interface StartOptions {
 
 export function createServices(config: Config, log: Logger): Services {
   const db = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  return { config, db, log, tokens: createTokenService(config) };
+  const secrets = createSecretBox(config);
+  return { config, db, log, tokens: createTokenService(config), secrets, connections: connectionStore(db, secrets) };
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
@@ -64,6 +70,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     requestContext(log),
     errorBoundary(),
     ...(opts.before ?? []),
+    originGuard(config),
     createRouter({
       handlers: bindHandlers(services),
       security: {

@@ -865,7 +865,6 @@ export interface components {
         /**
          * PageLimit
          * @description How many items to return at most.
-         * @default 50
          * @example 50
          */
         "page-limit": number;
@@ -1986,7 +1985,6 @@ export interface components {
         /**
          * WcagStandard
          * @description Conformance target: WCAG 2.2 level A, AA or AAA (each includes the levels below it).
-         * @default WCAG2AA
          * @example WCAG2AA
          * @enum {string}
          */
@@ -2231,6 +2229,7 @@ export interface components {
         "dashboard_list_brand_scores.input": {
             /** Format: uri */
             siteUrl?: string;
+            /** @default 50 */
             limit?: components["schemas"]["page-limit"];
             cursor?: components["schemas"]["page-cursor"];
         } & {
@@ -2267,6 +2266,7 @@ export interface components {
          *     }
          */
         "dashboard_list_fleet.input": {
+            /** @default 50 */
             limit?: components["schemas"]["page-limit"];
             cursor?: components["schemas"]["page-cursor"];
         } & {
@@ -2341,6 +2341,7 @@ export interface components {
         "dashboard_list_orgs.input": {
             /** @description Part of the name or slug, case-insensitive. */
             query?: string;
+            /** @default 50 */
             limit?: components["schemas"]["page-limit"];
             cursor?: components["schemas"]["page-cursor"];
         } & {
@@ -2375,6 +2376,7 @@ export interface components {
         "dashboard_list_proposals.input": {
             /** @enum {string} */
             status?: "pending" | "approved" | "rejected" | "applied" | "superseded";
+            /** @default 50 */
             limit?: components["schemas"]["page-limit"];
             cursor?: components["schemas"]["page-cursor"];
         } & {
@@ -2434,6 +2436,7 @@ export interface components {
             status?: "active" | "draft" | "repealed";
             /** @enum {string} */
             scope?: "public" | "private" | "all";
+            /** @default 50 */
             limit?: components["schemas"]["page-limit"];
             cursor?: components["schemas"]["page-cursor"];
         } & {
@@ -2486,6 +2489,7 @@ export interface components {
             /** Format: uri */
             siteUrl?: string;
             status?: components["schemas"]["scan-status"];
+            /** @default 50 */
             limit?: components["schemas"]["page-limit"];
             cursor?: components["schemas"]["page-cursor"];
         } & {
@@ -2557,6 +2561,7 @@ export interface components {
             targetOrgId?: string;
             role?: components["schemas"]["role"];
             active?: boolean;
+            /** @default 50 */
             limit?: components["schemas"]["page-limit"];
             cursor?: components["schemas"]["page-cursor"];
         } & {
@@ -2652,6 +2657,7 @@ export interface components {
              * @description Only issues of this page URL.
              */
             page?: string;
+            /** @default 50 */
             limit?: components["schemas"]["page-limit"];
             cursor?: components["schemas"]["page-cursor"];
         } & {
@@ -2718,6 +2724,7 @@ export interface components {
         "dashboard_scan_page.input": {
             /** Format: uri */
             url: string;
+            /** @default WCAG2AA */
             standard?: components["schemas"]["wcag-standard"];
         } & {
             [key: string]: unknown;
@@ -2780,6 +2787,7 @@ export interface components {
              * @description http or https; hosts that resolve to private, loopback or link-local addresses are refused unless the server allows them.
              */
             siteUrl: string;
+            /** @default WCAG2AA */
             standard?: components["schemas"]["wcag-standard"];
             /**
              * @description single: only siteUrl; site: a same-origin crawl from siteUrl (links and sitemap.xml) up to maxPages.
@@ -2937,7 +2945,7 @@ export interface components {
             slug?: components["schemas"]["org-slug"];
         } & {
             [key: string]: unknown;
-        }) | unknown | unknown;
+        }) & (unknown | unknown);
         /** dashboard_update_org result */
         "dashboard_update_org.output": components["schemas"]["organization"];
         /**
@@ -2956,7 +2964,7 @@ export interface components {
             clientSecret?: string;
         } & {
             [key: string]: unknown;
-        }) | unknown | unknown | unknown;
+        }) & (unknown | unknown | unknown);
         /** dashboard_update_service_connection result */
         "dashboard_update_service_connection.output": components["schemas"]["service-connection"];
         /**
@@ -2975,7 +2983,7 @@ export interface components {
             password?: components["schemas"]["password"];
         } & {
             [key: string]: unknown;
-        }) | unknown | unknown | unknown;
+        }) & (unknown | unknown | unknown);
         /** dashboard_update_user result */
         "dashboard_update_user.output": components["schemas"]["user"];
     };

@@ -7,18 +7,20 @@ import { toolNames, type ToolName } from '../../generated/tools.js';
 import type { Services } from '../server.js';
 import { toolStub } from '../mcp/stubs.js';
 import { health } from '../ops/health.js';
+import { mcpEndpoint } from '../mcp/endpoint.js';
+import { login, logout, protectedResource } from '../auth/routes.js';
 import { notImplemented } from './not-implemented.js';
 import type { Handlers } from './router.js';
 
-export function bindHandlers(_s: Services): Handlers {
+export function bindHandlers(s: Services): Handlers {
   const stubs = Object.fromEntries(toolNames.map((t) => [`mcp.tool.${t}`, toolStub])) as Record<`mcp.tool.${ToolName}`, typeof toolStub>;
   return {
     ...stubs,
-    'mcp.post': notImplemented,
-    'auth.login': notImplemented,
-    'auth.logout': notImplemented,
-    'auth.protectedResource': notImplemented,
-    'auth.protectedResourceForMcp': notImplemented,
+    'mcp.post': mcpEndpoint(s),
+    'auth.login': login(s),
+    'auth.logout': logout(s),
+    'auth.protectedResource': protectedResource(s),
+    'auth.protectedResourceForMcp': protectedResource(s),
     'ops.health': health,
     'legacy.getObject': notImplemented,
     'legacy.createObject': notImplemented,

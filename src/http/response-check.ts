@@ -86,7 +86,7 @@ export function checkResponse(
   return problems;
 }
 
-export function responseChecker(onViolation: (v: Violation) => void): Middleware {
+export function responseChecker(onViolation: (v: Violation) => void, onBody?: (path: string, body: string) => void): Middleware {
   return async function checkResponses(ctx, next) {
     const res = ctx.res;
     const chunks: Buffer[] = [];
@@ -112,6 +112,7 @@ export function responseChecker(onViolation: (v: Violation) => void): Middleware
     res.once('finish', () => {
       const op = ctx.state.operation as OperationSpec | undefined;
       const body = capture ? Buffer.concat(chunks) : null;
+      if (body && onBody) onBody(ctx.path, body.toString('utf8'));
       const lengthSaysBody = Number(res.getHeader('content-length') ?? 0) > 0;
       const problems = checkResponse(
         op,

@@ -265,10 +265,19 @@ export function createRouter(options: RouterOptions): Middleware {
 async function writeReply(ctx: Context, route: Route, c: OperationContext) {
   const reply = await route.handler(c);
   if (!reply) return;
-  ctx.status = reply.status;
+  writeStatus(ctx, reply.status, reply.body === undefined);
   if (reply.headers) ctx.set(reply.headers);
   if (reply.body !== undefined) {
     ctx.type = jsonTypeFor(ctx, route.api);
     ctx.body = JSON.stringify(reply.body);
   }
+}
+
+/**
+ * Sets the status; with `empty`, also an explicitly empty body. Koa would otherwise send the
+ * status text as a body, or turn a bodiless 200 or 202 into 204.
+ */
+export function writeStatus(ctx: Context, status: number, empty: boolean) {
+  if (empty) ctx.body = null;
+  ctx.status = status;
 }

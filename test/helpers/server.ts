@@ -16,6 +16,8 @@ export interface TestServer extends RunningServer {
   dataDir: string;
   violations: Violation[];
   logLines: string[];
+  /** Every JSON or SSE response body the server sent, in order. */
+  bodies: string[];
   /** The JWT of a system admin of `orgId` (default: a fresh org id that need not exist). */
   token(claims?: { sub?: string; orgId?: string; perms?: string[]; role?: string; ttl?: number }): Promise<string>;
   expectConformant(): void;
@@ -26,6 +28,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const dataDir = mkdtempSync(join(tmpdir(), 'pactum-test-'));
   const violations: Violation[] = [];
   const logLines: string[] = [];
+  const bodies: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {
       logLines.push(...String(chunk).split('\n').filter(Boolean));
@@ -35,13 +38,14 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const running = await startServer({
     env: { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'debug', SHUTDOWN_TIMEOUT_MS: '2000', ...env },
     log: createLogger('debug', sink),
-    before: [responseChecker((v) => violations.push(v))],
+    before: [responseChecker((v) => violations.push(v), (_path, body) => bodies.push(body))],
   });
   return {
     ...running,
     dataDir,
     violations,
     logLines,
+    bodies,
     token: (c = {}) =>
       running.services.tokens.sign(
         { sub: c.sub ?? 'usr_test', orgId: c.orgId ?? 'org_test', role: c.role as never, scopes: (c.perms ?? (c.role ? [] : ['admin.system'])) as never },

@@ -2,10 +2,12 @@
 import type { Knex } from 'knex';
 import * as m001 from './001_core.js';
 import * as m002 from './002_sessions.js';
+import * as m003 from './003_dashboard.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_core': m001,
   '002_sessions': m002,
+  '003_dashboard': m003,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,103 @@
+/**
+ * `pactum org …` and `pactum user …`: the way to set up a new install (its first system admin)
+ * without any token. Input is checked with the same generated validators as the MCP tools.
+ */
+import { parseArgs } from 'node:util';
+import { tools } from '../../generated/tools.js';
+import { describeErrors } from '../http/router.js';
+import { hashPassword } from '../auth/passwords.js';
+import { isRole, type Role } from '../auth/permissions.js';
+import { revokeUserSessions } from '../auth/sessions.js';
+import type { Db } from '../db/knex.js';
+import { findOrgById, findOrgBySlug, findUserByName, insertOrg, insertUser, isUniqueViolation } from '../db/users.js';
+import { UsageError, readPasswordFromStdin, withDb } from './args.js';
+
+function check(validate: (typeof tools)[keyof typeof tools]['validateInput'], input: unknown) {
+  if (!validate(input)) throw new UsageError(describeErrors(validate.errors, 'input').replace(/input\//g, ''));
+}
+
+async function orgOf(db: Db, ref: string) {
+  const org = (await findOrgBySlug(db, ref)) ?? (await findOrgById(db, ref));
+  if (!org) throw new UsageError(`no organization ${ref} (create it with: pactum org create ${ref})`);
+  return org;
+}
+
+export async function org(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === 'create') {
+    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { name: { type: 'string' } } });
+    const slug = positionals[0];
+    if (!slug) throw new UsageError('usage: pactum org create <slug> [--name "Display name"]');
+    const input = { slug, name: values.name ?? slug };
+    check(tools.dashboard_create_org.validateInput, input);
+    return withDb(async (db) => {
+      try {
+        const created = await insertOrg(db, input);
+        console.log(`created organization ${created.slug} (${created.id})`);
+        return 0;
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new UsageError(`the slug ${slug} is taken`);
+        throw err;
+      }
+    });
+  }
+  if (sub === 'list') {
+    return withDb(async (db) => {
+      for (const o of await db('orgs').orderBy('slug')) console.log(`${o.slug}\t${o.id}\t${o.name}`);
+      return 0;
+    });
+  }
+  throw new UsageError('usage: pactum org create <slug> [--name NAME] | pactum org list');
+}
+
+export async function user(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === 'create') {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: { org: { type: 'string' }, role: { type: 'string' }, admin: { type: 'boolean' }, 'password-stdin': { type: 'boolean' } },
+    });
+    const username = positionals[0];
+    const role = (values.admin ? 'system_admin' : values.role) as Role | undefined;
+    if (!username || !values.org || !role || !values['password-stdin']) {
+      throw new UsageError('usage: pactum user create <username> --org <slug> (--role ROLE | --admin) --password-stdin');
+    }
+    if (!isRole(role)) throw new UsageError(`unknown role ${role}`);
+    const password = await readPasswordFromStdin();
+    check(tools.dashboard_create_user.validateInput, { username, password, role });
+    return withDb(async (db) => {
+      const o = await orgOf(db, values.org!);
+      try {
+        const u = await insertUser(db, { orgId: o.id, username, passwordHash: await hashPassword(password), role });
+        console.log(`created user ${u.username} (${u.id}) in ${o.slug} with role ${u.role}`);
+        return 0;
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new UsageError(`the username ${username} is taken`);
+        throw err;
+      }
+    });
+  }
+  if (sub === 'passwd') {
+    const { positionals, values } = parseArgs({ args: rest, allowPositionals: true, options: { 'password-stdin': { type: 'boolean' } } });
+    if (!positionals[0] || !values['password-stdin']) throw new UsageError('usage: pactum user passwd <username> --password-stdin');
+    const password = await readPasswordFromStdin();
+    if (password.length < 8) throw new UsageError('the password needs at least 8 characters');
+    return withDb(async (db) => {
+      const u = await findUserByName(db, positionals[0]!);
+      if (!u) throw new UsageError(`no user ${positionals[0]}`);
+      await db('users').where({ id: u.id }).update({ password_hash: await hashPassword(password), updated_at: new Date().toISOString() });
+      await revokeUserSessions(db, u.id);
+      console.log(`changed the password of ${u.username}; its sessions are ended`);
+      return 0;
+    });
+  }
+  if (sub === 'list') {
+    return withDb(async (db) => {
+      const rows = await db('users as u').join('orgs as o', 'o.id', 'u.org_id').orderBy('u.username').select('u.*', 'o.slug');
+      for (const u of rows) console.log(`${u.username}\t${u.id}\t${u.slug}\t${u.role}\t${u.active ? 'active' : 'inactive'}`);
+      return 0;
+    });
+  }
+  throw new UsageError('usage: pactum user create|passwd|list …');
+}

@@ -1,0 +1,25 @@
+/**
+ * DNS-rebinding and cross-site protection for the routes that accept browser credentials
+ * (/api/v1/mcp and /api/v1/auth/*): the Host header must be one we serve under, and an Origin,
+ * when a browser sends one, must be allowed. The MCP specification requires 403 for a bad Origin.
+ */
+import type { Middleware } from 'koa';
+import type { Config } from '../config.js';
+import { HttpError } from './errors.js';
+
+const GUARDED = /^\/api\/v1\/(mcp$|auth\/)/;
+
+export function originGuard(config: Config): Middleware {
+  const hosts = new Set(config.allowedHosts.map((h) => h.toLowerCase()));
+  const origins = new Set(config.allowedOrigins.map((o) => o.replace(/\/$/, '').toLowerCase()));
+  return async function guardOrigin(ctx, next) {
+    if (GUARDED.test(ctx.path)) {
+      ctx.state.api = 'dashboard';
+      const host = ctx.get('host').toLowerCase();
+      if (!hosts.has(host)) throw new HttpError(403, `Host ${host || '(none)'} is not allowed`);
+      const origin = ctx.get('origin');
+      if (origin && !origins.has(origin.toLowerCase())) throw new HttpError(403, `Origin ${origin} is not allowed`);
+    }
+    await next();
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * tools/call in one place: the tool's permission (from the catalogue in the spec), its argument
+ * schema, the handler, its output schema, and the audit row. Whatever goes wrong becomes a tool
+ * error result ({error, message} as text, isError: true) that an agent can read and act on —
+ * never a stack trace; only an unknown tool is a JSON-RPC error (-32602).
+ */
+import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { tools, type ToolName, type ToolSpec } from '../../generated/tools.js';
+import { grants } from '../auth/permissions.js';
+import { CursorError } from '../db/pagination.js';
+import { describeErrors } from '../http/router.js';
+import { audit } from './audit.js';
+import { toolHandlers } from './tools/index.js';
+import { ToolFailure, type ToolContext } from './tool-context.js';
+
+const isTool = (name: string): name is ToolName => Object.hasOwn(tools, name);
+
+export const errorResult = (code: string, message: string, details?: unknown[]): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(details ? { error: code, message, details } : { error: code, message }) }],
+  isError: true,
+});
+
+async function run(tool: ToolSpec, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
+  if (!grants(ctx.caller.permissions, tool.permission)) {
+    throw new ToolFailure('forbidden', `${tool.name} needs the permission ${tool.permission}`);
+  }
+  if (!tool.validateInput(args)) {
+    const details = (tool.validateInput.errors ?? []).map((e) => ({ path: e.instancePath || '/', problem: e.message ?? e.keyword }));
+    throw new ToolFailure('invalid_arguments', describeErrors(tool.validateInput.errors, 'arguments'), details);
+  }
+  const output = await (toolHandlers[tool.name] as (i: unknown, c: ToolContext) => Promise<unknown>)(args, ctx);
+  if (!tool.validateOutput(output)) {
+    ctx.log.error({ tool: tool.name, problems: describeErrors(tool.validateOutput.errors, 'output') }, 'a tool produced output its schema refuses');
+    throw new ToolFailure('failed', `${tool.name} produced an invalid result; the request id identifies it in the server log`);
+  }
+  return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output as Record<string, unknown> };
+}
+
+export async function callTool(name: string, rawArgs: unknown, ctx: ToolContext): Promise<CallToolResult> {
+  if (!isTool(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  const tool = tools[name] as ToolSpec;
+  const args = (rawArgs ?? {}) as Record<string, unknown>;
+  const started = performance.now();
+  let result: CallToolResult;
+  let outcome = 'ok';
+  let message: string | undefined;
+  try {
+    result = await run(tool, args, ctx);
+  } catch (err) {
+    if (err instanceof ToolFailure) {
+      [outcome, message] = [err.code, err.message];
+      result = errorResult(err.code, err.message, err.details);
+    } else if (err instanceof CursorError) {
+      [outcome, message] = ['invalid_arguments', err.message];
+      result = errorResult('invalid_arguments', err.message);
+    } else {
+      ctx.log.error({ err, tool: name }, 'tool failed');
+      [outcome, message] = ['failed', (err as Error).message];
+      result = errorResult('failed', `${name} failed unexpectedly; the request id ${ctx.requestId} identifies it in the server log`);
+    }
+  }
+  await audit(ctx.services.db, {
+    requestId: ctx.requestId,
+    subject: ctx.caller.subject,
+    orgId: ctx.caller.orgId,
+    tool: name,
+    args,
+    outcome,
+    message,
+    durationMs: performance.now() - started,
+  });
+  return result;
+}
+
+/** The tools a caller may call; tools/list shows only these. */
+export const visibleTools = (permissions: ToolContext['caller']['permissions']) =>
+  Object.values(tools).filter((t) => grants(permissions, (t as ToolSpec).permission)) as ToolSpec[];

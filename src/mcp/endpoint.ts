@@ -1,0 +1,61 @@
+/**
+ * POST /api/v1/mcp (operation mcp.post). The router has already matched, read and validated the
+ * JSON-RPC message and authenticated the caller; this binds one request to a fresh MCP server
+ * and the SDK's web-standard Streamable HTTP transport, and writes the transport's Response back
+ * through Koa. The reply is one JSON body, or an SSE stream when the request asks for progress.
+ */
+import { Readable } from 'node:stream';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { HttpError } from '../http/errors.js';
+import { negotiate } from '../http/media.js';
+import { writeStatus, type Handler } from '../http/router.js';
+import type { Services } from '../server.js';
+import { createMcpServer } from './server.js';
+
+const wantsProgress = (body: { params?: { _meta?: { progressToken?: unknown } } }) => body.params?._meta?.progressToken !== undefined;
+
+export function mcpEndpoint(services: Services): Handler {
+  const url = `${services.config.publicUrl}/api/v1/mcp`;
+  return async ({ ctx, body, identity }) => {
+    // The transport would answer these itself, in a JSON-RPC body; the spec's shape is ours.
+    const version = ctx.get('mcp-protocol-version');
+    if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      throw new HttpError(400, `Unsupported MCP-Protocol-Version ${version}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`);
+    }
+    const accept = ctx.get('accept');
+    if (!negotiate(accept, ['application/json']) || !negotiate(accept, ['text/event-stream'])) {
+      throw new HttpError(406, 'Accept must list application/json and text/event-stream');
+    }
+
+    const stream = wantsProgress(body);
+    const server = createMcpServer(services, identity!, { requestId: ctx.state.requestId, log: ctx.state.log });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream });
+    await server.connect(transport);
+    const response = await transport.handleRequest(
+      new Request(url, {
+        method: 'POST',
+        // A missing Accept or */* admits both types, which the transport wants spelled out.
+        headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...(version ? { 'mcp-protocol-version': version } : {}) },
+      }),
+      { parsedBody: body },
+    );
+
+    writeStatus(ctx, response.status, !response.body);
+    response.headers.forEach((value, name) => {
+      if (name !== 'connection') ctx.set(name, value);
+    });
+    if (!response.body) {
+      await server.close();
+      return;
+    }
+    if (stream) {
+      const sse = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream);
+      sse.once('close', () => void server.close());
+      ctx.body = sse;
+    } else {
+      ctx.body = await response.text();
+      await server.close();
+    }
+  };
+}

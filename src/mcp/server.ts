@@ -1,0 +1,62 @@
+/**
+ * One MCP server per request (stateless Streamable HTTP): nothing mutable is shared between
+ * requests, so any number of instances can serve the endpoint. The caller is fixed at creation.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { ToolSpec } from '../../generated/tools.js';
+import type { Identity } from '../auth/identity.js';
+import type { Logger } from '../log.js';
+import type { Services } from '../server.js';
+import { VERSION } from '../version.js';
+import { callTool, visibleTools } from './dispatch.js';
+
+// The SDK parses tools/call params with its own schema before our handler, and reports a
+// failure there as -32603 (SDK issue #2284). A loose schema lets the SDK's tools/call wrapper
+// answer malformed params with -32602 instead.
+const LooseCallToolRequest = z.object({ method: z.literal('tools/call'), params: z.any() });
+
+const INSTRUCTIONS = `pactum dashboard: manage orgs, users and service connections; run WCAG scans and read their progress and reports; read brand scores, regulations, proposals and coordinated PRs; draft fixes for WCAG issues.
+Tool failures come back as results with isError true and a JSON text {error, message}: read the message and correct the call.
+Scans run in the background: call dashboard_get_scan_progress (and dashboard_get_report) afresh each time you need their state.`;
+
+const toolListing = new WeakMap<ToolSpec, Tool>();
+function listing(t: ToolSpec): Tool {
+  let entry = toolListing.get(t);
+  if (!entry) {
+    entry = {
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema as Tool['inputSchema'],
+      outputSchema: t.outputSchema as Tool['outputSchema'],
+      annotations: { title: t.title, ...t.annotations },
+    };
+    toolListing.set(t, entry);
+  }
+  return entry;
+}
+
+export function createMcpServer(services: Services, caller: Identity, request: { requestId: string; log: Logger }): Server {
+  const server = new Server(
+    { name: 'pactum-dashboard', title: 'pactum dashboard', version: VERSION },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visibleTools(caller.permissions).map(listing) }));
+  server.setRequestHandler(LooseCallToolRequest, (req, extra) => {
+    const { name, arguments: args, _meta } = req.params as { name: string; arguments?: unknown; _meta?: { progressToken?: string | number } };
+    const token = _meta?.progressToken;
+    return callTool(name, args, {
+      caller,
+      services,
+      log: request.log,
+      requestId: request.requestId,
+      progress: async (progress, total, message) => {
+        if (token === undefined) return;
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } });
+      },
+    });
+  });
+  return server;
+}

@@ -1,0 +1,48 @@
+/**
+ * What a tool handler receives besides its validated arguments, and how it fails. A handler is a
+ * small function from typed input to typed output; it throws ToolFailure for anything the caller
+ * can act on (not found, forbidden, a conflict), which the dispatcher turns into an error result.
+ */
+import type { components } from '../../generated/types/dashboard.js';
+import type { ToolInputs, ToolName, ToolOutputs } from '../../generated/tools.js';
+import type { Identity } from '../auth/identity.js';
+import { isSystemAdmin } from '../auth/identity.js';
+import type { Logger } from '../log.js';
+import type { Services } from '../server.js';
+
+export type ToolErrorCode = components['schemas']['tool-error']['error'];
+
+export class ToolFailure extends Error {
+  constructor(
+    readonly code: ToolErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>[],
+  ) {
+    super(message);
+  }
+}
+
+export interface ToolContext {
+  caller: Identity;
+  services: Services;
+  log: Logger;
+  requestId: string;
+  /** Reports progress when the client asked for it (params._meta.progressToken); otherwise does nothing. */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+}
+
+export type ToolHandler<N extends ToolName> = (input: ToolInputs[N], ctx: ToolContext) => Promise<ToolOutputs[N]>;
+export type ToolHandlers = { [N in ToolName]: ToolHandler<N> };
+
+/**
+ * The org a call acts on: the caller's own, or — for admin.system only — the one it names.
+ * Never taken from an argument for anyone else.
+ */
+export function targetOrg(caller: Identity, targetOrgId?: string): string {
+  if (!targetOrgId || targetOrgId === caller.orgId) return caller.orgId;
+  if (isSystemAdmin(caller)) return targetOrgId;
+  throw new ToolFailure('forbidden', 'Only admin.system may act on an organization other than your own');
+}
+
+/** Whether the caller may see a record of org `orgId`. */
+export const inScope = (caller: Identity, orgId: string) => orgId === caller.orgId || isSystemAdmin(caller);

@@ -1,0 +1,38 @@
+/** The service-connection tools. Secrets go in, previews come out. */
+import { testConnection } from '../../domain/connections/client.js';
+import { ToolFailure, type ToolHandlers } from '../tool-context.js';
+
+const missing = (serviceId: string) => new ToolFailure('not_found', `No ${serviceId} connection in this organization; create it with dashboard_create_service_connection`);
+
+export const connectionTools: Pick<
+  ToolHandlers,
+  | 'dashboard_create_service_connection'
+  | 'dashboard_get_service_connection'
+  | 'dashboard_list_service_connections'
+  | 'dashboard_update_service_connection'
+  | 'dashboard_test_service_connection'
+> = {
+  dashboard_create_service_connection: ({ serviceId, url, clientId, clientSecret }, { caller, services }) =>
+    services.connections.upsert(caller.orgId, { serviceId, url, clientId, clientSecret }),
+
+  async dashboard_get_service_connection({ serviceId }, { caller, services }) {
+    return (await services.connections.get(caller.orgId, serviceId)) ?? Promise.reject(missing(serviceId));
+  },
+
+  async dashboard_list_service_connections(_input, { caller, services }) {
+    return { connections: await services.connections.list(caller.orgId) };
+  },
+
+  async dashboard_update_service_connection({ serviceId, ...changes }, { caller, services }) {
+    return (await services.connections.update(caller.orgId, serviceId, changes)) ?? Promise.reject(missing(serviceId));
+  },
+
+  async dashboard_test_service_connection({ serviceId }, { caller, services, progress }) {
+    const credentials = await services.connections.credentials(caller.orgId, serviceId);
+    if (!credentials) throw missing(serviceId);
+    await progress(0, 2, `requesting a token from ${credentials.url}`);
+    const result = await testConnection(credentials, services.config.serviceTimeoutMs);
+    await progress(2, 2, result.ok ? 'healthy' : `failed at ${result.step}`);
+    return { serviceId, ...result };
+  },
+};

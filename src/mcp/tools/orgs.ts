@@ -1,0 +1,47 @@
+/** dashboard_create_org, dashboard_get_org, dashboard_list_orgs, dashboard_update_org. */
+import { findOrgById, insertOrg, isUniqueViolation, toOrg } from '../../db/users.js';
+import { page } from '../../db/pagination.js';
+import { isSystemAdmin } from '../../auth/identity.js';
+import { ToolFailure, targetOrg, type ToolHandlers } from '../tool-context.js';
+
+const slugTaken = (slug: string) => new ToolFailure('conflict', `The slug ${slug} is taken; choose another`);
+
+export const orgTools: Pick<ToolHandlers, 'dashboard_create_org' | 'dashboard_get_org' | 'dashboard_list_orgs' | 'dashboard_update_org'> = {
+  async dashboard_create_org({ name, slug }, { services }) {
+    try {
+      return await insertOrg(services.db, { name, slug });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw slugTaken(slug);
+      throw err;
+    }
+  },
+
+  async dashboard_get_org({ targetOrgId }, { caller, services }) {
+    const org = await findOrgById(services.db, targetOrg(caller, targetOrgId));
+    if (!org) throw new ToolFailure('not_found', `No organization ${targetOrgId}`);
+    return org;
+  },
+
+  async dashboard_list_orgs({ query, limit, cursor }, { caller, services }) {
+    const q = services.db('orgs');
+    if (!isSystemAdmin(caller)) q.where({ id: caller.orgId });
+    if (query) q.where((w) => w.whereRaw('lower(name) like ?', [`%${query.toLowerCase()}%`]).orWhere('slug', 'like', `%${query.toLowerCase()}%`));
+    const { rows, nextCursor } = await page<Parameters<typeof toOrg>[0]>(q, { column: 'slug', order: 'asc', limit: limit!, cursor });
+    return { orgs: rows.map(toOrg), nextCursor };
+  },
+
+  async dashboard_update_org({ targetOrgId, name, slug }, { caller, services }) {
+    const id = targetOrg(caller, targetOrgId);
+    const changes: Record<string, string> = { updated_at: new Date().toISOString() };
+    if (name !== undefined) changes.name = name;
+    if (slug !== undefined) changes.slug = slug;
+    try {
+      const n = await services.db('orgs').where({ id }).update(changes);
+      if (!n) throw new ToolFailure('not_found', `No organization ${targetOrgId}`);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw slugTaken(slug!);
+      throw err;
+    }
+    return (await findOrgById(services.db, id))!;
+  },
+};

@@ -1,0 +1,64 @@
+/** dashboard_create_user, dashboard_get_user, dashboard_list_users, dashboard_update_user. */
+import type { Identity } from '../../auth/identity.js';
+import { hashPassword } from '../../auth/passwords.js';
+import { ROLE_PERMISSIONS, grants, type Role } from '../../auth/permissions.js';
+import { revokeUserSessions } from '../../auth/sessions.js';
+import { page } from '../../db/pagination.js';
+import { findOrgById, findUserById, insertUser, isUniqueViolation, toUser, type UserRow } from '../../db/users.js';
+import { ToolFailure, inScope, targetOrg, type ToolHandlers } from '../tool-context.js';
+
+/** Nobody hands out, or takes away, more than it holds itself. */
+function mayManageRole(caller: Identity, role: Role): boolean {
+  return ROLE_PERMISSIONS[role].every((p) => grants(caller.permissions, p));
+}
+
+function assertMayManage(caller: Identity, role: Role, what: string) {
+  if (!mayManageRole(caller, role)) throw new ToolFailure('forbidden', `You may not ${what} a user with the role ${role}: it has permissions you do not`);
+}
+
+async function userInScope(caller: Identity, userId: string, db: Parameters<typeof findUserById>[0]): Promise<UserRow> {
+  const row = await findUserById(db, userId);
+  // Another org's user is "not found": its existence is not the caller's business.
+  if (!row || !inScope(caller, row.org_id)) throw new ToolFailure('not_found', `No user ${userId}`);
+  return row;
+}
+
+export const userTools: Pick<ToolHandlers, 'dashboard_create_user' | 'dashboard_get_user' | 'dashboard_list_users' | 'dashboard_update_user'> = {
+  async dashboard_create_user({ username, password, role, targetOrgId }, { caller, services }) {
+    const orgId = targetOrg(caller, targetOrgId);
+    assertMayManage(caller, role, 'create');
+    if (!(await findOrgById(services.db, orgId))) throw new ToolFailure('not_found', `No organization ${orgId}`);
+    try {
+      return await insertUser(services.db, { orgId, username, passwordHash: await hashPassword(password), role });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ToolFailure('conflict', `The username ${username} is taken`);
+      throw err;
+    }
+  },
+
+  async dashboard_get_user({ userId }, { caller, services }) {
+    return toUser(await userInScope(caller, userId, services.db));
+  },
+
+  async dashboard_list_users({ targetOrgId, role, active, limit, cursor }, { caller, services }) {
+    const q = services.db('users').where({ org_id: targetOrg(caller, targetOrgId) });
+    if (role) q.where({ role });
+    if (active !== undefined) q.where({ active });
+    const { rows, nextCursor } = await page<UserRow>(q, { column: 'id', order: 'asc', limit: limit!, cursor });
+    return { users: rows.map(toUser), nextCursor };
+  },
+
+  async dashboard_update_user({ userId, role, active, password }, { caller, services }) {
+    const row = await userInScope(caller, userId, services.db);
+    assertMayManage(caller, row.role, 'change');
+    if (role) assertMayManage(caller, role, 'give the role to');
+    const changes: Partial<UserRow> = { updated_at: new Date().toISOString() };
+    if (role) changes.role = role;
+    if (active !== undefined) changes.active = active;
+    if (password) changes.password_hash = await hashPassword(password);
+    await services.db('users').where({ id: userId }).update(changes);
+    // A deactivated user, or one whose password was reset, is signed out everywhere at once.
+    if (active === false || password) await revokeUserSessions(services.db, userId);
+    return toUser((await findUserById(services.db, userId))!);
+  },
+};
