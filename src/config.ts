@@ -38,7 +38,7 @@ const schema = z.object({
   SERVICE_TIMEOUT_MS: int(100).default(10_000),
   SHUTDOWN_TIMEOUT_MS: int(0).default(15_000),
   /** Lets scans reach private, loopback and link-local addresses (tests, intranets). */
-  SCAN_ALLOW_PRIVATE_NETWORKS: bool.default('false'),
+  SCAN_ALLOW_PRIVATE_NETWORKS: bool.default(false),
 });
 
 export type Config = ReturnType<typeof loadConfig>;

@@ -16,6 +16,8 @@ import type { Middleware } from 'koa';
 import { createSecretBox, type SecretBox } from './auth/secret-box.js';
 import { connectionStore, type ConnectionStore } from './db/connections.js';
 import { originGuard } from './http/origin-guard.js';
+import { createAuditLog, type AuditLog } from './mcp/audit.js';
+import { createUserState, type UserState } from './auth/user-state.js';
 
 export interface Services {
   config: Config;
@@ -24,6 +26,8 @@ export interface Services {
   tokens: TokenService;
   secrets: SecretBox;
   connections: ConnectionStore;
+  audit: AuditLog;
+  users: UserState;
 }
 
 export interface RunningServer {
@@ -43,7 +47,7 @@ export interface StartOptions {
 export function createServices(config: Config, log: Logger): Services {
   const db = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const secrets = createSecretBox(config);
-  return { config, db, log, tokens: createTokenService(config), secrets, connections: connectionStore(db, secrets) };
+  return { config, db, log, tokens: createTokenService(config), secrets, connections: connectionStore(db, secrets), audit: createAuditLog(db), users: createUserState(db) };
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
@@ -74,7 +78,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     createRouter({
       handlers: bindHandlers(services),
       security: {
-        bearerAuth: bearerAuth(config, services.db, services.tokens),
+        bearerAuth: bearerAuth(config, services.users, services.tokens),
         sessionCookie: sessionCookie(config, services.db),
         basicAuth: () => null,
         transferToken: () => null,
@@ -94,6 +98,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await done;
       clearTimeout(timer);
+      await services.audit.flush();
       await services.db.destroy();
     })());
 

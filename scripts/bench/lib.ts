@@ -7,7 +7,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
-export interface Target { url: string; child: ChildProcess; stop(): Promise<void> }
+export interface Target { url: string; child: ChildProcess; info: Record<string, any>; stop(): Promise<void> }
 
 /** Forks `script` (run with tsx) with args; it must process.send({ url }) once listening. */
 export function startTarget(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Target> {
@@ -23,6 +23,7 @@ export function startTarget(script: string, args: string[] = [], env: NodeJS.Pro
       resolve({
         url: m.url,
         child,
+        info: m,
         stop: () =>
           new Promise((done) => {
             child.removeAllListeners('exit');

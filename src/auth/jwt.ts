@@ -3,6 +3,7 @@
  * JWT_JWKS_URL is set. Audience `<PUBLIC_URL>/api/v1/mcp`; `exp` required; `alg: none` and
  * algorithms outside the configured family are refused.
  */
+import { createSecretKey } from 'node:crypto';
 import { SignJWT, jwtVerify, createRemoteJWKSet, type JWTPayload } from 'jose';
 import type { Config } from '../config.js';
 import { ROLE_PERMISSIONS, isPermission, isRole, type Permission, type Role } from './permissions.js';
@@ -23,8 +24,8 @@ export interface TokenService {
 
 export class TokenError extends Error {}
 
-export function hs256Key(config: Config): Uint8Array {
-  return config.jwt.secret ? new TextEncoder().encode(config.jwt.secret) : loadOrCreateKey(config.dataDir, 'jwt-hs256', 32);
+export function hs256Key(config: Config): Buffer {
+  return config.jwt.secret ? Buffer.from(config.jwt.secret, 'utf8') : loadOrCreateKey(config.dataDir, 'jwt-hs256', 32);
 }
 
 export function claimsOf(payload: JWTPayload): TokenClaims {
@@ -44,18 +45,44 @@ export function claimsOf(payload: JWTPayload): TokenClaims {
   return { sub, orgId, role, permissions };
 }
 
+/**
+ * Verified tokens, by their full text (signature included, so nothing can be forged into the
+ * cache), until shortly before they expire. Agents send the same token on every call; checking
+ * its signature once is enough.
+ */
+class VerifiedTokens {
+  private readonly entries = new Map<string, { claims: TokenClaims; until: number }>();
+  get(token: string): TokenClaims | null {
+    const e = this.entries.get(token);
+    if (!e) return null;
+    if (Date.now() < e.until) return e.claims;
+    this.entries.delete(token);
+    return null;
+  }
+  set(token: string, claims: TokenClaims, exp: number) {
+    if (this.entries.size >= 10_000) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(token, { claims, until: Math.min(exp * 1000, Date.now() + 5 * 60_000) });
+  }
+}
+
 export function createTokenService(config: Config): TokenService {
   const audience = config.jwt.audience;
   const issuer = config.jwt.issuer ?? undefined;
-  const key = config.jwt.jwksUrl ? null : hs256Key(config);
+  // A raw key would be imported into WebCrypto on every verify; import it once.
+  const key = config.jwt.jwksUrl ? null : createSecretKey(hs256Key(config));
   const jwks = config.jwt.jwksUrl ? createRemoteJWKSet(new URL(config.jwt.jwksUrl)) : null;
+  const verified = new VerifiedTokens();
   return {
     async verify(token) {
+      const known = verified.get(token);
+      if (known) return known;
       try {
         const { payload } = jwks
           ? await jwtVerify(token, jwks, { audience, issuer, algorithms: ['RS256', 'ES256'], requiredClaims: ['exp'], clockTolerance: 5 })
           : await jwtVerify(token, key!, { audience, issuer, algorithms: ['HS256'], requiredClaims: ['exp'], clockTolerance: 5 });
-        return claimsOf(payload);
+        const claims = claimsOf(payload);
+        verified.set(token, claims, payload.exp!);
+        return claims;
       } catch (err) {
         if (err instanceof TokenError) throw err;
         throw new TokenError((err as Error).message);

@@ -7,6 +7,7 @@ import type { Context } from 'koa';
 import type { Config } from '../config.js';
 import type { Db } from '../db/knex.js';
 import { findUserById, type UserRow } from '../db/users.js';
+import type { UserState } from './user-state.js';
 import { HttpError } from '../http/errors.js';
 import type { SecurityHandler } from '../http/router.js';
 import type { Identity } from './identity.js';
@@ -29,7 +30,7 @@ export const identityOfUser = (user: UserRow, scheme: Identity['scheme'], sessio
   sessionId,
 });
 
-export function bearerAuth(config: Config, db: Db, tokens: TokenService): SecurityHandler {
+export function bearerAuth(config: Config, users: UserState, tokens: TokenService): SecurityHandler {
   return async (ctx: Context) => {
     const header = ctx.get('authorization');
     const m = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(header);
@@ -41,7 +42,7 @@ export function bearerAuth(config: Config, db: Db, tokens: TokenService): Securi
       throw new HttpError(401, `The bearer token is not valid: ${(err as Error).message}`, dashboardChallenge(config, 'invalid_token'));
     }
     // A token may name a user; a deactivated user's tokens stop working at once.
-    const user = claims.sub.startsWith('usr_') ? await findUserById(db, claims.sub) : undefined;
+    const user = claims.sub.startsWith('usr_') ? await users.get(claims.sub) : undefined;
     if (user && !user.active) throw new HttpError(401, 'The user of this token is deactivated', dashboardChallenge(config, 'invalid_token'));
     return {
       scheme: 'bearerAuth',

@@ -22,7 +22,8 @@ export function openDb(opts: { databaseUrl: string | null; dataDir: string }): D
     pool: {
       min: 1,
       max: 1, // one connection: better-sqlite3 is synchronous, and SQLite has one writer anyway
-      afterCreate(conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+      afterCreate(conn: { pragma(s: string): unknown; prepare(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        cacheStatements(conn);
         conn.pragma('journal_mode = WAL');
         conn.pragma('synchronous = NORMAL');
         conn.pragma('foreign_keys = ON');
@@ -31,6 +32,25 @@ export function openDb(opts: { databaseUrl: string | null; dataDir: string }): D
       },
     },
   });
+}
+
+/**
+ * knex prepares every query anew; with better-sqlite3 the prepare was the largest single cost of
+ * a small query. Statements are reusable (execution is synchronous), so keep them by SQL text.
+ * knex binds values as parameters, so the texts are few; the cap guards against unusual ones.
+ */
+function cacheStatements(conn: { prepare(sql: string): unknown }) {
+  const prepare = conn.prepare.bind(conn);
+  const cache = new Map<string, unknown>();
+  conn.prepare = (sql: string) => {
+    let statement = cache.get(sql);
+    if (!statement) {
+      statement = prepare(sql);
+      if (cache.size >= 1000) cache.delete(cache.keys().next().value!);
+      cache.set(sql, statement);
+    }
+    return statement;
+  };
 }
 
 export async function migrate(db: Db): Promise<string[]> {

@@ -11,7 +11,19 @@ export const GIT_LFS_JSON = 'application/vnd.git-lfs+json';
 
 interface Range { type: string; subtype: string; q: number }
 
+// Clients send the same few Accept headers again and again.
+const parsed = new Map<string, Range[]>();
+
 function parseAccept(header: string): Range[] {
+  let ranges = parsed.get(header);
+  if (ranges) return ranges;
+  ranges = parseRanges(header);
+  if (parsed.size >= 200) parsed.clear();
+  parsed.set(header, ranges);
+  return ranges;
+}
+
+function parseRanges(header: string): Range[] {
   const ranges: Range[] = [];
   for (const part of header.split(',')) {
     const [range, ...params] = part.split(';');

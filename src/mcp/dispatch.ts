@@ -9,7 +9,6 @@ import { tools, type ToolName, type ToolSpec } from '../../generated/tools.js';
 import { grants } from '../auth/permissions.js';
 import { CursorError } from '../db/pagination.js';
 import { describeErrors } from '../http/router.js';
-import { audit } from './audit.js';
 import { toolHandlers } from './tools/index.js';
 import { ToolFailure, type ToolContext } from './tool-context.js';
 
@@ -59,7 +58,7 @@ export async function callTool(name: string, rawArgs: unknown, ctx: ToolContext)
       result = errorResult('failed', `${name} failed unexpectedly; the request id ${ctx.requestId} identifies it in the server log`);
     }
   }
-  await audit(ctx.services.db, {
+  await ctx.services.audit.write({
     requestId: ctx.requestId,
     subject: ctx.caller.subject,
     orgId: ctx.caller.orgId,

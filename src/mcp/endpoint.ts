@@ -45,17 +45,16 @@ export function mcpEndpoint(services: Services): Handler {
     response.headers.forEach((value, name) => {
       if (name !== 'connection') ctx.set(name, value);
     });
-    if (!response.body) {
-      await server.close();
-      return;
-    }
+    // In JSON mode the exchange is over once the Response exists: server and transport hold no
+    // timers or streams and are simply dropped (closing them only builds a "connection closed"
+    // error for requests that cannot be pending). A stream closes its server when it ends.
+    if (!response.body) return;
     if (stream) {
       const sse = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream);
       sse.once('close', () => void server.close());
       ctx.body = sse;
     } else {
       ctx.body = await response.text();
-      await server.close();
     }
   };
 }

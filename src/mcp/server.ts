@@ -4,6 +4,7 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import type { ToolSpec } from '../../generated/tools.js';
 import type { Identity } from '../auth/identity.js';
@@ -20,6 +21,10 @@ const LooseCallToolRequest = z.object({ method: z.literal('tools/call'), params:
 const INSTRUCTIONS = `pactum dashboard: manage orgs, users and service connections; run WCAG scans and read their progress and reports; read brand scores, regulations, proposals and coordinated PRs; draft fixes for WCAG issues.
 Tool failures come back as results with isError true and a JSON text {error, message}: read the message and correct the call.
 Scans run in the background: call dashboard_get_scan_progress (and dashboard_get_report) afresh each time you need their state.`;
+
+// The SDK builds a new Ajv for every Server unless given one; per request, that was a tenth of
+// the CPU. It is only used for elicitation, which this server never sends.
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 const toolListing = new WeakMap<ToolSpec, Tool>();
 function listing(t: ToolSpec): Tool {
@@ -41,7 +46,7 @@ function listing(t: ToolSpec): Tool {
 export function createMcpServer(services: Services, caller: Identity, request: { requestId: string; log: Logger }): Server {
   const server = new Server(
     { name: 'pactum-dashboard', title: 'pactum dashboard', version: VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visibleTools(caller.permissions).map(listing) }));
   server.setRequestHandler(LooseCallToolRequest, (req, extra) => {

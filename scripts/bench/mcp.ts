@@ -1,0 +1,41 @@
+/**
+ * tools/call throughput and latency at 32 concurrent clients: pactum's dashboard_get_org (auth,
+ * validation, a database read, the audit row) against a bare MCP SDK stateless server with one
+ * trivial tool, in alternating rounds. Goals: ratio >= 1.0, pactum p99 <= 25 ms.
+ *
+ *   npx tsx scripts/bench/mcp.ts [--rounds 3] [--duration 10]
+ */
+import { parseArgs } from 'node:util';
+import { fmt, load, median, startTarget, type LoadResult } from './lib.js';
+
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '10' } } });
+const rounds = Number(values.rounds);
+const duration = Number(values.duration);
+const script = new URL('./targets/mcp-servers.ts', import.meta.url).href;
+
+const results: Record<'sdk' | 'pactum', LoadResult[]> = { sdk: [], pactum: [] };
+for (let round = 1; round <= rounds; round++) {
+  for (const kind of ['sdk', 'pactum'] as const) {
+    const t = await startTarget(script, [kind]);
+    const info = t.info as { body: unknown; headers: Record<string, string> };
+    const request = {
+      url: t.url,
+      method: 'POST' as const,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...info.headers },
+      body: JSON.stringify(info.body),
+      connections: 32,
+    };
+    await load({ ...request, duration: 2 }); // warm-up
+    const r = await load({ ...request, duration });
+    await t.stop();
+    if (r.errors || r.non2xx) throw new Error(`${kind}: ${r.errors} errors, ${r.non2xx} non-2xx responses`);
+    results[kind].push(r);
+    console.log(`round ${round} ${kind.padEnd(6)} ${fmt(r.rps)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms`);
+  }
+}
+const summary = (xs: LoadResult[]) => ({ rps: median(xs.map((x) => x.rps)), p50: median(xs.map((x) => x.p50)), p99: median(xs.map((x) => x.p99)) });
+const sdk = summary(results.sdk);
+const pactum = summary(results.pactum);
+console.log(`\nbare SDK, trivial tool      ${fmt(sdk.rps)} req/s  p50 ${sdk.p50} ms  p99 ${sdk.p99} ms`);
+console.log(`pactum dashboard_get_org    ${fmt(pactum.rps)} req/s  p50 ${pactum.p50} ms  p99 ${pactum.p99} ms`);
+console.log(`ratio                       ${fmt(pactum.rps / sdk.rps, 2)} (goal >= 1.0; pactum p99 goal <= 25 ms)`);

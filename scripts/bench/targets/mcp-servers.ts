@@ -1,0 +1,51 @@
+/**
+ * Benchmark targets for scripts/bench/mcp.ts, one per process:
+ *   sdk     the bare MCP SDK: node:http, McpServer with one trivial tool, a stateless
+ *           StreamableHTTPServerTransport per request (JSON responses). No auth, no database.
+ *   pactum  the real server (SQLite in a temporary DATA_DIR), an org and a token made for the
+ *           run; the client calls dashboard_get_org (bearer auth, argument validation, DB read,
+ *           output validation, audit row).
+ */
+import { createServer } from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
+import { startServer } from '../../../src/server.js';
+import { insertOrg } from '../../../src/db/users.js';
+
+if (process.argv[2] === 'sdk') {
+  const server = createServer(async (req, res) => {
+    if (req.method !== 'POST') return void res.writeHead(405).end();
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const mcp = new McpServer({ name: 'bare', version: '1.0.0' });
+    mcp.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void mcp.close();
+    });
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res, JSON.parse(Buffer.concat(chunks).toString('utf8')));
+  }).listen(0, '127.0.0.1', () => {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    process.send!({ url, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } }, headers: {} });
+  });
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+} else {
+  const running = await startServer({
+    env: { ...process.env, PORT: '0', DATA_DIR: mkdtempSync(join(tmpdir(), 'pactum-bench-')), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' },
+  });
+  const org = await insertOrg(running.services.db, { name: 'Bench', slug: 'bench' });
+  const token = await running.services.tokens.sign({ sub: 'usr_bench', orgId: org.id, role: 'org_admin' }, 3600);
+  process.send!({
+    url: `${running.url}/api/v1/mcp`,
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'dashboard_get_org', arguments: { targetOrgId: org.id } } },
+    headers: { authorization: `Bearer ${token}` },
+  });
+  process.on('SIGTERM', () => void running.close().then(() => process.exit(0)));
+}

@@ -1,0 +1,203 @@
+/** Small DOM helpers shared by the recipes: names, focusability, text, ids. */
+import { ELEMENT_NODE, HTML_NS, TEXT_NODE } from './markup.js';
+
+export function elementsOf(root: ParentNode, selector: string): Element[] {
+  return Array.from(root.querySelectorAll(selector));
+}
+
+export function collapse(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+export function isElement(node: Node | null): node is Element {
+  return node !== null && node.nodeType === ELEMENT_NODE;
+}
+
+export function isText(node: Node | null): node is Text {
+  return node !== null && node.nodeType === TEXT_NODE;
+}
+
+export function isBlank(node: Node): boolean {
+  return node.nodeType === TEXT_NODE && (node as Text).data.trim() === '';
+}
+
+export function tagOf(el: Element): string {
+  return el.localName.toLowerCase();
+}
+
+export function attr(el: Element, name: string): string | null {
+  return el.getAttribute(name);
+}
+
+export function hasNonEmpty(el: Element, name: string): boolean {
+  return (el.getAttribute(name) ?? '').trim() !== '';
+}
+
+export function roleOf(el: Element): string {
+  return (el.getAttribute('role') ?? '').trim().toLowerCase().split(/\s+/)[0] ?? '';
+}
+
+export function classTokens(el: Element): string[] {
+  return (el.getAttribute('class') ?? '').split(/\s+/).filter((c) => c !== '');
+}
+
+/** Hidden from assistive technology by itself or an ancestor. */
+export function isHiddenFromAssistiveTech(el: Element): boolean {
+  for (let cur: Element | null = el; cur !== null; cur = cur.parentElement) {
+    if (cur.getAttribute('aria-hidden') === 'true' || cur.hasAttribute('hidden')) return true;
+    if (/display\s*:\s*none/i.test(cur.getAttribute('style') ?? '')) return true;
+  }
+  return false;
+}
+
+/** Text a screen reader gets from an element's content: text, image alts, nested labels; hidden parts skipped. */
+export function contentText(node: Node): string {
+  if (node.nodeType === TEXT_NODE) return (node as Text).data;
+  if (!isElement(node)) return '';
+  const el = node;
+  if (el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('hidden')) return '';
+  if (/display\s*:\s*none/i.test(el.getAttribute('style') ?? '')) return '';
+  const tag = tagOf(el);
+  if (tag === 'script' || tag === 'style' || tag === 'template') return '';
+  if (hasNonEmpty(el, 'aria-label')) return ` ${el.getAttribute('aria-label')} `;
+  if (tag === 'img' || (tag === 'input' && el.getAttribute('type') === 'image')) return ` ${el.getAttribute('alt') ?? ''} `;
+  if (tag === 'svg') {
+    const title = Array.from(el.children).find((c) => tagOf(c) === 'title');
+    return ` ${title?.textContent ?? ''} `;
+  }
+  return Array.from(el.childNodes, contentText).join('');
+}
+
+const NAME_FROM_CONTENT_ROLES = new Set([
+  'button', 'link', 'heading', 'tab', 'checkbox', 'radio', 'switch', 'menuitem', 'menuitemcheckbox',
+  'menuitemradio', 'option', 'treeitem', 'cell', 'columnheader', 'rowheader', 'tooltip',
+]);
+const NAME_FROM_CONTENT_TAGS = new Set(['a', 'button', 'summary', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'td', 'th', 'legend', 'caption', 'label', 'option']);
+
+/** A simplified accessible-name computation, enough to tell "has a name" from "has none". */
+export function accessibleName(el: Element): string {
+  const doc = el.ownerDocument;
+  const labelledBy = (el.getAttribute('aria-labelledby') ?? '').split(/\s+/).filter((id) => id !== '');
+  const fromIds = collapse(
+    labelledBy.map((id) => doc.getElementById(id)).map((ref) => (ref === null ? '' : contentText(ref))).join(' '),
+  );
+  if (fromIds !== '') return fromIds;
+  if (hasNonEmpty(el, 'aria-label')) return collapse(el.getAttribute('aria-label')!);
+  const tag = tagOf(el);
+  const type = (el.getAttribute('type') ?? '').toLowerCase();
+  if (tag === 'img' || tag === 'area' || (tag === 'input' && type === 'image')) {
+    const alt = collapse(el.getAttribute('alt') ?? '');
+    if (alt !== '') return alt;
+  }
+  if (tag === 'input' && (type === 'submit' || type === 'reset' || type === 'button')) {
+    const value = el.getAttribute('value');
+    if (value !== null) return collapse(value);
+    if (type === 'submit') return 'Submit';
+    if (type === 'reset') return 'Reset';
+  }
+  const labels = (el as HTMLInputElement).labels;
+  if (labels !== undefined && labels !== null && labels.length > 0) {
+    const text = collapse(Array.from(labels, (l) => contentText(l)).join(' '));
+    if (text !== '') return text;
+  }
+  if (tag === 'svg') {
+    const text = collapse(contentText(el));
+    if (text !== '') return text;
+  }
+  if (NAME_FROM_CONTENT_TAGS.has(tag) || NAME_FROM_CONTENT_ROLES.has(roleOf(el))) {
+    const text = collapse(contentText(el));
+    if (text !== '') return text;
+  }
+  if (hasNonEmpty(el, 'title')) return collapse(el.getAttribute('title')!);
+  if (tag === 'input' || tag === 'textarea') {
+    if (hasNonEmpty(el, 'placeholder')) return collapse(el.getAttribute('placeholder')!);
+  }
+  return '';
+}
+
+/** Reachable with the Tab key without any script. */
+export function isKeyboardFocusable(el: Element): boolean {
+  const tabindex = el.getAttribute('tabindex');
+  if (tabindex !== null && /^\s*-?\d+\s*$/.test(tabindex)) return parseInt(tabindex, 10) >= 0;
+  const tag = tagOf(el);
+  if ((tag === 'a' || tag === 'area') && el.hasAttribute('href')) return true;
+  if (['button', 'select', 'textarea', 'iframe'].includes(tag)) return !el.hasAttribute('disabled');
+  if (tag === 'input') return el.getAttribute('type')?.toLowerCase() !== 'hidden' && !el.hasAttribute('disabled');
+  if (tag === 'summary') return true;
+  if ((tag === 'audio' || tag === 'video') && el.hasAttribute('controls')) return true;
+  const editable = el.getAttribute('contenteditable');
+  return editable !== null && editable.toLowerCase() !== 'false';
+}
+
+/** Interactive content that must not be nested inside a button or a link. */
+export function containsInteractive(el: Element): boolean {
+  return el.querySelector('a[href], button, input, select, textarea, iframe, [tabindex], [onclick], [contenteditable]') !== null;
+}
+
+/** ASCII slug for ids: lower case, accents dropped, words joined by hyphens. */
+export function slugify(text: string, maxLength = 40): string {
+  const slug = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return slug.slice(0, maxLength).replace(/-+$/, '');
+}
+
+/** An id not yet used in the document: `base`, then `base-2`, `base-3`... */
+export function uniqueId(doc: Document, base: string): string {
+  const root = base === '' ? 'field' : /^[a-z]/.test(base) ? base : `id-${base}`;
+  if (doc.getElementById(root) === null) return root;
+  for (let n = 2; ; n++) {
+    const candidate = `${root}-${n}`;
+    if (doc.getElementById(candidate) === null) return candidate;
+  }
+}
+
+/** "first_name", "firstName", "first-name" → "First name". */
+export function humanise(identifier: string): string {
+  const words = identifier
+    .replace(/\[\]$/, '')
+    .replace(/\[([^\]]*)\]/g, ' $1')
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[\s_.\-:]+/)
+    .filter((w) => w !== '')
+    .map((w) => w.toLowerCase());
+  const sentence = words.join(' ');
+  return sentence.charAt(0).toUpperCase() + sentence.slice(1);
+}
+
+/** Creates an element in the namespace of its future parent (SVG children stay SVG). */
+export function createLike(doc: Document, parent: Element | null, tag: string): Element {
+  const ns = parent?.namespaceURI ?? HTML_NS;
+  return ns === HTML_NS ? doc.createElement(tag) : doc.createElementNS(ns, tag);
+}
+
+/**
+ * Replaces `el` by a new element `tag` that takes over its children and the attributes `keep` accepts.
+ * Attributes are copied in their original order so the diff stays readable.
+ */
+export function retag(el: Element, tag: string, keep: (name: string) => boolean = () => true): Element {
+  const doc = el.ownerDocument;
+  const replacement = doc.createElement(tag);
+  for (const a of Array.from(el.attributes)) if (keep(a.name)) replacement.setAttribute(a.name, a.value);
+  while (el.firstChild !== null) replacement.appendChild(el.firstChild);
+  el.replaceWith(replacement);
+  return replacement;
+}
+
+/** The element's non-blank child nodes. */
+export function meaningfulChildren(el: Element): Node[] {
+  return Array.from(el.childNodes).filter((n) => !isBlank(n) && n.nodeType !== 8);
+}
+
+export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : pluralForm}`;
+}
+
+/** Quotes a short piece of page text for an explanation, shortened if long. */
+export function quote(text: string, max = 60): string {
+  const t = collapse(text);
+  return `"${t.length > max ? `${t.slice(0, max - 1)}…` : t}"`;
+}
