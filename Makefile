@@ -7,7 +7,7 @@ export npm_config_fund := false
 export npm_config_audit := false
 export npm_config_update_notifier := false
 
-.PHONY: help install generate check-generated lint typecheck build migrate run serve test bench clean
+.PHONY: help install install-conformance generate check-generated lint typecheck build migrate run serve test bench clean
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -17,6 +17,13 @@ $(NPM_STAMP): package.json package-lock.json
 	@touch $@
 
 install: $(NPM_STAMP) ## install dependencies (npm ci) when package-lock.json changed
+
+CONFORMANCE_STAMP := test/conformance/mcp/node_modules/.installed
+$(CONFORMANCE_STAMP): test/conformance/mcp/package.json test/conformance/mcp/package-lock.json
+	npm ci --prefix test/conformance/mcp --no-fund --no-audit
+	@touch $@
+
+install-conformance: $(CONFORMANCE_STAMP) ## install the official MCP conformance suite and its Node 22 (apart from the project)
 
 generate: install ## regenerate generated/ from specs/
 	npx tsx scripts/generate.ts

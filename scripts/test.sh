@@ -18,6 +18,7 @@ step "spec lint" npx redocly lint --format=stylish
 step "generated/ drift" make -s check-generated
 step "type check" npx tsc --noEmit -p tsconfig.json
 step "build" make -s build
+step "MCP conformance suite install" make -s install-conformance
 
 echo "== vitest"
 rm -f .tmp/vitest.json
