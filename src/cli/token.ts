@@ -22,7 +22,12 @@ export async function token(args: string[]): Promise<number> {
       ttl: { type: 'string', default: '1h' },
     },
   });
-  const ttl = parseTtl(values.ttl!);
+  let ttl: number;
+  try {
+    ttl = parseTtl(values.ttl!);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
   const scopes = (values.perm ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   const unknown = scopes.filter((p) => !isPermission(p));
   if (unknown.length) throw new UsageError(`unknown permission ${unknown.join(', ')}`);

@@ -1,0 +1,70 @@
+/**
+ * The `pactum` command: bootstrapping a new install (an org, its first system admin, a token)
+ * with nothing but the CLI, and what a server started on the same DATA_DIR makes of it.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { pactum } from '../helpers/cli.js';
+import { bearer, mcpClient, ok } from '../helpers/mcp.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'pactum-cli-'));
+const env = { DATA_DIR: dataDir };
+let server: TestServer | undefined;
+afterAll(() => server?.stop());
+
+describe('pactum CLI', () => {
+  it('bootstraps an org and its first system admin, and mints tokens the server accepts', async () => {
+    expect((await pactum(['migrate'], env)).stdout).toMatch(/applied 001_core/);
+    // Tokens are for the server's PUBLIC_URL (their audience), as in any deployment.
+    server = await startTestServer({ DATA_DIR: dataDir });
+    const withUrl = { ...env, PUBLIC_URL: server.url };
+    expect((await pactum(['migrate'], env)).stdout).toMatch(/up to date/);
+    const org = await pactum(['org', 'create', 'acme', '--name', 'Acme Web Team'], env);
+    expect(org.stderr).toBe('');
+    expect(org.stdout).toMatch(/^created organization acme \(org_[0-9a-z]{26}\)/);
+    const user = await pactum(['user', 'create', 'ada', '--org', 'acme', '--admin', '--password-stdin'], env, 'a long enough password\n');
+    expect(user.stdout).toMatch(/created user ada \(usr_[0-9a-z]{26}\) in acme with role system_admin/);
+    expect((await pactum(['user', 'list'], env)).stdout).toMatch(/^ada\tusr_\w+\tacme\tsystem_admin\tactive$/m);
+
+    const userToken = (await pactum(['token', '--user', 'ada', '--ttl', '15m'], withUrl)).stdout.trim();
+    expect(userToken.split('.')).toHaveLength(3);
+    const anyToken = (await pactum(['token', '--sub', 'svc_ci', '--org', 'org_x', '--perm', 'reports.view,compliance.view', '--ttl', '1h'], withUrl)).stdout.trim();
+
+    const admin = await mcpClient(server.url, bearer(userToken));
+    expect(ok(await admin.callTool({ name: 'dashboard_list_orgs', arguments: {} })).orgs.map((o: { slug: string }) => o.slug)).toEqual(['acme']);
+    await admin.close();
+    const ci = await mcpClient(server.url, bearer(anyToken));
+    const tools = (await ci.listTools()).tools.map((t) => t.name);
+    expect(tools).toContain('dashboard_get_report');
+    expect(tools).not.toContain('dashboard_create_user');
+    await ci.close();
+
+    // The login the CLI set up works too.
+    const login = await fetch(`${server.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'ada', password: 'a long enough password' }) });
+    expect(login.status).toBe(200);
+    await login.body?.cancel();
+    server.expectConformant();
+  });
+
+  it('answers mistakes with a clear message and exit code 2', async () => {
+    const cases: [string[], RegExp, Record<string, string>?, string?][] = [
+      [['token'], /needs --user/],
+      [['token', '--sub', 'x', '--org', 'y'], /needs --perm or --role/],
+      [['token', '--sub', 'x', '--org', 'y', '--perm', 'root'], /unknown permission root/],
+      [['token', '--sub', 'x', '--org', 'y', '--perm', 'admin.org', '--ttl', 'forever'], /invalid duration/],
+      [['user', 'create', 'eve', '--org', 'acme', '--role', 'member', '--password-stdin'], /at least 8 characters|fewer than 8/, {}, 'short\n'],
+      [['user', 'create', 'eve', '--org', 'nowhere', '--role', 'member', '--password-stdin'], /no organization nowhere/, {}, 'long enough pw\n'],
+      [['org', 'create', 'Bad Slug'], /slug/],
+      [['frobnicate'], /unknown command frobnicate/],
+      [['migrate'], /PORT/, { PORT: 'eighty' }],
+    ];
+    for (const [args, message, extra, stdin] of cases) {
+      const r = await pactum(args, { ...env, ...(extra ?? {}) }, stdin);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(message);
+    }
+  });
+});

@@ -1,0 +1,18 @@
+/** Runs the `pactum` command (from sources, through tsx) as a separate process. */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+const main = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
+
+export function pactum(args: string[], env: Record<string, string>, stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', main, ...args], { env: { ...process.env, LOG_LEVEL: 'error', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    child.stdin.end(stdin ?? '');
+  });
+}
