@@ -37,6 +37,18 @@ const schema = z.object({
   /** Timeout of each call to a connected service (token, health, API). */
   SERVICE_TIMEOUT_MS: int(100).default(10_000),
   SHUTDOWN_TIMEOUT_MS: int(0).default(15_000),
+  /** Lifetime of the signed hrefs in object-API actions and links. */
+  LFS_ACTION_TTL_SECONDS: int(60, 7 * 86400).default(3600),
+  /** Most objects one batch request may name (413 beyond). */
+  LFS_MAX_BATCH_OBJECTS: int(1).default(1000),
+  /** Object-API requests a user (or an anonymous address) may make a minute; 0: no limit. */
+  LFS_RATE_LIMIT_PER_MINUTE: int(0).default(0),
+  /** Refuse uploads (507) when the store has less free space than this; 0: no floor. */
+  LFS_MIN_FREE_BYTES: int(0).default(0),
+  /** Bytes a repository may serve a day (509 beyond); 0: no quota. */
+  LFS_BANDWIDTH_QUOTA_BYTES_PER_DAY: int(0).default(0),
+  /** Key of the transfer tokens in action headers (32 bytes, hex or base64). Unset: a key in DATA_DIR/keys. */
+  TRANSFER_TOKEN_SECRET: z.string().optional(),
   /** Lets scans reach private, loopback and link-local addresses (tests, intranets). */
   SCAN_ALLOW_PRIVATE_NETWORKS: bool.default(false),
 });
@@ -82,5 +94,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     serviceTimeoutMs: e.SERVICE_TIMEOUT_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     scanAllowPrivateNetworks: e.SCAN_ALLOW_PRIVATE_NETWORKS,
+    lfs: {
+      actionTtlSeconds: e.LFS_ACTION_TTL_SECONDS,
+      maxBatchObjects: e.LFS_MAX_BATCH_OBJECTS,
+      rateLimitPerMinute: e.LFS_RATE_LIMIT_PER_MINUTE,
+      minFreeBytes: e.LFS_MIN_FREE_BYTES,
+      bandwidthQuotaPerDay: e.LFS_BANDWIDTH_QUOTA_BYTES_PER_DAY,
+      transferTokenSecret: e.TRANSFER_TOKEN_SECRET ?? null,
+    },
   };
 }

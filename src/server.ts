@@ -13,6 +13,12 @@ import { bindHandlers } from './http/handlers.js';
 import { createTokenService, type TokenService } from './auth/jwt.js';
 import { bearerAuth, dashboardChallenge, sessionCookie } from './auth/security.js';
 import type { Middleware } from 'koa';
+import { join } from 'node:path';
+import { contentStore, type ContentStore } from './objects/store/content-store.js';
+import { fsBackend } from './objects/store/fs.js';
+import { createTransferTokens, type TransferTokens } from './objects/transfer-tokens.js';
+import { createLimits, type Limits } from './objects/limits.js';
+import { LFS_CHALLENGE, basicAuth, transferToken } from './objects/access.js';
 import { createSecretBox, type SecretBox } from './auth/secret-box.js';
 import { connectionStore, type ConnectionStore } from './db/connections.js';
 import { originGuard } from './http/origin-guard.js';
@@ -28,6 +34,13 @@ export interface Services {
   connections: ConnectionStore;
   audit: AuditLog;
   users: UserState;
+  objects: {
+    store: ContentStore;
+    tokens: TransferTokens;
+    limits: Limits;
+    /** The Basic-auth check, whose cache a password change clears. */
+    basic: ReturnType<typeof basicAuth>;
+  };
 }
 
 export interface RunningServer {
@@ -47,7 +60,18 @@ export interface StartOptions {
 export function createServices(config: Config, log: Logger): Services {
   const db = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const secrets = createSecretBox(config);
-  return { config, db, log, tokens: createTokenService(config), secrets, connections: connectionStore(db, secrets), audit: createAuditLog(db), users: createUserState(db) };
+  const store = contentStore(fsBackend(join(config.dataDir, 'lfs')));
+  return {
+    config,
+    db,
+    log,
+    tokens: createTokenService(config),
+    secrets,
+    connections: connectionStore(db, secrets),
+    audit: createAuditLog(db),
+    users: createUserState(db),
+    objects: { store, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), basic: basicAuth(db) },
+  };
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
@@ -80,10 +104,10 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       security: {
         bearerAuth: bearerAuth(config, services.users, services.tokens),
         sessionCookie: sessionCookie(config, services.db),
-        basicAuth: () => null,
-        transferToken: () => null,
+        basicAuth: services.objects.basic,
+        transferToken: transferToken(services.objects.tokens),
       },
-      challenge: (api) => (api === 'dashboard' ? dashboardChallenge(config) : { 'LFS-Authenticate': 'Basic realm="pactum"', 'WWW-Authenticate': 'Basic realm="pactum"' }),
+      challenge: (api) => (api === 'dashboard' ? dashboardChallenge(config) : LFS_CHALLENGE),
       maxJsonBytes: config.maxJsonBytes,
     }),
   ]);

@@ -97,7 +97,8 @@ export interface paths {
          * Read the offset of a resumable upload
          * @description `Upload-Offset` is how many bytes are stored: 0 for an upload not started yet (git-lfs has no
          *     creation step, so this is never 404). The full size is reported only once the object is
-         *     committed with its hash checked, because git-lfs then skips PATCH and verify.
+         *     committed with its hash checked, because git-lfs then skips PATCH and verify. Only the
+         *     transfer token of a batch action opens a resumable upload: it carries the size to reach.
          */
         head: operations["tus.head"];
         /**

@@ -13,6 +13,15 @@ export interface Identity {
   permissions: ReadonlySet<Permission>;
   /** For the session cookie: the session's id (logout revokes it). */
   sessionId?: string;
+  /** For a transfer token: the one operation on one object it allows. */
+  transfer?: TransferGrant;
+}
+
+export interface TransferGrant {
+  repoId: string;
+  oid: string;
+  size: number;
+  op: 'upload' | 'download';
 }
 
 export const isSystemAdmin = (id: Identity) => id.permissions.has('admin.system');

@@ -11,6 +11,7 @@ import { revokeUserSessions } from '../auth/sessions.js';
 import type { Db } from '../db/knex.js';
 import { findOrgById, findOrgBySlug, findUserByName, insertOrg, insertUser, isUniqueViolation } from '../db/users.js';
 import { UsageError, readPasswordFromStdin, withDb } from './args.js';
+import { createPersonalToken } from '../db/repos.js';
 
 function check(validate: (typeof tools)[keyof typeof tools]['validateInput'], input: unknown) {
   if (!validate(input)) throw new UsageError(describeErrors(validate.errors, 'input').replace(/input\//g, ''));
@@ -92,6 +93,18 @@ export async function user(args: string[]): Promise<number> {
       return 0;
     });
   }
+  if (sub === 'token') {
+    const { positionals, values } = parseArgs({ args: rest, allowPositionals: true, options: { name: { type: 'string', default: 'git-lfs' } } });
+    if (!positionals[0]) throw new UsageError('usage: pactum user token <username> [--name NAME]');
+    return withDb(async (db) => {
+      const u = await findUserByName(db, positionals[0]!);
+      if (!u) throw new UsageError(`no user ${positionals[0]}`);
+      const token = await createPersonalToken(db, u.id, values.name!);
+      console.log(token);
+      console.error(`a personal token for ${u.username} (${values.name}): use it as the password of Git LFS; it is shown only once`);
+      return 0;
+    });
+  }
   if (sub === 'list') {
     return withDb(async (db) => {
       const rows = await db('users as u').join('orgs as o', 'o.id', 'u.org_id').orderBy('u.username').select('u.*', 'o.slug');
@@ -99,5 +112,5 @@ export async function user(args: string[]): Promise<number> {
       return 0;
     });
   }
-  throw new UsageError('usage: pactum user create|passwd|list …');
+  throw new UsageError('usage: pactum user create|passwd|token|list …');
 }

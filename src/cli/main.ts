@@ -9,6 +9,7 @@ import { isUsageError } from './args.js';
 import { org, user } from './accounts.js';
 import { migrateCommand, serve } from './serve.js';
 import { token } from './token.js';
+import { repo } from './repos.js';
 
 const USAGE = `pactum — the dashboard MCP endpoint and the Git LFS object APIs
 
@@ -19,7 +20,13 @@ Usage:
   pactum org list
   pactum user create <username> --org <slug> (--role ROLE | --admin) --password-stdin
   pactum user passwd <username> --password-stdin
+  pactum user token <username> [--name NAME]   a personal token, the Git LFS password
   pactum user list
+  pactum repo create <org>/<repo> [--public]
+  pactum repo grant <org>/<repo> <username> read|write|admin
+  pactum repo revoke <org>/<repo> <username>
+  pactum repo delete-object <org>/<repo> <oid> --reason TEXT
+  pactum repo list
   pactum token --user <username> [--ttl 1h]
   pactum token --sub <id> --org <orgId> [--perm P1,P2] [--role ROLE] [--ttl 1h]
 
@@ -32,6 +39,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   token,
   org,
   user,
+  repo,
 };
 
 export async function run(argv: string[]): Promise<number> {

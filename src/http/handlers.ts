@@ -9,7 +9,11 @@ import { toolStub } from '../mcp/stubs.js';
 import { health } from '../ops/health.js';
 import { mcpEndpoint } from '../mcp/endpoint.js';
 import { login, logout, protectedResource } from '../auth/routes.js';
-import { notImplemented } from './not-implemented.js';
+import { batch } from '../objects/batch.js';
+import { createObject, getObject } from '../objects/legacy.js';
+import { createLock, listLocks, unlock, verifyLocks } from '../objects/locks.js';
+import { download, upload, verify } from '../objects/transfers/basic.js';
+import { tusHead, tusOptions, tusPatch } from '../objects/transfers/tus.js';
 import type { Handlers } from './router.js';
 
 export function bindHandlers(s: Services): Handlers {
@@ -22,18 +26,18 @@ export function bindHandlers(s: Services): Handlers {
     'auth.protectedResource': protectedResource(s),
     'auth.protectedResourceForMcp': protectedResource(s),
     'ops.health': health,
-    'legacy.getObject': notImplemented,
-    'legacy.createObject': notImplemented,
-    'objects.download': notImplemented,
-    'objects.upload': notImplemented,
-    'objects.verify': notImplemented,
-    'batch.batch': notImplemented,
-    'tus.options': notImplemented,
-    'tus.head': notImplemented,
-    'tus.patch': notImplemented,
-    'locks.list': notImplemented,
-    'locks.create': notImplemented,
-    'locks.verify': notImplemented,
-    'locks.unlock': notImplemented,
+    'legacy.getObject': getObject(s),
+    'legacy.createObject': createObject(s),
+    'objects.download': download(s),
+    'objects.upload': upload(s),
+    'objects.verify': verify(s),
+    'batch.batch': batch(s),
+    'tus.options': tusOptions,
+    'tus.head': tusHead(s),
+    'tus.patch': tusPatch(s),
+    'locks.list': listLocks(s),
+    'locks.create': createLock(s),
+    'locks.verify': verifyLocks(s),
+    'locks.unlock': unlock(s),
   };
 }

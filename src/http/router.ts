@@ -62,6 +62,8 @@ interface Route {
   jsonRequest: boolean;
   paramRefusal: number;
   bodyRefusal: number;
+  headerParams: Set<string>;
+  preconditionRefusal: boolean;
 }
 
 interface PathEntry {
@@ -110,6 +112,8 @@ function compile(options: RouterOptions) {
       jsonRequest: Boolean(op.requestBody?.mediaTypes.some((t) => JSON_TYPE.test(t))),
       paramRefusal: refusalStatus(op, [400, 422, 404]),
       bodyRefusal: refusalStatus(op, [400, 422]),
+      headerParams: new Set(op.params.filter((p) => p.in === 'header').map((p) => p.name)),
+      preconditionRefusal: '412' in op.responses,
     });
   }
   for (const entry of byTemplate.values()) {
@@ -248,7 +252,11 @@ export function createRouter(options: RouterOptions): Middleware {
     }
     const validateParams = route.op.validateParams;
     if (validateParams && !validateParams(params)) {
-      throw new HttpError(route.paramRefusal, describeErrors(validateParams.errors, 'parameter '));
+      // A header precondition that fails (Tus-Resumable) is 412 where the operation declares it.
+      const header = route.preconditionRefusal && validateParams.errors?.some((e) =>
+          route.headerParams.has(e.instancePath.slice(1).split('/')[0] || String((e.params as { missingProperty?: string }).missingProperty)),
+        );
+      throw new HttpError(header ? 412 : route.paramRefusal, describeErrors(validateParams.errors, 'parameter '));
     }
 
     let body: unknown;

@@ -4,7 +4,7 @@
  * a Custom HTML block. Blocks already present in the input are kept as they are.
  */
 import { classTokens, collapse, isBlank, isElement, isText, tagOf } from './dom.js';
-import { COMMENT_NODE, escapeAttribute, escapeText, Markup } from './markup.js';
+import { COMMENT_NODE, escapeAttribute, Markup } from './markup.js';
 
 type BlockAttributes = Record<string, string | number | boolean>;
 
@@ -175,6 +175,23 @@ class BlockWriter {
     return this.custom([el]);
   }
 
+  /** A block the input already had, kept as it is except that an "alt" in its attributes follows the fixed image. */
+  private existingBlock(nodes: readonly Node[]): string {
+    const [opener, ...rest] = nodes;
+    const html = rest.map((n) => this.html(n)).join('');
+    const open = BLOCK_COMMENT.exec((opener as Comment).data);
+    const json = open?.[3]?.trim();
+    const img = rest.filter(isElement).map((el) => (tagOf(el) === 'img' ? el : el.querySelector('img'))).find((el) => el != null);
+    if (open === null || open === undefined || json === undefined || img == null) return this.html(opener!) + html;
+    try {
+      const attrs = JSON.parse(json) as BlockAttributes;
+      if (!('alt' in attrs)) return this.html(opener!) + html;
+      return block(open[2]!, { ...attrs, alt: img.getAttribute('alt') ?? '' }, '').replace(/<!-- \/wp:[^>]*-->$/, '') + html;
+    } catch {
+      return this.html(opener!) + html;
+    }
+  }
+
   /** Consecutive inline nodes: one element alone is converted on its own, several make a paragraph. */
   private run(nodes: Node[]): string | null {
     const trimmed = trimBlank(nodes);
@@ -198,7 +215,7 @@ class BlockWriter {
         flush();
         const end = existingBlockEnd(nodes, i);
         if (end !== null) {
-          out.push(nodes.slice(i, end + 1).map((n) => this.html(n)).join(''));
+          out.push(this.existingBlock(nodes.slice(i, end + 1)));
           i = end;
         }
         continue;
@@ -246,9 +263,14 @@ function existingBlockEnd(nodes: readonly Node[], i: number): number | null {
 export function toBlockMarkup(html: string): string {
   const markup = Markup.parse(html);
   const doc = markup.document;
-  // A fragment's leading <meta>/<style>/<link> land in <head>; keep them, in source order.
-  const headNodes = markup.isDocument ? [] : Array.from(doc.head.childNodes).filter((n) => markup.isOriginal(n));
-  const nodes = [...headNodes, ...Array.from(doc.body.childNodes)];
+  const bodyNodes = Array.from(doc.body.childNodes);
+  if (markup.isDocument) return new BlockWriter(markup).blocks(bodyNodes).join('\n\n');
+  // The parser puts a fragment's leading comments (such as an opening <!-- wp:... -->) on the document
+  // and its leading <meta>/<style> in <head>: gather them back in source order.
+  const outside = [...Array.from(doc.childNodes), ...Array.from(doc.documentElement.childNodes), ...Array.from(doc.head.childNodes)].filter(
+    (n) => n.nodeType === COMMENT_NODE || (n.parentNode === doc.head && markup.isOriginal(n)),
+  );
+  const nodes = [...outside, ...bodyNodes].sort((a, b) => (markup.sourceStart(a) ?? Infinity) - (markup.sourceStart(b) ?? Infinity));
   return new BlockWriter(markup).blocks(nodes).join('\n\n');
 }
 
@@ -266,4 +288,3 @@ export function blockStructureProblems(blockMarkup: string): string[] {
   return problems;
 }
 
-export { escapeText };

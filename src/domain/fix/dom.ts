@@ -1,5 +1,5 @@
 /** Small DOM helpers shared by the recipes: names, focusability, text, ids. */
-import { ELEMENT_NODE, HTML_NS, TEXT_NODE } from './markup.js';
+import { ELEMENT_NODE, TEXT_NODE } from './markup.js';
 
 export function elementsOf(root: ParentNode, selector: string): Element[] {
   return Array.from(root.querySelectorAll(selector));
@@ -23,10 +23,6 @@ export function isBlank(node: Node): boolean {
 
 export function tagOf(el: Element): string {
   return el.localName.toLowerCase();
-}
-
-export function attr(el: Element, name: string): string | null {
-  return el.getAttribute(name);
 }
 
 export function hasNonEmpty(el: Element, name: string): boolean {
@@ -166,12 +162,6 @@ export function humanise(identifier: string): string {
     .map((w) => w.toLowerCase());
   const sentence = words.join(' ');
   return sentence.charAt(0).toUpperCase() + sentence.slice(1);
-}
-
-/** Creates an element in the namespace of its future parent (SVG children stay SVG). */
-export function createLike(doc: Document, parent: Element | null, tag: string): Element {
-  const ns = parent?.namespaceURI ?? HTML_NS;
-  return ns === HTML_NS ? doc.createElement(tag) : doc.createElementNS(ns, tag);
 }
 
 /**

@@ -13,6 +13,8 @@ export interface Finding {
   readonly restructured: boolean;
   /** One sentence: what was wrong and what changed. */
   readonly summary: string;
+  /** A short phrase for when several fixers ran, e.g. "2 fake headings turned into <h2>". */
+  readonly headline: string;
   /** One sentence: what a human must still check. */
   readonly check?: string;
   readonly placeholders: readonly string[];
@@ -32,18 +34,23 @@ export function unique(values: Iterable<string>): string[] {
   return Array.from(new Set(values));
 }
 
-/** At most four sentences: up to three summaries (merged when more) and one thing to check. */
+/**
+ * At most four sentences. One or two findings keep their full summaries; more are listed by headline.
+ * Then one thing to check, and a reminder about placeholders when the check does not already mention them.
+ */
 export function explain(findings: readonly Finding[]): string {
-  const summaries = findings.map((f) => f.summary.replace(/\.$/, ''));
   const said =
-    summaries.length <= 3
-      ? summaries.map((s) => `${s}.`)
-      : [`Fixed ${summaries.length} problems: ${summaries.map((s) => s.charAt(0).toLowerCase() + s.slice(1)).join('; ')}.`];
-  const checks = unique(findings.flatMap((f) => (f.check === undefined ? [] : [f.check])));
-  const placeholders = findings.some((f) => f.placeholders.length > 0);
-  let check = checks[0] ?? '';
-  if (placeholders && !/TODO/.test(check)) check = `${check} Replace every "TODO:" placeholder with real text before publishing.`.trim();
-  return [...said, check].filter((s) => s !== '').join(' ');
+    findings.length <= 2
+      ? findings.map((f) => `${f.summary.replace(/\.$/, '')}.`)
+      : [`Fixed ${findings.length} kinds of problem: ${findings.map((f) => f.headline).join('; ')}.`];
+  const withPlaceholders = findings.filter((f) => f.placeholders.length > 0).length;
+  const checks = findings.length <= 2 ? unique(findings.flatMap((f) => (f.check === undefined ? [] : [f.check]))) : [];
+  const reminder = 'Replace every "TODO:" placeholder with real text before publishing.';
+  let check: string;
+  if (withPlaceholders === 0) check = checks[0] ?? 'Review each change in context.';
+  else if (withPlaceholders === 1 && checks.some((c) => /TODO/.test(c))) check = checks.find((c) => /TODO/.test(c))!;
+  else check = `${checks.find((c) => !/TODO/.test(c)) ?? 'Review each change in context.'} ${reminder}`;
+  return [...said, check].join(' ');
 }
 
 /** The shared driver of DOM-based recipes. */

@@ -14,7 +14,6 @@ export const DOCUMENT_NODE = 9;
 export const DOCUMENT_TYPE_NODE = 10;
 
 export const HTML_NS = 'http://www.w3.org/1999/xhtml';
-export const SVG_NS = 'http://www.w3.org/2000/svg';
 
 const VOID_ELEMENTS = new Set([
   'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr',

@@ -58,6 +58,7 @@ export const userTools: Pick<ToolHandlers, 'dashboard_create_user' | 'dashboard_
     if (password) changes.password_hash = await hashPassword(password);
     await services.db('users').where({ id: userId }).update(changes);
     services.users.forget(userId);
+    services.objects.basic.forget(userId);
     // A deactivated user, or one whose password was reset, is signed out everywhere at once.
     if (active === false || password) await revokeUserSessions(services.db, userId);
     return toUser((await findUserById(services.db, userId))!);

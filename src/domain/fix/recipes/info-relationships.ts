@@ -26,7 +26,8 @@ import type { FixInput, FixResult, Recipe } from '../model.js';
 
 // ---- headings -----------------------------------------------------------------------------
 
-const HEADING_CLASS = /^(heading|headline|title|subtitle|subheading|sub|section|h[1-6])$/i;
+// Class words (split on - and _) that name a heading: "section-title", "card_heading", "h3".
+const HEADING_CLASS = /^(heading|headline|title|subtitle|subheading|h[1-6])$/i;
 const NOT_INSIDE = 'h1, h2, h3, h4, h5, h6, [role="heading"], li, td, th, caption, label, button, a, summary, legend, figcaption, dt, nav, table';
 const BLOCK_CONTENT = 'p, div, ul, ol, table, h1, h2, h3, h4, h5, h6, section, article, form, blockquote, figure, img, input, select, textarea';
 const MAX_HEADING_CHARS = 120;
@@ -36,7 +37,7 @@ function headingClassLevel(el: Element): { isHeading: boolean; level: number | n
   const words = classTokens(el).flatMap((c) => c.split(/[-_]/));
   const explicit = words.map((w) => /^h([1-6])$/i.exec(w)).find((m) => m !== null);
   const joined = classTokens(el).join(' ');
-  const isHeading = words.some((w) => HEADING_CLASS.test(w) && !/^(sub|section)$/i.test(w)) || explicit !== undefined;
+  const isHeading = words.some((w) => HEADING_CLASS.test(w));
   return {
     isHeading,
     level: explicit ? Number(explicit[1]) : null,
@@ -157,6 +158,7 @@ function fixFakeHeadings(markup: Markup): Finding | null {
   const levelsUsed = Array.from(new Set([...levels, ...leadLevels])).sort().map((l) => `<h${l}>`).join('/');
   return {
     count: texts.length,
+    headline: `${plural(texts.length, 'fake heading')} turned into ${levelsUsed}`,
     restructured: true,
     summary:
       texts.length === 1
@@ -169,7 +171,8 @@ function fixFakeHeadings(markup: Markup): Finding | null {
 
 // ---- lists --------------------------------------------------------------------------------
 
-const BULLET = /^(\s*)([•·◦▪▫‣⁃●○■□►▸➢➤✓✔–—*-])\s+/u;
+// Typographic bullets may touch the text ("•Item"); ASCII ones need a space so "-5" stays a number.
+const BULLET = /^(\s*)(?:[•·◦▪▫‣⁃●○■□►▸➢➤✓✔]\s*|[–—*-]\s+)/u;
 const NUMBER = /^(\s*)(\d{1,3})[.)]\s+/;
 
 interface Marker {
@@ -333,11 +336,63 @@ function stripEdges(el: Element): void {
   while (el.lastChild !== null && isBlank(el.lastChild)) el.lastChild.remove();
 }
 
+/**
+ * Real lists with the wrong children (axe "list"): <div>/<p>/<span> children become <li>,
+ * anything else is wrapped in one. Orphan <li> elements (axe "listitem") get a <ul> around them.
+ */
+function fixMalformedLists(markup: Markup): Finding | null {
+  const doc = markup.document;
+  let fixed = 0;
+  for (const list of elementsOf(doc, 'ul, ol')) {
+    if (roleOf(list) !== '') continue;
+    const strays = Array.from(list.childNodes).filter(
+      (n) => (isElement(n) && !['li', 'script', 'template'].includes(tagOf(n))) || (isText(n) && n.data.trim() !== ''),
+    );
+    for (const stray of strays) {
+      if (isElement(stray) && ['div', 'p', 'span'].includes(tagOf(stray)) && roleOf(stray) === '') {
+        retag(stray, 'li');
+      } else {
+        const li = doc.createElement('li');
+        stray.replaceWith(li);
+        li.appendChild(stray);
+      }
+    }
+    if (strays.length > 0) fixed++;
+  }
+  const orphans = elementsOf(doc, 'li').filter((li) => {
+    const parent = li.parentElement;
+    return parent !== null && !['ul', 'ol', 'menu'].includes(tagOf(parent)) && !['list', 'directory'].includes(roleOf(parent));
+  });
+  const done = new Set<Element>();
+  for (const li of orphans) {
+    if (done.has(li)) continue;
+    // Consecutive orphan items (whitespace between them allowed) share one list.
+    const run: Node[] = [li];
+    for (let n = li.nextSibling; n !== null && (isBlank(n) || (isElement(n) && orphans.includes(n))); n = n.nextSibling) run.push(n);
+    while (run.length > 0 && isBlank(run[run.length - 1]!)) run.pop();
+    const ul = doc.createElement('ul');
+    li.before(ul);
+    ul.append(...run);
+    run.filter(isElement).forEach((el) => done.add(el));
+    fixed++;
+  }
+  if (fixed === 0) return null;
+  return {
+    count: fixed,
+    headline: `${plural(fixed, 'malformed list')} repaired`,
+    restructured: true,
+    summary: `${fixed === 1 ? 'A list was' : `${fixed} lists were`} built incorrectly (items outside a list, or a list holding other elements), so its items were not announced as one list: every item is now an <li> directly inside a <ul> or <ol>`,
+    check: 'Check the list styling against the design.',
+    placeholders: [],
+  };
+}
+
 function fixFakeLists(markup: Markup): Finding | null {
   const lists = fixSiblingRuns(markup.document) + fixBrLines(markup.document);
   if (lists === 0) return null;
   return {
     count: lists,
+    headline: `${plural(lists, 'fake list')} turned into ${lists === 1 ? 'a real list' : 'real lists'}`,
     restructured: true,
     summary: `${lists === 1 ? 'A list was' : `${lists} lists were`} written as lines starting with bullet characters or numbers, so screen readers could not announce it as a list: the lines are now <li> items of a real list, with the typed markers removed`,
     check: 'Check the list styling (bullets, numbering, spacing) against the design.',
@@ -374,6 +429,7 @@ function fixDataTables(markup: Markup): Finding | null {
   if (fixed === 0) return null;
   return {
     count: fixed,
+    headline: `header cells for ${plural(fixed, 'data table')}`,
     restructured: true,
     summary: `${fixed === 1 ? 'A data table had' : `${fixed} data tables had`} no header cells, so cells could not be announced with their column${rowHeaders ? ' and row' : ''}: the first row's cells are now <th scope="col">${rowHeaders ? ', and the first column\'s <th scope="row">' : ''}`,
     check: 'Confirm that the first row really holds the column headings; a table used only for layout should get role="presentation" instead.',
@@ -407,6 +463,7 @@ function fixAdjacentLabels(markup: Markup): Finding | null {
   if (texts.length === 0) return null;
   return {
     count: texts.length,
+    headline: `${plural(texts.length, 'label')} tied to ${texts.length === 1 ? 'its field' : 'their fields'}`,
     restructured: false,
     summary: `${texts.length === 1 ? `The text ${quote(texts[0]!)} sat next to a form field` : `Text sat next to ${plural(texts.length, 'form field')}`} without being tied to it: it is now a <label for> pointing at the field's id`,
     check: 'Check that each label names its field and that the label styling still matches the design.',
@@ -416,7 +473,7 @@ function fixAdjacentLabels(markup: Markup): Finding | null {
 
 const FAMILIES = [
   { key: 'headings', matches: /heading|headline/i, fixers: [fixFakeHeadings] },
-  { key: 'lists', matches: /\blist|\bli\b|bullet/i, fixers: [fixFakeLists] },
+  { key: 'lists', matches: /\blist|\bli\b|bullet/i, fixers: [fixMalformedLists, fixFakeLists] },
   { key: 'tables', matches: /table|header cell|\bth\b|\btd\b|column header|row header|data cell/i, fixers: [fixDataTables] },
   { key: 'labels', matches: /label|form (field|element|control)|\binput/i, fixers: [fixAdjacentLabels] },
 ] as const satisfies ReadonlyArray<{ key: string; matches: RegExp; fixers: readonly Fixer[] }>;

@@ -3,7 +3,7 @@
  * Simple controls become native elements (<button type="button">, or <a href> when the handler only
  * navigates); everything else becomes focusable with a role and an Enter/Space key handler.
  */
-import { collapse, contentText, containsInteractive, elementsOf, isKeyboardFocusable, retag, roleOf, tagOf } from '../dom.js';
+import { collapse, containsInteractive, contentText, elementsOf, isKeyboardFocusable, plural, retag, roleOf, tagOf } from '../dom.js';
 import { draftWithFixers, type Finding } from '../drafting.js';
 import { iconHint } from '../icon-hints.js';
 import type { Markup } from '../markup.js';
@@ -17,6 +17,8 @@ const INTERACTIVE_ROLES = new Set([
 const RETAGGABLE = new Set(['div', 'span', 'a', 'i', 'b', 'strong', 'em', 'font', 'small', 'p', 'label']);
 const BLOCK_DESCENDANTS = 'p, div, ul, ol, dl, table, h1, h2, h3, h4, h5, h6, section, article, form, blockquote, figure, header, footer, nav';
 const MAX_CONTROL_TEXT = 100;
+// Items whose parent requires them as they are: a role on them would break the list or table.
+const STRUCTURAL = new Set(['li', 'td', 'th', 'dt', 'dd', 'tr']);
 const NEVER = new Set(['html', 'body', 'head', 'form', 'option', 'optgroup', 'label', 'main', 'video', 'audio']);
 
 export const KEY_HANDLER_ENTER_SPACE = "if(event.key==='Enter'||event.key===' '){event.preventDefault();this.click();}";
@@ -51,10 +53,6 @@ function isSimpleControl(el: Element): boolean {
 
 const DROP_ON_BUTTON = new Set(['role', 'tabindex', 'href', 'onkeydown', 'onkeypress', 'onkeyup']);
 
-function keepAttribute(name: string, drop: ReadonlySet<string>): boolean {
-  return !drop.has(name);
-}
-
 interface Outcome {
   readonly placeholders: string[];
 }
@@ -68,7 +66,7 @@ function nameIfEmpty(control: Element, fallback: string, outcome: Outcome): void
 }
 
 function toButton(el: Element, outcome: Outcome): Element {
-  const button = retag(el, 'button', (name) => keepAttribute(name, DROP_ON_BUTTON));
+  const button = retag(el, 'button', (name) => !DROP_ON_BUTTON.has(name));
   // type first: without it a button inside a form would submit the form.
   const attrs = Array.from(button.attributes, (a) => [a.name, a.value] as const);
   attrs.forEach(([name]) => button.removeAttribute(name));
@@ -105,9 +103,26 @@ function wrapImageInButton(img: Element, outcome: Outcome): Element {
   return button;
 }
 
+/**
+ * <li onclick>: a role on the item would break the list (or table) it belongs to, so a button inside
+ * it takes over the content and the handler.
+ */
+function buttonInside(el: Element, outcome: Outcome): Element {
+  const doc = el.ownerDocument;
+  const button = doc.createElement('button');
+  button.setAttribute('type', 'button');
+  const handler = el.getAttribute('onclick');
+  if (handler !== null) button.setAttribute('onclick', handler);
+  el.removeAttribute('onclick');
+  button.append(...Array.from(el.childNodes));
+  el.appendChild(button);
+  nameIfEmpty(button, Placeholder.buttonAction, outcome);
+  return button;
+}
+
 function makeFocusable(el: Element, navigates: boolean): void {
   el.setAttribute('tabindex', '0');
-  if (roleOf(el) === '') el.setAttribute('role', navigates ? 'link' : 'button');
+  if (roleOf(el) === '' && !STRUCTURAL.has(tagOf(el))) el.setAttribute('role', navigates ? 'link' : 'button');
   const hasKeyHandler = ['onkeydown', 'onkeyup', 'onkeypress'].some((h) => el.hasAttribute(h));
   if (!hasKeyHandler) el.setAttribute('onkeydown', roleOf(el) === 'link' ? KEY_HANDLER_ENTER : KEY_HANDLER_ENTER_SPACE);
 }
@@ -126,6 +141,9 @@ function fixKeyboardAccess(markup: Markup): Finding | null {
     } else if (RETAGGABLE.has(tag) && isSimpleControl(el) && el.parentElement?.closest('button, a') == null) {
       toButton(el, outcome);
       tally.add('', `<${tag}> became a <button type="button">`, `<${tag}> elements became <button type="button">`);
+    } else if (STRUCTURAL.has(tag) && roleOf(el) === '' && el.hasAttribute('onclick') && isSimpleControl(el)) {
+      buttonInside(el, outcome);
+      tally.add('', `<${tag}> got a <button type="button"> inside that took over its content and handler`, `<${tag}> elements got a <button type="button"> inside that took over their content and handler`);
     } else if (tag === 'img' && el.hasAttribute('onclick')) {
       wrapImageInButton(el, outcome);
       tally.add('', 'clickable image was wrapped in a <button>', 'clickable images were wrapped in <button> elements');
@@ -137,6 +155,7 @@ function fixKeyboardAccess(markup: Markup): Finding | null {
   if (tally.total === 0) return null;
   return {
     count: tally.total,
+    headline: `keyboard access for ${plural(tally.total, 'control')}`,
     restructured: true,
     summary: `${tally.total === 1 ? 'An element reacted' : `${tally.total} elements reacted`} to mouse clicks but could not be reached or used with the keyboard: ${tally.describe()}`,
     check: 'Check that the changed controls still look the same (reset default button styles if needed), that scripts selecting the old elements still find them, and that focus is visible.',

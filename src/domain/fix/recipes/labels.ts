@@ -60,8 +60,12 @@ function fixMissingLabels(markup: Markup): Finding | null {
   const from = sources.size === 0 ? '' : ` (text taken from ${Array.from(sources).join(' and ')})`;
   return {
     count: labels.length,
+    headline: `${plural(labels.length, 'label')} added`,
     restructured: false,
-    summary: `${labels.length === 1 ? `A form field had` : `${plural(labels.length, 'form field')} had`} no visible label tied to it, so users could not tell what to enter: added ${labels.length === 1 ? `<label for> ${quote(labels[0]!)}` : `${labels.length} <label for> elements`}${from}`,
+    summary:
+      labels.length === 1
+        ? `A form field had no visible label tied to it, so users could not tell what to enter: added <label for> ${quote(labels[0]!)}${from}`
+        : `${plural(labels.length, 'form field')} had no visible label tied to them, so users could not tell what to enter: added ${labels.length} <label for> elements${from}`,
     check:
       placeholders.length > 0
         ? `Replace "${Placeholder.label}" with a short label that says what to enter, and add format hints (e.g. date format) where needed.`

@@ -110,6 +110,7 @@ function fixLang(markup: Markup): Finding | null {
     html.setAttribute('xml:lang', current.trim());
     return {
       count: 1,
+      headline: 'xml:lang aligned with lang',
       restructured: false,
       summary: `xml:lang="${xmlLang}" contradicted lang="${current}" on <html>: xml:lang now matches lang`,
       check: 'Check that the language is the main language of the page.',
@@ -126,6 +127,7 @@ function fixLang(markup: Markup): Finding | null {
     current === null ? 'The <html> element had no lang attribute' : current.trim() === '' ? 'The <html> element had an empty lang attribute' : `lang="${current}" on <html> is not a valid language tag`;
   return {
     count: 1,
+    headline: `lang="${choice.lang}" set on <html>`,
     restructured: false,
     summary: `${problem}, so screen readers could not pick the right pronunciation: set lang="${choice.lang}" (${choice.how})`,
     check: choice.certain

@@ -3,7 +3,7 @@
  * "cliquez ici") get an aria-label that starts with their visible text (so 2.5.3 Label in Name still holds)
  * and adds where they go.
  */
-import { accessibleName, collapse, contentText, elementsOf, isHiddenFromAssistiveTech, quote } from '../dom.js';
+import { accessibleName, collapse, contentText, elementsOf, isHiddenFromAssistiveTech, plural, quote } from '../dom.js';
 import { draftWithFixers, type Finding } from '../drafting.js';
 import { iconHint } from '../icon-hints.js';
 import { hrefHint, nearestHeadingText } from '../link-hints.js';
@@ -86,6 +86,7 @@ function fixLinkPurpose(markup: Markup): Finding | null {
   const example = labels.length === 1 ? ` (${quote(labels[0]!, 80)})` : '';
   return {
     count: tally.total,
+    headline: `names for ${plural(tally.total, 'link')}`,
     restructured: false,
     summary: `Links had no text or only vague text, so their purpose was unclear out of context: added ${tally.describe()}${example}`,
     check:

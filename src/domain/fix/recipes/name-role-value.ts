@@ -3,7 +3,7 @@
  * custom widgets get the state attributes their role requires, frames get a title, and fields without
  * any accessible name get a label.
  */
-import { accessibleName, classTokens, collapse, contentText, elementsOf, isHiddenFromAssistiveTech, roleOf, tagOf } from '../dom.js';
+import { accessibleName, classTokens, collapse, contentText, elementsOf, isHiddenFromAssistiveTech, plural, roleOf, tagOf } from '../dom.js';
 import { draftWithFixers, fixersFor, type Finding, type Fixer } from '../drafting.js';
 import { hasNoAccessibleName } from '../form-labels.js';
 import { iconHint } from '../icon-hints.js';
@@ -47,6 +47,7 @@ function fixNamelessControls(markup: Markup): Finding | null {
   if (tally.total === 0) return null;
   return {
     count: tally.total,
+    headline: `names for ${plural(tally.total, 'control')}`,
     restructured: false,
     summary: `Controls had no accessible name (icon only or empty), so screen readers announced just "button" or "link": added ${tally.describe()}${guesses.length > 0 ? ` (${guesses.map((g) => `"${g}"`).join(', ')})` : ''}`,
     check: guesses.length > 0
@@ -139,6 +140,7 @@ function fixMissingStates(markup: Markup): Finding | null {
   if (tally.total === 0) return null;
   return {
     count: tally.total,
+    headline: `${plural(tally.total, 'state attribute')} added`,
     restructured: false,
     summary: `Custom controls did not expose their state, so assistive technology could not tell whether they were on, selected or open: added ${tally.describe()} (initial values read from their classes)`,
     check: 'Check the initial values, and make sure the scripts update these attributes whenever the state changes.',
@@ -158,6 +160,7 @@ function fixFrameTitles(markup: Markup): Finding | null {
   if (count === 0) return null;
   return {
     count,
+    headline: `titles for ${plural(count, 'frame')}`,
     restructured: false,
     summary: `${count === 1 ? 'A frame had' : `${count} frames had`} no title, so screen-reader users could not tell what it contains before entering it: added title="${Placeholder.frame}"`,
     check: `Replace "${Placeholder.frame}" with a short description such as "Map of our office" or "Video: product tour".`,
@@ -172,8 +175,12 @@ function fixNamelessFields(markup: Markup): Finding | null {
   if (labels.length === 0) return null;
   return {
     count: labels.length,
+    headline: `labels for ${plural(labels.length, 'unnamed field')}`,
     restructured: false,
-    summary: `${labels.length === 1 ? 'A form field had' : `${labels.length} form fields had`} no accessible name: added a <label for> to each`,
+    summary:
+      labels.length === 1
+        ? `A form field had no accessible name, so screen readers announced only its type: added <label for> "${labels[0]}"`
+        : `${labels.length} form fields had no accessible name, so screen readers announced only their type: added a <label for> to each`,
     check: placeholders.length > 0 ? `Replace "${Placeholder.label}" with what the field asks for.` : 'Check that each label says what the field asks for.',
     placeholders,
   };
@@ -183,7 +190,8 @@ const FAMILIES = [
   { key: 'frames', matches: /frame/i, fixers: [fixFrameTitles] },
   { key: 'states', matches: /aria-(checked|selected|expanded|valuenow|level)|required (aria )?attr|\bstates?\b|checked|selected|expanded/i, fixers: [fixMissingStates] },
   { key: 'fields', matches: /label|form (field|element)|select element|input|textarea/i, fixers: [fixNamelessFields] },
-  { key: 'names', matches: /button|link|discernible|accessible name|\bname\b/i, fixers: [fixNamelessControls] },
+  // "accessible name" also appears in frame and field messages, which their own families handle.
+  { key: 'names', matches: /button|link|discernible|^(?!.*(frame|select|input|textarea|form)).*\bname\b/i, fixers: [fixNamelessControls] },
 ] as const satisfies ReadonlyArray<{ key: string; matches: RegExp; fixers: readonly Fixer[] }>;
 
 export const nameRoleValue: Recipe = {

@@ -2,7 +2,7 @@
  * 1.1.1 Non-text Content: images, image buttons, image-map areas, SVGs and other graphics
  * get a text alternative, or are marked decorative when the markup says they are.
  */
-import { accessibleName, classTokens, collapse, contentText, elementsOf, hasNonEmpty, roleOf, tagOf } from '../dom.js';
+import { accessibleName, classTokens, collapse, contentText, elementsOf, hasNonEmpty, plural, roleOf, tagOf } from '../dom.js';
 import { draftWithFixers, type Finding, type Fixer } from '../drafting.js';
 import { iconHint } from '../icon-hints.js';
 import type { Markup } from '../markup.js';
@@ -63,6 +63,7 @@ function fixImages(markup: Markup): Finding | null {
   if (tally.total === 0) return null;
   return {
     count: tally.total,
+    headline: `alt text for ${plural(tally.total, 'image')}`,
     restructured: false,
     summary: `Images had no alt attribute, so screen readers fell back to the file name: added ${tally.describe()}`,
     check: 'Write alt text that says what each image conveys in its context, and confirm that images given alt="" really are decorative.',
@@ -84,6 +85,7 @@ function fixImageButtons(markup: Markup): Finding | null {
   if (tally.total === 0) return null;
   return {
     count: tally.total,
+    headline: `alt text for ${plural(tally.total, 'image button')}`,
     restructured: false,
     summary: `An image button had no alt text, so its action was not announced: added ${tally.describe()}`,
     check: "An image button's alt text must name the action (for example \"Search\"), not describe the picture.",
@@ -106,6 +108,7 @@ function fixAreas(markup: Markup): Finding | null {
   if (tally.total === 0) return null;
   return {
     count: tally.total,
+    headline: `alt text for ${plural(tally.total, 'image-map area')}`,
     restructured: false,
     summary: `Image-map areas had no alt text, so their links had no name: added ${tally.describe()}`,
     check: 'Each area\'s alt text must say where its link goes.',
@@ -156,6 +159,7 @@ function fixGraphics(markup: Markup): Finding | null {
   if (tally.total === 0) return null;
   return {
     count: tally.total,
+    headline: `names for ${plural(tally.total, 'graphic')}`,
     restructured: false,
     summary: `Graphics had no accessible name: added ${tally.describe()}`,
     check: 'Describe what each graphic conveys; if one is purely decorative, use aria-hidden="true" instead of a name.',

@@ -33,6 +33,7 @@ function fixTitle(markup: Markup): Finding | null {
     existing.textContent = Placeholder.pageTitle;
     return {
       count: 1,
+      headline: 'the empty <title> filled',
       restructured: false,
       summary: 'The page had an empty <title>, so browser tabs, bookmarks and screen readers had nothing to announce: it now holds a placeholder',
       check: `Replace "${Placeholder.pageTitle}" with a title that says what this page is about and is unique on the site.${hintSentence}`,
@@ -47,6 +48,7 @@ function fixTitle(markup: Markup): Finding | null {
   insertIndented(head, charset, title);
   return {
     count: 1,
+    headline: 'a <title> added',
     restructured: false,
     summary: `The ${markup.isDocument ? 'page' : 'snippet'} had no <title>, so browser tabs, bookmarks and screen readers had nothing to announce: added <title>${Placeholder.pageTitle}</title> to the <head>`,
     check: `Replace "${Placeholder.pageTitle}" with a title that says what this page is about and is unique on the site.${hintSentence}`,

@@ -1,0 +1,92 @@
+/**
+ * `pactum repo …`: repositories of the object store and who may read or write them.
+ * A repository is named <org slug>/<name>; git-lfs reaches it at
+ * <PUBLIC_URL>/<org>/<name>.git/info/lfs.
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.js';
+import type { Db } from '../db/knex.js';
+import { createRepo, findRepo, setGrant, type RepoAccess } from '../db/repos.js';
+import { findOrgBySlug, findUserByName, isUniqueViolation } from '../db/users.js';
+import { repoBase } from '../objects/links.js';
+import { fsBackend } from '../objects/store/fs.js';
+import { join } from 'node:path';
+import { UsageError, withDb } from './args.js';
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+function parseRef(ref: string | undefined) {
+  const m = ref ? /^([^/]+)\/([^/]+)$/.exec(ref) : null;
+  if (!m) throw new UsageError('name the repository as <org>/<repo>');
+  const name = m[2]!.replace(/\.git$/, '');
+  if (!NAME.test(name)) throw new UsageError(`${name} is not a valid repository name (letters, digits, . _ -)`);
+  return { org: m[1]!, name };
+}
+
+async function repoOf(db: Db, ref: string) {
+  const { org, name } = parseRef(ref);
+  const repo = await findRepo(db, org, name);
+  if (!repo) throw new UsageError(`no repository ${org}/${name} (create it with: pactum repo create ${org}/${name})`);
+  return repo;
+}
+
+export async function repo(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { public: { type: 'boolean' }, reason: { type: 'string' } } });
+  switch (sub) {
+    case 'create': {
+      const { org, name } = parseRef(positionals[0]);
+      return withDb(async (db, config) => {
+        const o = await findOrgBySlug(db, org);
+        if (!o) throw new UsageError(`no organization ${org} (create it with: pactum org create ${org})`);
+        try {
+          await createRepo(db, o.id, name, Boolean(values.public));
+        } catch (err) {
+          if (isUniqueViolation(err)) throw new UsageError(`${org}/${name} exists already`);
+          throw err;
+        }
+        console.log(`created ${values.public ? 'public' : 'private'} repository ${org}/${name}`);
+        console.log(`git-lfs endpoint: ${repoBase(config.publicUrl, { org_slug: org, name })}`);
+        return 0;
+      });
+    }
+    case 'list':
+      return withDb(async (db) => {
+        const rows = await db('repos as r').join('orgs as o', 'o.id', 'r.org_id').orderBy(['o.slug', 'r.name']).select('o.slug', 'r.name', 'r.public');
+        for (const r of rows) console.log(`${r.slug}/${r.name}\t${r.public ? 'public' : 'private'}`);
+        return 0;
+      });
+    case 'grant':
+    case 'revoke': {
+      const [ref, username, level] = positionals;
+      const access = sub === 'revoke' ? null : (level as RepoAccess);
+      if (!ref || !username || (sub === 'grant' && !['read', 'write', 'admin'].includes(level ?? ''))) {
+        throw new UsageError('usage: pactum repo grant <org>/<repo> <username> read|write|admin | pactum repo revoke <org>/<repo> <username>');
+      }
+      return withDb(async (db) => {
+        const r = await repoOf(db, ref);
+        const u = await findUserByName(db, username);
+        if (!u) throw new UsageError(`no user ${username}`);
+        await setGrant(db, r.id, u.id, access);
+        console.log(access ? `${username} may now ${access === 'read' ? 'read' : access === 'write' ? 'read and write' : 'administer'} ${ref}` : `${username} no longer has a grant on ${ref}`);
+        return 0;
+      });
+    }
+    case 'delete-object': {
+      const [ref, oid] = positionals;
+      if (!ref || !oid || !values.reason) throw new UsageError('usage: pactum repo delete-object <org>/<repo> <oid> --reason "why"');
+      return withDb(async (db) => {
+        const r = await repoOf(db, ref);
+        const n = await db('lfs_objects').where({ repo_id: r.id, oid }).whereNull('deleted_at').update({ deleted_at: new Date().toISOString(), deleted_reason: values.reason });
+        if (!n) throw new UsageError(`${ref} has no object ${oid}`);
+        // The bytes go when no repository uses them any more.
+        const stillUsed = await db('lfs_objects').where({ oid }).whereNull('deleted_at').first();
+        if (!stillUsed) await fsBackend(join(loadConfig().dataDir, 'lfs')).delete(oid);
+        console.log(`deleted ${oid} from ${ref}; clients now get 410 with the reason`);
+        return 0;
+      });
+    }
+    default:
+      throw new UsageError('usage: pactum repo create <org>/<repo> [--public] | list | grant | revoke | delete-object');
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * Scanning a site: one page, or a breadth-first same-origin crawl seeded with the site URL and its
+ * sitemap, with a page budget, a bound on pages in flight, and progress events as pages finish.
+ */
+import { crawlableUrl, normalizePageUrl } from './crawl-url.js';
+import { fetchPage, fetchText, ScanFetchError, type FetchedPage, type FetchOptions } from './fetch-page.js';
+import type { CheckPool } from './pool.js';
+import { parseSitemap } from './sitemap.js';
+import { buildReport } from './summary.js';
+import type { Issue, PageReport, Report, WcagStandard } from './types.js';
+
+export type ScanMode = 'single' | 'site';
+
+export interface ScanInput {
+  siteUrl: string;
+  mode: ScanMode;
+  maxPages: number;
+  concurrency: number;
+  standard: WcagStandard;
+}
+
+export interface ScanDeps {
+  fetch: FetchOptions;
+  pool: CheckPool;
+  signal?: AbortSignal;
+}
+
+export interface ScanEvents {
+  /** How many pages the scan will cover so far (bounded by maxPages); only ever grows. */
+  onPagesFound(total: number): void | Promise<void>;
+  /** Once per page, as it finishes; `error` is set when the page could not be scanned. */
+  onPageDone(page: PageReport & { issues: Issue[] }): void | Promise<void>;
+}
+
+/** Nested sitemaps read from a sitemap index; enough for real sites, bounded for hostile ones. */
+const MAX_NESTED_SITEMAPS = 20;
+
+/** The pages a crawl will visit, in visiting order, and every spelling already known. */
+class Frontier {
+  readonly planned: string[] = [];
+  private readonly known = new Set<string>();
+
+  constructor(private readonly limit: number) {}
+
+  has(url: string): boolean {
+    return this.known.has(url);
+  }
+
+  /** Remembers a URL without planning a visit (the site URL as typed, a redirect's target). */
+  remember(url: string): void {
+    this.known.add(url);
+  }
+
+  /** Plans a visit unless the URL is known or the budget is spent. */
+  offer(url: string): void {
+    if (this.known.has(url) || this.planned.length >= this.limit) return;
+    this.known.add(url);
+    this.planned.push(url);
+  }
+}
+
+interface PageOutcome {
+  page: PageReport & { issues: Issue[] };
+  links: string[];
+}
+
+/**
+ * Throws ScanFetchError when the site URL itself cannot be fetched; any later page that fails is
+ * reported with its `error` instead. Rejects with the signal's reason when aborted.
+ */
+export async function scanSite(input: ScanInput, deps: ScanDeps, events: ScanEvents): Promise<Report> {
+  const signal = combine(deps.signal, deps.fetch.signal);
+  const fetchOptions: FetchOptions = { ...deps.fetch, signal };
+  signal?.throwIfAborted();
+
+  const first = await fetchPage(input.siteUrl, fetchOptions);
+  const firstUrl = normalizePageUrl(first.url)!;
+  const origin = new URL(firstUrl).origin;
+  const frontier = new Frontier(Math.max(1, Math.floor(input.maxPages)));
+  frontier.offer(firstUrl);
+  frontier.remember(normalizePageUrl(input.siteUrl) ?? firstUrl); // links back to the URL as typed are not a second page
+  if (input.mode === 'site') {
+    for (const url of await sitemapPages(origin, fetchOptions)) frontier.offer(url);
+  }
+
+  const emit = serialized();
+  let reportedTotal = 0;
+  const reportTotal = async () => {
+    if (frontier.planned.length === reportedTotal) return;
+    reportedTotal = frontier.planned.length;
+    await emit(() => events.onPagesFound(reportedTotal));
+  };
+  await reportTotal();
+
+  const pages: PageReport[] = [];
+  const visit = async (index: number) => {
+    const url = frontier.planned[index]!;
+    const outcome = await scanPage(url, index === 0 ? first : null, input.standard, origin, frontier, deps.pool, fetchOptions);
+    signal?.throwIfAborted();
+    if (input.mode === 'site') {
+      for (const link of outcome.links) {
+        const next = crawlableUrl(link, origin);
+        if (next) frontier.offer(next);
+      }
+      await reportTotal();
+    }
+    pages[index] = outcome.page;
+    await emit(() => events.onPageDone(outcome.page));
+  };
+
+  await runBounded(() => frontier.planned.length, Math.max(1, Math.floor(input.concurrency)), visit, signal);
+  return buildReport(pages);
+}
+
+/** Fetches and checks one page; a failure becomes the page's `error` unless the scan is aborted. */
+async function scanPage(
+  url: string,
+  prefetched: FetchedPage | null,
+  standard: WcagStandard,
+  origin: string,
+  frontier: Frontier,
+  pool: CheckPool,
+  fetchOptions: FetchOptions,
+): Promise<PageOutcome> {
+  try {
+    const fetched = prefetched ?? (await fetchPage(url, fetchOptions));
+    const landed = normalizePageUrl(fetched.url)!;
+    if (landed !== url) {
+      if (new URL(landed).origin !== origin) return failed(url, `${url} redirects off the site, to ${fetched.url}; it was not scanned.`);
+      if (frontier.has(landed)) return failed(url, `${url} redirects to ${fetched.url}, which this scan covers already.`);
+      frontier.remember(landed);
+    }
+    const checked = await pool.check(fetched.html, fetched.url, standard, fetchOptions.signal);
+    const page = { url: checked.url, title: checked.title, issueCount: checked.issues.length, issues: checked.issues };
+    return { page, links: checked.links };
+  } catch (err) {
+    if (fetchOptions.signal?.aborted) throw err;
+    const message = err instanceof Error ? err.message : String(err);
+    return failed(url, err instanceof ScanFetchError ? message : `${url} could not be checked: ${message}`);
+  }
+}
+
+function failed(url: string, error: string): PageOutcome {
+  return { page: { url, title: null, issueCount: 0, error, issues: [] }, links: [] };
+}
+
+/** Page URLs of <origin>/sitemap.xml, following a sitemap index one level; a missing sitemap is no error. */
+async function sitemapPages(origin: string, fetchOptions: FetchOptions): Promise<string[]> {
+  const root = await readSitemap(`${origin}/sitemap.xml`, fetchOptions);
+  if (!root) return [];
+  const pageUrls = (locations: string[]) => locations.map((loc) => crawlableUrl(loc, origin)).filter((u): u is string => u !== null);
+  if (root.kind === 'urlset') return pageUrls(root.locations);
+  const nested = root.locations.filter((loc) => normalizePageUrl(loc) && new URL(loc).origin === origin).slice(0, MAX_NESTED_SITEMAPS);
+  const urls: string[] = [];
+  for (const location of nested) {
+    const sitemap = await readSitemap(location, fetchOptions);
+    if (sitemap?.kind === 'urlset') urls.push(...pageUrls(sitemap.locations));
+  }
+  return urls;
+}
+
+async function readSitemap(url: string, fetchOptions: FetchOptions) {
+  try {
+    return parseSitemap((await fetchText(url, fetchOptions)).text);
+  } catch (err) {
+    if (fetchOptions.signal?.aborted) throw err;
+    return null;
+  }
+}
+
+/**
+ * Runs task(0), task(1), ... with at most `limit` in flight, while `count()` (which may grow as
+ * tasks run) says there is more. Stops starting tasks on the first failure or on abort.
+ */
+function runBounded(count: () => number, limit: number, task: (index: number) => Promise<void>, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let started = 0;
+    let running = 0;
+    let stopped = false;
+    const stop = (err: unknown) => {
+      if (stopped) return;
+      stopped = true;
+      signal?.removeEventListener('abort', onAbort);
+      reject(err);
+    };
+    const onAbort = () => stop(signal!.reason);
+    const pump = () => {
+      if (stopped) return;
+      while (running < limit && started < count()) {
+        const index = started++;
+        running++;
+        task(index).then(() => { running--; pump(); }, stop);
+      }
+      if (running === 0 && started >= count()) {
+        stopped = true;
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    else pump();
+  });
+}
+
+/** Runs callbacks one after another, so listeners never see events overlap or reorder. */
+function serialized(): (fn: () => void | Promise<void>) => Promise<void> {
+  let tail: Promise<void> = Promise.resolve();
+  return (fn) => {
+    const next = tail.then(fn);
+    tail = next.catch(() => undefined);
+    return next;
+  };
+}
+
+function combine(a?: AbortSignal, b?: AbortSignal): AbortSignal | undefined {
+  if (a && b && a !== b) return AbortSignal.any([a, b]);
+  return a ?? b;
+}

@@ -1,0 +1,75 @@
+/**
+ * The scan engine's vocabulary. The report shapes are the dashboard contract's
+ * (specs/schemas/resources/*.json); the assertions at the bottom keep them in step
+ * with the types generated from those schemas.
+ */
+import type { components } from '../../../generated/types/dashboard.js';
+
+type Schemas = components['schemas'];
+
+export type WcagStandard = 'WCAG2A' | 'WCAG2AA' | 'WCAG2AAA';
+export type IssueType = 'error' | 'warning' | 'notice';
+export type Impact = 'minor' | 'moderate' | 'serious' | 'critical';
+
+/** One finding on one element (issue.json); the engine always fills wcagCriteria and helpUrl. */
+export interface Issue {
+  code: string;
+  wcagCriterion: string | null;
+  wcagCriteria: string[];
+  type: IssueType;
+  impact: Impact | null;
+  message: string;
+  selector: string;
+  context: string;
+  helpUrl: string;
+}
+
+/** page-report.json: `error` is set (and issues empty) when the page could not be scanned. */
+export interface PageReport {
+  url: string;
+  title: string | null;
+  issueCount: number;
+  error?: string | null;
+  issues: Issue[];
+}
+
+export interface ByLevel {
+  error: number;
+  warning: number;
+  notice: number;
+}
+
+export interface ReportSummary {
+  /** Every page the scan visited, failed ones included (matches the progress count). */
+  pagesScanned: number;
+  pagesFailed: number;
+  totalIssues: number;
+  byLevel: ByLevel;
+  byCriterion: Record<string, number>;
+}
+
+export interface Report {
+  summary: ReportSummary;
+  pages: PageReport[];
+}
+
+/** What checking one HTML document yields. */
+export interface CheckedPage {
+  url: string;
+  title: string | null;
+  issues: Issue[];
+  /** Absolute hrefs of the document's <a href>, for the crawler. */
+  links: string[];
+}
+
+// Compile-time contract checks: each engine type must be assignable to its schema type.
+type Assignable<T extends U, U> = T;
+export type ContractChecks = [
+  Assignable<Issue, Schemas['issue']>,
+  Assignable<PageReport, Schemas['page-report']>,
+  Assignable<ByLevel, Schemas['by-level']>,
+  Assignable<Report, Schemas['report']>,
+  Assignable<WcagStandard, Schemas['wcag-standard']>,
+  Assignable<Schemas['wcag-standard'], WcagStandard>,
+  Assignable<IssueType, Schemas['issue-type']>,
+];

@@ -1,0 +1,141 @@
+/**
+ * Who may do what with a repository's objects, and the object APIs' security schemes.
+ *
+ *   anonymous          read on public repositories
+ *   admin.system       admin everywhere; admin.org: admin on its org's repositories
+ *   a grant            read, write or admin on one repository
+ *   a transfer token   exactly the one transfer it names
+ *
+ * Refusals follow Git LFS: 401 (with the Basic challenge) when credentials could help, 404 for
+ * a repository the caller may not see, 403 for a reader that tries to write.
+ */
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import type { Identity } from '../auth/identity.js';
+import { ROLE_PERMISSIONS } from '../auth/permissions.js';
+import { verifyPassword } from '../auth/passwords.js';
+import { findGrant, findPersonalToken, findRepo, type RepoAccess, type RepoRow } from '../db/repos.js';
+import { findUserById, findUserByName, type UserRow } from '../db/users.js';
+import type { Db } from '../db/knex.js';
+import { HttpError } from '../http/errors.js';
+import type { SecurityHandler } from '../http/router.js';
+import type { TransferTokens } from './transfer-tokens.js';
+
+export const LFS_CHALLENGE = { 'LFS-Authenticate': 'Basic realm="pactum"', 'WWW-Authenticate': 'Basic realm="pactum"' };
+
+const RANK: Record<RepoAccess | 'none', number> = { none: 0, read: 1, write: 2, admin: 3 };
+
+export interface RepoContext {
+  repo: RepoRow;
+  access: RepoAccess;
+  identity: Identity | null;
+}
+
+function identityOfUser(user: UserRow, scheme: Identity['scheme']): Identity {
+  return { scheme, subject: user.id, username: user.username, orgId: user.org_id, role: user.role, permissions: new Set(ROLE_PERMISSIONS[user.role]) };
+}
+
+/**
+ * HTTP Basic: a dashboard user's username with its password or a personal token. Successful
+ * password checks are remembered for a minute (by a hash of the credentials), because git-lfs
+ * sends them on every request and scrypt is deliberately slow.
+ */
+export function basicAuth(db: Db): SecurityHandler & { forget(userId: string): void } {
+  const verified = new Map<string, { userId: string; until: number }>();
+  const handler = async (ctx: Context) => {
+    const m = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(ctx.get('authorization'));
+    if (!m) return null;
+    const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    const username = decoded.slice(0, colon);
+    const secret = decoded.slice(colon + 1);
+    const refuse = () => new HttpError(401, 'Invalid username, password or token', LFS_CHALLENGE);
+    if (colon < 1 || !secret) throw refuse();
+    const cacheKey = createHash('sha256').update(`${username}\0${secret}`).digest('hex');
+    const hit = verified.get(cacheKey);
+    let user: UserRow | undefined;
+    if (hit && hit.until > Date.now()) user = await findUserById(db, hit.userId);
+    else if (secret.startsWith('pat_')) {
+      const token = await findPersonalToken(db, secret);
+      user = token && (await findUserById(db, token.user_id));
+      if (user && user.username !== username) user = undefined;
+    } else {
+      const candidate = await findUserByName(db, username);
+      if (candidate && (await verifyPassword(secret, candidate.password_hash))) user = candidate;
+    }
+    if (!user || !user.active) throw refuse();
+    if (!hit) {
+      if (verified.size >= 10_000) verified.clear();
+      verified.set(cacheKey, { userId: user.id, until: Date.now() + 60_000 });
+    }
+    return identityOfUser(user, 'basicAuth');
+  };
+  return Object.assign(handler, {
+    forget(userId: string) {
+      for (const [k, v] of verified) if (v.userId === userId) verified.delete(k);
+    },
+  });
+}
+
+export function transferToken(tokens: TransferTokens): SecurityHandler {
+  return (ctx: Context) => {
+    const m = /^Bearer +(\S+) *$/i.exec(ctx.get('authorization'));
+    if (!m) return null;
+    let claims;
+    try {
+      claims = tokens.verify(m[1]!);
+    } catch (err) {
+      throw new HttpError(401, (err as Error).message, LFS_CHALLENGE);
+    }
+    return {
+      scheme: 'transferToken',
+      subject: claims.subject,
+      username: claims.username,
+      orgId: claims.orgId,
+      role: null,
+      permissions: new Set(),
+      transfer: { repoId: claims.repoId, oid: claims.oid, size: claims.size, op: claims.op },
+    } satisfies Identity;
+  };
+}
+
+async function accessOf(db: Db, repo: RepoRow, identity: Identity | null): Promise<RepoAccess | 'none'> {
+  const publicRead = repo.public ? 'read' : 'none';
+  if (!identity) return publicRead;
+  if (identity.permissions.has('admin.system')) return 'admin';
+  if (identity.permissions.has('admin.org') && identity.orgId === repo.org_id) return 'admin';
+  const grant = await findGrant(db, repo.id, identity.subject);
+  return grant && RANK[grant.access] > RANK[publicRead] ? grant.access : publicRead;
+}
+
+/**
+ * The repository of the request and the caller's access to it, or the refusal. A transfer token
+ * must name this repository, this object and this operation.
+ */
+export async function authorize(
+  db: Db,
+  params: { org: string; repo: string; oid?: string },
+  identity: Identity | null,
+  need: 'read' | 'write',
+  transferOp?: 'upload' | 'download',
+): Promise<RepoContext> {
+  const repo = await findRepo(db, params.org, params.repo);
+  const name = `${params.org}/${params.repo}`;
+  if (identity?.transfer) {
+    const t = identity.transfer;
+    if (!repo || t.repoId !== repo.id || (params.oid && t.oid !== params.oid) || t.op !== transferOp) {
+      throw new HttpError(401, 'This transfer token is for another object or operation; request new actions', LFS_CHALLENGE);
+    }
+    return { repo, access: t.op === 'upload' ? 'write' : 'read', identity };
+  }
+  const access = repo ? await accessOf(db, repo, identity) : 'none';
+  if (!repo || access === 'none') {
+    if (!identity) throw new HttpError(401, `Credentials are needed for ${name}`, LFS_CHALLENGE);
+    throw new HttpError(404, `Repository ${name} not found`);
+  }
+  if (RANK[access] < RANK[need]) {
+    if (!identity) throw new HttpError(401, `Credentials are needed to write to ${name}`, LFS_CHALLENGE);
+    throw new HttpError(403, `${identity.username ?? identity.subject} may read ${name} but not write to it`);
+  }
+  return { repo, access, identity };
+}

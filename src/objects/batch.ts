@@ -1,0 +1,67 @@
+/**
+ * POST /objects/batch (operation batch.batch): per object, the actions to take or why not.
+ * v1.3 transfer negotiation: the server prefers tus for uploads when the client lists it, and
+ * basic otherwise (always supported, even when not listed); the order of `transfers` is the
+ * client's whim (git-lfs shuffles it), so only membership counts.
+ */
+import type { components as B } from '../../generated/types/batch.js';
+import type { Handler } from '../http/router.js';
+import { HttpError } from '../http/errors.js';
+import type { Services } from '../server.js';
+import { authorize } from './access.js';
+import { actionFactory } from './links.js';
+import { findObjects, gone, isLive } from './objects-table.js';
+import { rateKey } from './rate-key.js';
+
+type BatchRequest = B['schemas']['batch-request'];
+type BatchObject = B['schemas']['batch-object'];
+
+const OID = /^[0-9a-f]{64}$/;
+const PREFERENCE = { upload: ['tus', 'basic'], download: ['basic'] } as const;
+
+export function chooseTransfer(operation: 'upload' | 'download', offered: string[] | undefined): 'basic' | 'tus' {
+  const listed = new Set(offered ?? []);
+  return PREFERENCE[operation].find((t) => t === 'basic' || listed.has(t)) ?? 'basic';
+}
+
+export function batch(s: Services): Handler {
+  return async ({ ctx, params, body, identity }) => {
+    const req = body as BatchRequest;
+    const { repo } = await authorize(s.db, params as never, identity, req.operation === 'upload' ? 'write' : 'read');
+    await s.objects.limits.rate(rateKey(identity, ctx));
+    if (req.objects.length > s.config.lfs.maxBatchObjects) {
+      throw new HttpError(413, `A batch may name at most ${s.config.lfs.maxBatchObjects} objects; this one names ${req.objects.length}`);
+    }
+    const transfer = chooseTransfer(req.operation, req.transfers);
+    const hashOk = req.hash_algo === undefined || req.hash_algo === 'sha256';
+    const valid = req.objects.filter((o) => OID.test(o.oid) && Number.isSafeInteger(o.size) && o.size >= 0);
+    const rows = await findObjects(s.db, repo.id, valid.map((o) => o.oid));
+    const actions = actionFactory({ publicUrl: s.config.publicUrl, ttlSeconds: s.config.lfs.actionTtlSeconds, tokens: s.objects.tokens, repo, identity });
+    const name = `${repo.org_slug}/${repo.name}`;
+
+    if (req.operation === 'upload') {
+      const incoming = valid.filter((o) => !isLive(rows.get(o.oid))).reduce((n, o) => n + o.size, 0);
+      if (incoming) await s.objects.limits.checkSpace(incoming);
+    } else {
+      const outgoing = valid.filter((o) => isLive(rows.get(o.oid))).reduce((n, o) => n + Number(rows.get(o.oid)!.size), 0);
+      await s.objects.limits.checkBandwidth(repo.id, name, outgoing);
+    }
+
+    const objects = req.objects.map((o): BatchObject => {
+      const { oid, size } = o;
+      if (!hashOk) return { oid, size, error: { code: 409, message: `Unsupported hash algorithm ${req.hash_algo}; this server speaks sha256` } };
+      if (!OID.test(oid)) return { oid, size, error: { code: 422, message: 'Invalid oid: expected 64 lower-case hex digits (SHA-256)' } };
+      if (!Number.isSafeInteger(size) || size < 0) return { oid, size, error: { code: 422, message: 'Invalid size: expected a non-negative integer' } };
+      const row = rows.get(oid);
+      if (req.operation === 'download') {
+        if (!row) return { oid, size, error: { code: 404, message: 'Object does not exist' } };
+        if (!isLive(row)) return { oid, size, error: { code: 410, message: gone(row) } };
+        return { oid, size: Number(row.size), authenticated: true, actions: { download: actions.action(`/content/${oid}`, oid, Number(row.size), 'download') } };
+      }
+      if (isLive(row) && Number(row.size) === size) return { oid, size }; // already here: nothing to do
+      const upload = transfer === 'tus' ? actions.action(`/tus/${oid}`, oid, size, 'upload') : actions.action(`/content/${oid}`, oid, size, 'upload');
+      return { oid, size, authenticated: true, actions: { upload, verify: actions.action('/verify', oid, size, 'upload') } };
+    });
+    return { status: 200, body: { transfer, hash_algo: 'sha256', objects } };
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * The legacy API v0.5: GET /objects/{oid} (legacy.getObject) and POST /objects
+ * (legacy.createObject). Content moves through the links, to the same transfer endpoints the
+ * batch API's basic actions use.
+ */
+import type { components as L } from '../../generated/types/legacy.js';
+import { HttpError } from '../http/errors.js';
+import type { Handler } from '../http/router.js';
+import type { Services } from '../server.js';
+import { authorize } from './access.js';
+import { actionFactory } from './links.js';
+import { findObject, gone, isLive } from './objects-table.js';
+import { rateKey } from './rate-key.js';
+
+type LegacyObject = L['schemas']['legacy-object'];
+
+export function getObject(s: Services): Handler {
+  return async ({ ctx, params, identity }) => {
+    const { repo } = await authorize(s.db, params as never, identity, 'read');
+    await s.objects.limits.rate(rateKey(identity, ctx));
+    const row = await findObject(s.db, repo.id, params.oid);
+    if (!row) throw new HttpError(404, `Object ${params.oid} does not exist`);
+    if (!isLive(row)) throw new HttpError(410, gone(row));
+    const size = Number(row.size);
+    const links = actionFactory({ publicUrl: s.config.publicUrl, ttlSeconds: s.config.lfs.actionTtlSeconds, tokens: s.objects.tokens, repo, identity });
+    const body: LegacyObject = {
+      oid: row.oid,
+      size,
+      _links: { self: { href: links.href(`/objects/${row.oid}`) }, download: links.action(`/content/${row.oid}`, row.oid, size, 'download') },
+    };
+    return { status: 200, body };
+  };
+}
+
+export function createObject(s: Services): Handler {
+  return async ({ ctx, params, body, identity }) => {
+    const { oid, size } = body as { oid: string; size: number };
+    const { repo } = await authorize(s.db, params as never, identity, 'write');
+    await s.objects.limits.rate(rateKey(identity, ctx));
+    const links = actionFactory({ publicUrl: s.config.publicUrl, ttlSeconds: s.config.lfs.actionTtlSeconds, tokens: s.objects.tokens, repo, identity });
+    const row = await findObject(s.db, repo.id, oid);
+    if (isLive(row) && Number(row.size) === size) {
+      return {
+        status: 200,
+        body: { oid, size, _links: { self: { href: links.href(`/objects/${oid}`) }, download: links.action(`/content/${oid}`, oid, size, 'download') } } satisfies LegacyObject,
+      };
+    }
+    await s.objects.limits.checkSpace(size);
+    return {
+      status: 202,
+      body: { oid, size, _links: { upload: links.action(`/content/${oid}`, oid, size, 'upload'), verify: links.action('/verify', oid, size, 'upload') } } satisfies LegacyObject,
+    };
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * Hypermedia: the hrefs of links and actions, always for the current public location, each with
+ * its own signed, short-lived transfer token in `header`.
+ */
+import type { components as B } from '../../generated/types/batch.js';
+import type { Identity } from '../auth/identity.js';
+import type { RepoRow } from '../db/repos.js';
+import type { TransferTokens } from './transfer-tokens.js';
+
+export type Action = B['schemas']['link'];
+
+export const repoBase = (publicUrl: string, repo: Pick<RepoRow, 'org_slug' | 'name'>) =>
+  `${publicUrl}/${encodeURIComponent(repo.org_slug)}/${encodeURIComponent(repo.name)}.git/info/lfs`;
+
+export interface ActionFactory {
+  href(path: string): string;
+  action(path: string, oid: string, size: number, op: 'upload' | 'download'): Action;
+}
+
+export function actionFactory(opts: { publicUrl: string; ttlSeconds: number; tokens: TransferTokens; repo: RepoRow; identity: Identity | null }): ActionFactory {
+  const base = repoBase(opts.publicUrl, opts.repo);
+  const exp = Math.floor(Date.now() / 1000) + opts.ttlSeconds;
+  const expiresAt = new Date(exp * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const who = { subject: opts.identity?.subject ?? 'anonymous', username: opts.identity?.username ?? null, orgId: opts.identity?.orgId ?? opts.repo.org_id };
+  return {
+    href: (path) => `${base}${path}`,
+    action(path, oid, size, op) {
+      const token = opts.tokens.sign({ repoId: opts.repo.id, oid, size, op, ...who, exp });
+      return { href: `${base}${path}`, header: { Authorization: `Bearer ${token}` }, expires_in: opts.ttlSeconds, expires_at: expiresAt };
+    },
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * The Git LFS file locking API: locks.create, locks.list, locks.verify, locks.unlock. Writers
+ * lock; anyone who may read lists; only the owner unlocks, or a repository admin with force.
+ */
+import type { components as B } from '../../generated/types/batch.js';
+import { newId } from '../ids.js';
+import { HttpError } from '../http/errors.js';
+import type { Handler } from '../http/router.js';
+import { decodeCursor, encodeCursor } from '../db/pagination.js';
+import { isUniqueViolation } from '../db/users.js';
+import type { Services } from '../server.js';
+import { authorize } from './access.js';
+import { rateKey } from './rate-key.js';
+
+type Lock = B['schemas']['lock'];
+interface LockRow { id: string; repo_id: string; path: string; owner_id: string; owner_name: string; ref_name: string | null; locked_at: string }
+
+const toLock = (r: LockRow): Lock => ({ id: r.id, path: r.path, locked_at: r.locked_at, owner: { name: r.owner_name } });
+
+function cursorOf(cursor: string | undefined) {
+  try {
+    return cursor ? decodeCursor(cursor) : undefined;
+  } catch {
+    throw new HttpError(400, 'The cursor is not one this server handed out');
+  }
+}
+
+export function createLock(s: Services): Handler {
+  return async ({ ctx, params, body, identity }) => {
+    const { repo } = await authorize(s.db, params as never, identity, 'write');
+    await s.objects.limits.rate(rateKey(identity, ctx));
+    const { path, ref } = body as { path: string; ref?: { name: string } };
+    const row: LockRow = {
+      id: newId('lck'), repo_id: repo.id, path, owner_id: identity!.subject, owner_name: identity!.username ?? identity!.subject,
+      ref_name: ref?.name ?? null, locked_at: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    };
+    try {
+      await s.db('lfs_locks').insert(row);
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      const existing = await s.db<LockRow>('lfs_locks').where({ repo_id: repo.id, path }).first();
+      return { status: 409, body: { lock: toLock(existing!), message: `${path} is already locked by ${existing!.owner_name}` } };
+    }
+    return { status: 201, body: { lock: toLock(row) } };
+  };
+}
+
+async function pageOfLocks(s: Services, repoId: string, opts: { path?: string; id?: string; cursor?: string; limit: number }) {
+  const q = s.db<LockRow>('lfs_locks').where({ repo_id: repoId });
+  if (opts.path) q.where({ path: opts.path });
+  if (opts.id) q.where({ id: opts.id });
+  const after = cursorOf(opts.cursor);
+  if (after) q.where('path', '>', after);
+  const rows = await q.orderBy('path').limit(opts.limit + 1);
+  const more = rows.length > opts.limit;
+  if (more) rows.pop();
+  return { rows, next: more ? encodeCursor(rows[rows.length - 1]!.path) : undefined };
+}
+
+export function listLocks(s: Services): Handler {
+  return async ({ ctx, params, identity }) => {
+    const { repo } = await authorize(s.db, params as never, identity, 'read');
+    await s.objects.limits.rate(rateKey(identity, ctx));
+    const { rows, next } = await pageOfLocks(s, repo.id, { path: params.path, id: params.id, cursor: params.cursor, limit: params.limit ?? 100 });
+    return { status: 200, body: { locks: rows.map(toLock), ...(next ? { next_cursor: next } : {}) } };
+  };
+}
+
+export function verifyLocks(s: Services): Handler {
+  return async ({ ctx, params, body, identity }) => {
+    const { repo } = await authorize(s.db, params as never, identity, 'write');
+    await s.objects.limits.rate(rateKey(identity, ctx));
+    const { cursor, limit } = (body ?? {}) as { cursor?: string; limit?: number };
+    const { rows, next } = await pageOfLocks(s, repo.id, { cursor, limit: limit ?? 100 });
+    const mine = (r: LockRow) => r.owner_id === identity!.subject;
+    return { status: 200, body: { ours: rows.filter(mine).map(toLock), theirs: rows.filter((r) => !mine(r)).map(toLock), ...(next ? { next_cursor: next } : {}) } };
+  };
+}
+
+export function unlock(s: Services): Handler {
+  return async ({ ctx, params, body, identity }) => {
+    const { repo, access } = await authorize(s.db, params as never, identity, 'write');
+    await s.objects.limits.rate(rateKey(identity, ctx));
+    const force = Boolean((body as { force?: boolean } | undefined)?.force);
+    const row = await s.db<LockRow>('lfs_locks').where({ repo_id: repo.id, id: params.id }).first();
+    if (!row) throw new HttpError(404, `No lock ${params.id} in ${repo.org_slug}/${repo.name}`);
+    if (row.owner_id !== identity!.subject) {
+      if (!force) throw new HttpError(403, `${row.path} is locked by ${row.owner_name}; only they may unlock it (or an admin, with force)`);
+      if (access !== 'admin') throw new HttpError(403, `Only a repository admin may force-unlock ${row.path}`);
+    }
+    await s.db('lfs_locks').where({ id: row.id }).delete();
+    return { status: 200, body: { lock: toLock(row) } };
+  };
+}

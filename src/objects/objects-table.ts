@@ -1,0 +1,34 @@
+/** Which objects a repository has (and which it had: a deleted object keeps its reason, for 410). */
+import type { Db } from '../db/knex.js';
+
+export interface ObjectRow {
+  repo_id: string;
+  oid: string;
+  size: number | string;
+  created_at: string;
+  deleted_at: string | null;
+  deleted_reason: string | null;
+}
+
+export const findObject = (db: Db, repoId: string, oid: string) => db<ObjectRow>('lfs_objects').where({ repo_id: repoId, oid }).first();
+
+/** The rows of many oids at once (chunked: database parameter limits). */
+export async function findObjects(db: Db, repoId: string, oids: string[]): Promise<Map<string, ObjectRow>> {
+  const found = new Map<string, ObjectRow>();
+  const unique = [...new Set(oids)];
+  for (let i = 0; i < unique.length; i += 500) {
+    for (const row of await db<ObjectRow>('lfs_objects').where({ repo_id: repoId }).whereIn('oid', unique.slice(i, i + 500))) found.set(row.oid, row);
+  }
+  return found;
+}
+
+/** Records a stored object in the repository; a re-upload lifts a deletion. */
+export async function recordObject(db: Db, repoId: string, oid: string, size: number) {
+  await db('lfs_objects')
+    .insert({ repo_id: repoId, oid, size, created_at: new Date().toISOString(), deleted_at: null, deleted_reason: null })
+    .onConflict(['repo_id', 'oid'])
+    .merge({ size, deleted_at: null, deleted_reason: null });
+}
+
+export const isLive = (row: ObjectRow | undefined): row is ObjectRow => Boolean(row && !row.deleted_at);
+export const gone = (row: ObjectRow) => `Object ${row.oid} was deleted: ${row.deleted_reason ?? 'no reason was given'}`;

@@ -1,0 +1,63 @@
+/**
+ * Where object bytes live. A backend only moves bytes: it knows nothing of hashes, sizes the
+ * client announced, or repositories. Verification, limits and accounting are layers above it
+ * (content-store.ts), so every backend gets them and none re-implements them.
+ */
+import type { Readable, Writable } from 'node:stream';
+
+export interface ByteRange {
+  start: number;
+  /** Inclusive. */
+  end: number;
+}
+
+/** Bytes being written where no reader can see them until commit. */
+export interface PendingWrite {
+  stream: Writable;
+  /** Makes the bytes durable and visible as object `oid` (replacing identical content if present). */
+  commit(oid: string): Promise<void>;
+  /** Discards the bytes. */
+  abort(): Promise<void>;
+}
+
+/** The state of resumable (tus) uploads, which must survive restarts and be visible to every instance. */
+export interface PartialUploads {
+  /** Bytes durably stored for `key`; 0 when there is no such upload. */
+  size(key: string): Promise<number>;
+  /**
+   * Appends `body` at `offset`, which must equal size(key) (else OffsetConflict). Writes at most
+   * `limit` bytes (more is TooLarge, and the upload is left as it was). When the body breaks off,
+   * what arrived is kept: the returned offset is where the client resumes.
+   */
+  append(key: string, offset: number, body: Readable, limit: number): Promise<number>;
+  read(key: string, range: ByteRange): Promise<Readable>;
+  /** Makes the complete upload object `oid`. */
+  promote(key: string, oid: string): Promise<void>;
+  remove(key: string): Promise<void>;
+}
+
+export interface BlobBackend {
+  readonly name: string;
+  beginWrite(): Promise<PendingWrite>;
+  read(oid: string, range?: ByteRange): Promise<Readable>;
+  /** The stored size, or null when absent. */
+  stat(oid: string): Promise<number | null>;
+  delete(oid: string): Promise<void>;
+  partials: PartialUploads;
+  /** Free space for new objects, or null when unknown or unlimited. */
+  freeBytes(): Promise<number | null>;
+}
+
+export class OffsetConflict extends Error {
+  constructor(readonly expected: number) {
+    super(`the upload is at offset ${expected}`);
+  }
+}
+
+export class TooLarge extends Error {}
+
+export class UploadBusy extends Error {
+  constructor() {
+    super('another request is appending to this upload');
+  }
+}

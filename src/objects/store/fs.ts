@@ -1,0 +1,187 @@
+/**
+ * The embedded backend: files under DATA_DIR/objects. Objects at ab/cd/<oid>; a write goes to
+ * tmp/ and is fsynced and renamed into place on commit, so an object is never visible half
+ * written. A resumable upload is a data file plus an offset file that is rewritten (atomically)
+ * only after the data up to that offset is fsynced: after a crash the offset never points past
+ * durable bytes, and the next append truncates whatever followed.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, stat, statfs, truncate, unlink, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { OffsetConflict, TooLarge, UploadBusy, type BlobBackend, type ByteRange, type PendingWrite } from './backend.js';
+
+const CHUNK = 1 << 20; // 1 MiB reads and writes: fewer syscalls per GiB
+
+export function fsBackend(root: string): BlobBackend {
+  const objectPath = (oid: string) => join(root, 'objects', oid.slice(0, 2), oid.slice(2, 4), oid);
+  const tmpDir = join(root, 'tmp');
+  const partialDir = join(root, 'partials');
+  const partialPath = (key: string) => join(partialDir, createHash('sha256').update(key).digest('hex'));
+  const busy = new Set<string>();
+
+  /** fsync applies to the file, whichever descriptor asks; returns the size that is now durable. */
+  async function fsyncFile(path: string): Promise<number> {
+    const h = await open(path, 'r+');
+    try {
+      await h.sync();
+      return (await h.stat()).size;
+    } finally {
+      await h.close();
+    }
+  }
+
+  async function fsyncDir(dir: string) {
+    const h = await open(dir, 'r');
+    try {
+      await h.sync();
+    } finally {
+      await h.close();
+    }
+  }
+
+  async function place(from: string, oid: string) {
+    const to = objectPath(oid);
+    await mkdir(dirname(to), { recursive: true });
+    await rename(from, to);
+    await fsyncDir(dirname(to));
+  }
+
+  async function readOffset(key: string): Promise<number> {
+    try {
+      return Number(JSON.parse(await readFile(`${partialPath(key)}.offset`, 'utf8')).offset) || 0;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw err;
+    }
+  }
+
+  async function writeOffset(key: string, offset: number) {
+    const file = `${partialPath(key)}.offset`;
+    const tmp = `${file}.${randomBytes(6).toString('hex')}`;
+    await writeFile(tmp, JSON.stringify({ offset }));
+    await rename(tmp, file);
+  }
+
+  return {
+    name: 'fs',
+
+    async beginWrite(): Promise<PendingWrite> {
+      await mkdir(tmpDir, { recursive: true });
+      const path = join(tmpDir, randomBytes(12).toString('hex'));
+      // The stream owns its descriptor; durability comes from an fsync of the file afterwards.
+      const stream = createWriteStream(path, { flags: 'wx', mode: 0o600, highWaterMark: CHUNK });
+      let done = false;
+      return {
+        stream,
+        async commit(oid) {
+          done = true;
+          await fsyncFile(path);
+          await place(path, oid);
+        },
+        async abort() {
+          if (done) return;
+          done = true;
+          stream.destroy();
+          await unlink(path).catch(() => {});
+        },
+      };
+    },
+
+    async read(oid, range) {
+      const path = objectPath(oid);
+      await stat(path); // fail here, not mid-response, when it is missing
+      return createReadStream(path, { start: range?.start, end: range?.end, highWaterMark: CHUNK });
+    },
+
+    async stat(oid) {
+      try {
+        return (await stat(objectPath(oid))).size;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw err;
+      }
+    },
+
+    async delete(oid) {
+      await unlink(objectPath(oid)).catch((err) => {
+        if (err.code !== 'ENOENT') throw err;
+      });
+    },
+
+    partials: {
+      size: readOffset,
+
+      async append(key, offset, body, limit) {
+        if (busy.has(key)) throw new UploadBusy();
+        busy.add(key);
+        try {
+          const current = await readOffset(key);
+          if (offset !== current) throw new OffsetConflict(current);
+          await mkdir(partialDir, { recursive: true });
+          const path = partialPath(key);
+          // Bytes after the recorded offset were never acknowledged: cut them before appending.
+          const cut = await open(path, 'a+');
+          try {
+            await cut.truncate(offset);
+          } finally {
+            await cut.close();
+          }
+          let written = 0;
+          const counter = new Transform({
+            transform(chunk: Buffer, _enc, cb) {
+              if (written + chunk.length > limit) return cb(new TooLarge(`more than the ${limit} bytes left of this upload`));
+              written += chunk.length;
+              cb(null, chunk);
+            },
+          });
+          const sink = createWriteStream(path, { flags: 'r+', start: offset, highWaterMark: CHUNK });
+          let failure: unknown = null;
+          await pipeline(body, counter, sink).catch((err) => (failure = err));
+          if (failure instanceof TooLarge) {
+            await truncate(path, offset);
+            throw failure;
+          }
+          // What reached the file is what counts (a broken-off pipeline may drop buffered
+          // chunks): make it durable, then record it as the offset the client resumes from.
+          const reached = await fsyncFile(path);
+          await writeOffset(key, reached);
+          if (failure && isServerSide(failure)) throw failure;
+          return reached;
+        } finally {
+          busy.delete(key);
+        }
+      },
+
+      async read(key, range: ByteRange) {
+        return createReadStream(partialPath(key), { start: range.start, end: range.end, highWaterMark: CHUNK });
+      },
+
+      async promote(key, oid) {
+        await place(partialPath(key), oid);
+        await rm(`${partialPath(key)}.offset`, { force: true });
+      },
+
+      async remove(key) {
+        await rm(partialPath(key), { force: true });
+        await rm(`${partialPath(key)}.offset`, { force: true });
+      },
+    },
+
+    async freeBytes() {
+      await mkdir(root, { recursive: true });
+      const s = await statfs(root);
+      return s.bavail * s.bsize;
+    },
+  };
+}
+
+/** A failed write, fsync or open on our side, as opposed to a client that went away. */
+const isServerSide = (err: unknown) => {
+  const e = err as NodeJS.ErrnoException;
+  return Boolean(e.syscall) && e.code !== 'ECONNRESET' && e.code !== 'EPIPE';
+};
+
+export type { Readable };

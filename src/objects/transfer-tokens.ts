@@ -1,0 +1,46 @@
+/**
+ * The tokens in action and link headers: `Authorization: Bearer <payload>.<mac>`, an HMAC-SHA256
+ * over a small JSON payload naming the repository, the object, its size, the operation, the
+ * user and the expiry. Signing and checking are a few microseconds, so a batch of a thousand
+ * objects gets a thousand tokens, each good for exactly one transfer.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Config } from '../config.js';
+import { loadOrCreateKey, parseKey } from '../auth/keys.js';
+import type { TransferGrant } from '../auth/identity.js';
+
+export interface TransferClaims extends TransferGrant {
+  subject: string;
+  username: string | null;
+  orgId: string;
+  /** Seconds since the epoch. */
+  exp: number;
+}
+
+export class TransferTokenError extends Error {}
+
+export function createTransferTokens(config: Config) {
+  const key = config.lfs.transferTokenSecret
+    ? parseKey(config.lfs.transferTokenSecret, 'TRANSFER_TOKEN_SECRET')
+    : loadOrCreateKey(config.dataDir, 'transfer-hmac', 32);
+  const mac = (payload: string) => createHmac('sha256', key).update(payload).digest();
+  return {
+    sign(c: TransferClaims): string {
+      const payload = Buffer.from(JSON.stringify([1, c.repoId, c.oid, c.size, c.op, c.subject, c.username, c.orgId, c.exp])).toString('base64url');
+      return `${payload}.${mac(payload).toString('base64url')}`;
+    },
+    verify(token: string, now = Date.now()): TransferClaims {
+      const [payload, signature] = token.split('.');
+      if (!payload || !signature) throw new TransferTokenError('malformed transfer token');
+      const given = Buffer.from(signature, 'base64url');
+      const expected = mac(payload);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new TransferTokenError('the transfer token is not valid');
+      const [v, repoId, oid, size, op, subject, username, orgId, exp] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+      if (v !== 1) throw new TransferTokenError('unknown transfer token version');
+      if (exp * 1000 < now) throw new TransferTokenError('the transfer token has expired; request new actions');
+      return { repoId, oid, size, op, subject, username, orgId, exp };
+    },
+  };
+}
+
+export type TransferTokens = ReturnType<typeof createTransferTokens>;

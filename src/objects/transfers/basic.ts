@@ -1,0 +1,92 @@
+/**
+ * The basic transfer: GET and PUT of the raw bytes at /content/{oid} (objects.download,
+ * objects.upload) and POST /verify (objects.verify). Shared by both object APIs.
+ */
+import type { Context } from 'koa';
+import { HttpError } from '../../http/errors.js';
+import { writeStatus, type Handler } from '../../http/router.js';
+import type { Services } from '../../server.js';
+import { authorize } from '../access.js';
+import { findObject, gone, isLive, recordObject } from '../objects-table.js';
+import { ContentMismatch } from '../store/content-store.js';
+
+/** A single `bytes=` range against an object of `size` bytes: null for none, 'unsatisfiable', or the range. */
+export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return null; // not one we understand: send the whole object (RFC 9110)
+  let start: number;
+  let end: number;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  }
+  if (start >= size || start > end) return 'unsatisfiable';
+  return { start, end };
+}
+
+export function download(s: Services): Handler {
+  return async ({ ctx, params, identity }) => {
+    const { repo } = await authorize(s.db, params as never, identity, 'read', 'download');
+    const row = await findObject(s.db, repo.id, params.oid);
+    if (!row) throw new HttpError(404, `Object ${params.oid} does not exist`);
+    if (!isLive(row)) throw new HttpError(410, gone(row));
+    const size = Number(row.size);
+    const range = parseRange(params.range, size);
+    if (range === 'unsatisfiable') throw new HttpError(416, `The range lies outside the object's ${size} bytes`, { 'Content-Range': `bytes */${size}` });
+    const length = range ? range.end - range.start + 1 : size;
+    await s.objects.limits.checkBandwidth(repo.id, `${repo.org_slug}/${repo.name}`, length);
+    const stream = await s.objects.store.read(row.oid, range ?? undefined);
+    await s.objects.limits.chargeBandwidth(repo.id, length);
+    ctx.status = range ? 206 : 200;
+    ctx.set('Accept-Ranges', 'bytes');
+    if (range) ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
+    ctx.type = 'application/octet-stream';
+    ctx.length = length;
+    ctx.body = stream;
+  };
+}
+
+function expectedSize(ctx: Context, tokenSize: number | undefined): number {
+  const declared = ctx.get('content-length');
+  const length = declared === '' ? undefined : Number(declared);
+  if (tokenSize !== undefined && length !== undefined && length !== tokenSize) {
+    throw new HttpError(422, `Content-Length ${length} does not match the announced size ${tokenSize}; nothing was stored`);
+  }
+  const size = tokenSize ?? length;
+  if (size === undefined) throw new HttpError(411, 'An upload needs Content-Length');
+  return size;
+}
+
+export function upload(s: Services): Handler {
+  return async ({ ctx, params, identity }) => {
+    const { repo } = await authorize(s.db, params as never, identity, 'write', 'upload');
+    const size = expectedSize(ctx, identity?.transfer?.size);
+    await s.objects.limits.checkSpace(size);
+    try {
+      await s.objects.store.put(params.oid, size, ctx.req);
+    } catch (err) {
+      if (err instanceof ContentMismatch) throw new HttpError(422, `${err.message}; nothing was stored`);
+      if (ctx.req.readableAborted || ctx.req.destroyed) throw new HttpError(400, 'The upload was cut off; nothing was stored');
+      throw err;
+    }
+    await recordObject(s.db, repo.id, params.oid, size);
+    writeStatus(ctx, 200, true);
+  };
+}
+
+export function verify(s: Services): Handler {
+  return async ({ params, body, identity }) => {
+    const { oid, size } = body as { oid: string; size: number };
+    const { repo } = await authorize(s.db, { org: params.org, repo: params.repo, oid }, identity, 'write', 'upload');
+    const row = await findObject(s.db, repo.id, oid);
+    if (!isLive(row)) throw new HttpError(404, `Object ${oid} is not stored; upload it first`);
+    if (Number(row.size) !== size) throw new HttpError(422, `Object ${oid} is stored with ${row.size} bytes, not ${size}`);
+    return { status: 200 };
+  };
+}

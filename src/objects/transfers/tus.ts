@@ -1,0 +1,78 @@
+/**
+ * The resumable upload, as git-lfs speaks tus (tus.head, tus.patch, tus.options): no creation
+ * step, so HEAD of an upload not yet started answers offset 0; PATCH appends at Upload-Offset.
+ * The full size is reported only once the object is committed with its hash checked: git-lfs then
+ * skips both PATCH and verify. Only a transfer token from a batch action can start one, because
+ * the token carries the size the upload must reach.
+ */
+import type { Context } from 'koa';
+import { HttpError } from '../../http/errors.js';
+import { writeStatus, type Handler } from '../../http/router.js';
+import type { Services } from '../../server.js';
+import { authorize } from '../access.js';
+import { findObject, isLive, recordObject } from '../objects-table.js';
+import { OffsetConflict, TooLarge, UploadBusy } from '../store/backend.js';
+import { ContentMismatch } from '../store/content-store.js';
+
+const TUS = { 'Tus-Resumable': '1.0.0' };
+const uploadKey = (repoId: string, oid: string) => `${repoId}/${oid}`;
+
+export const tusOptions: Handler = ({ ctx }) => {
+  ctx.set({ ...TUS, 'Tus-Version': '1.0.0' });
+  writeStatus(ctx, 204, true);
+};
+
+async function committedSize(s: Services, repoId: string, oid: string) {
+  const row = await findObject(s.db, repoId, oid);
+  return isLive(row) ? Number(row.size) : null;
+}
+
+export function tusHead(s: Services): Handler {
+  return async ({ ctx, params, identity }) => {
+    const { repo } = await authorize(s.db, params as never, identity, 'write', 'upload');
+    const size = identity!.transfer!.size;
+    const committed = await committedSize(s, repo.id, params.oid);
+    const offset = committed ?? (await s.objects.store.uploadOffset(uploadKey(repo.id, params.oid)));
+    ctx.set({ ...TUS, 'Upload-Offset': String(offset), 'Upload-Length': String(size), 'Cache-Control': 'no-store' });
+    writeStatus(ctx, 200, true);
+  };
+}
+
+const completes = (ctx: Context, offset: number, size: number) => {
+  const length = ctx.get('content-length');
+  return length === '' || offset + Number(length) === size;
+};
+
+export function tusPatch(s: Services): Handler {
+  return async ({ ctx, params, identity }) => {
+    const { repo } = await authorize(s.db, params as never, identity, 'write', 'upload');
+    const size = identity!.transfer!.size;
+    const offset = params['upload-offset'] as number;
+    const key = uploadKey(repo.id, params.oid);
+    const reply = (reached: number) => {
+      ctx.set({ ...TUS, 'Upload-Offset': String(reached) });
+      writeStatus(ctx, 204, true);
+    };
+    const committed = await committedSize(s, repo.id, params.oid);
+    if (committed !== null) {
+      if (offset !== committed) throw new HttpError(409, `The upload is complete at offset ${committed}`);
+      return reply(committed);
+    }
+    if (offset > size) throw new HttpError(409, `Upload-Offset ${offset} is past the object's ${size} bytes`);
+    await s.objects.limits.checkSpace(size - offset);
+    try {
+      const result = await s.objects.store.appendUpload(key, params.oid, size, offset, ctx.req, completes(ctx, offset, size));
+      if (result.committed) await recordObject(s.db, repo.id, params.oid, size);
+      reply(result.offset);
+    } catch (err) {
+      if (err instanceof OffsetConflict) throw new HttpError(409, `Upload-Offset ${offset} does not match the ${err.expected} bytes stored; HEAD the upload and resume from there`);
+      if (err instanceof UploadBusy) throw new HttpError(409, 'Another request is appending to this upload');
+      if (err instanceof TooLarge) {
+        await s.objects.store.discardUpload(key);
+        throw new HttpError(413, `The body goes past the object's ${size} bytes; the upload was discarded`);
+      }
+      if (err instanceof ContentMismatch) throw new HttpError(422, err.message);
+      throw err;
+    }
+  };
+}
