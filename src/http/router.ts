@@ -5,8 +5,9 @@
  * generated validators, calls the handler and writes its reply in the API's media type.
  *
  * Status codes for refusals come from the operation's own responses, so a client only ever sees
- * statuses the spec declares for that operation (a bad path parameter is 400, 422 or 404,
- * whichever the operation declares first).
+ * statuses the spec declares for that operation: a bad path parameter is 400, 422 or 404,
+ * whichever the operation declares first; a body that is not JSON is 400; JSON that breaks the
+ * schema is 422 where declared (Git LFS's "well-formed but invalid"), else 400.
  */
 import type { Context, Middleware } from 'koa';
 import getRawBody from 'raw-body';
@@ -61,9 +62,14 @@ interface Route {
   successTypes: string[];
   jsonRequest: boolean;
   paramRefusal: number;
+  /** For a body that is not JSON, or cannot be read. */
   bodyRefusal: number;
+  /** For JSON that breaks the schema: "well-formed but invalid" (422) where declared. */
+  schemaRefusal: number;
   headerParams: Set<string>;
   preconditionRefusal: boolean;
+  /** The body is declared as any media type (a raw upload): none at all is fine too. */
+  anyBodyType: boolean;
 }
 
 interface PathEntry {
@@ -112,8 +118,10 @@ function compile(options: RouterOptions) {
       jsonRequest: Boolean(op.requestBody?.mediaTypes.some((t) => JSON_TYPE.test(t))),
       paramRefusal: refusalStatus(op, [400, 422, 404]),
       bodyRefusal: refusalStatus(op, [400, 422]),
+      schemaRefusal: refusalStatus(op, [422, 400]),
       headerParams: new Set(op.params.filter((p) => p.in === 'header').map((p) => p.name)),
       preconditionRefusal: '412' in op.responses,
+      anyBodyType: Boolean(op.requestBody?.mediaTypes.includes('*/*')),
     });
   }
   for (const entry of byTemplate.values()) {
@@ -217,7 +225,7 @@ export function createRouter(options: RouterOptions): Middleware {
     } catch (err) {
       throw new HttpError(route.bodyRefusal, `Body is not valid JSON: ${(err as Error).message}`);
     }
-    if (validate && !validate(body)) throw new HttpError(route.bodyRefusal, describeErrors(validate.errors, 'body'));
+    if (validate && !validate(body)) throw new HttpError(route.schemaRefusal, describeErrors(validate.errors, 'body'));
     return body;
   }
 
@@ -261,7 +269,7 @@ export function createRouter(options: RouterOptions): Middleware {
 
     let body: unknown;
     if (route.jsonRequest) body = await readJson(ctx, route, route.op.requestBody!.validate);
-    else if (route.op.requestBody && hasBody(ctx) && !ctx.is(route.op.requestBody.mediaTypes as string[])) {
+    else if (route.op.requestBody && !route.anyBodyType && hasBody(ctx) && !ctx.is(route.op.requestBody.mediaTypes as string[])) {
       throw new HttpError('415' in route.op.responses ? 415 : 400, `Content-Type must be ${route.op.requestBody.mediaTypes.join(' or ')}`);
     }
 

@@ -133,7 +133,7 @@ export function createCheckPool(size: number, options: CheckPoolOptions = {}): C
   function abandon(slot: Slot): void {
     retire(slot);
     const job = release(slot);
-    if (job) settle(job, { error: new CheckPoolError('timeout', `Checking ${job.request.url} took longer than ${jobTimeoutMs >= 1000 ? `${Math.round(jobTimeoutMs / 1000)} s` : `${jobTimeoutMs} ms`}; the page is too large or complex to check.`) });
+    if (job) settle(job, { error: new CheckPoolError('timeout', `Checking ${job.request.url} took longer than ${duration(jobTimeoutMs)}; the page is too large or complex to check.`) });
     void slot.worker.terminate();
     drain();
   }
@@ -180,6 +180,10 @@ export function createCheckPool(size: number, options: CheckPoolOptions = {}): C
   }
 
   return { check, close };
+}
+
+function duration(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
 }
 
 interface WorkerEntry {

@@ -83,7 +83,7 @@ export async function scanSite(input: ScanInput, deps: ScanDeps, events: ScanEve
     for (const url of await sitemapPages(origin, fetchOptions)) frontier.offer(url);
   }
 
-  const emit = serialized();
+  const emit = serialized(signal);
   let reportedTotal = 0;
   const reportTotal = async () => {
     if (frontier.planned.length === reportedTotal) return;
@@ -203,11 +203,24 @@ function runBounded(count: () => number, limit: number, task: (index: number) =>
   });
 }
 
-/** Runs callbacks one after another, so listeners never see events overlap or reorder. */
-function serialized(): (fn: () => void | Promise<void>) => Promise<void> {
+/**
+ * Runs callbacks one after another, so listeners never see events overlap or reorder. After a
+ * callback fails (or the scan is aborted) no further callback runs: the scan is over for listeners.
+ */
+function serialized(signal?: AbortSignal): (fn: () => void | Promise<void>) => Promise<void> {
   let tail: Promise<void> = Promise.resolve();
+  let failure: { error: unknown } | null = null;
   return (fn) => {
-    const next = tail.then(fn);
+    const next = tail
+      .then(() => {
+        if (failure) throw failure.error;
+        signal?.throwIfAborted();
+        return fn();
+      })
+      .catch((error: unknown) => {
+        failure ??= { error };
+        throw error;
+      });
     tail = next.catch(() => undefined);
     return next;
   };

@@ -151,7 +151,10 @@ describe('scanSite, refusals and failures', () => {
   });
 
   it('fails the scan when a listener fails (e.g. the database is gone)', async () => {
-    const events: ScanEvents = { onPagesFound: () => undefined, onPageDone: async () => { throw new Error('disk full'); } };
-    await expect(scanSite(input({ maxPages: 2 }), { fetch: fetchOptions, pool }, events)).rejects.toThrow('disk full');
+    let calls = 0;
+    const events: ScanEvents = { onPagesFound: () => undefined, onPageDone: async () => { calls++; throw new Error('disk full'); } };
+    await expect(scanSite(input({ concurrency: 3 }), { fetch: fetchOptions, pool }, events)).rejects.toThrow('disk full');
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // pages still in flight must stay silent
+    expect(calls).toBe(1);
   });
 });
