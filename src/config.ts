@@ -49,6 +49,8 @@ const schema = z.object({
   LFS_BANDWIDTH_QUOTA_BYTES_PER_DAY: int(0).default(0),
   /** Key of the transfer tokens in action headers (32 bytes, hex or base64). Unset: a key in DATA_DIR/keys. */
   TRANSFER_TOKEN_SECRET: z.string().optional(),
+  /** Scans run at once in this process. */
+  SCAN_CONCURRENCY: int(1, 16).default(2),
   /** Lets scans reach private, loopback and link-local addresses (tests, intranets). */
   SCAN_ALLOW_PRIVATE_NETWORKS: bool.default(false),
 });
@@ -94,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     serviceTimeoutMs: e.SERVICE_TIMEOUT_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     scanAllowPrivateNetworks: e.SCAN_ALLOW_PRIVATE_NETWORKS,
+    scanConcurrency: e.SCAN_CONCURRENCY,
     lfs: {
       actionTtlSeconds: e.LFS_ACTION_TTL_SECONDS,
       maxBatchObjects: e.LFS_MAX_BATCH_OBJECTS,

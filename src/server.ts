@@ -19,6 +19,8 @@ import { fsBackend } from './objects/store/fs.js';
 import { createTransferTokens, type TransferTokens } from './objects/transfer-tokens.js';
 import { createLimits, type Limits } from './objects/limits.js';
 import { LFS_CHALLENGE, basicAuth, transferToken } from './objects/access.js';
+import { createScanRunner, type ScanRunner } from './scans/runner.js';
+import { afterScan } from './scans/after-scan.js';
 import { createSecretBox, type SecretBox } from './auth/secret-box.js';
 import { connectionStore, type ConnectionStore } from './db/connections.js';
 import { originGuard } from './http/origin-guard.js';
@@ -41,6 +43,7 @@ export interface Services {
     /** The Basic-auth check, whose cache a password change clears. */
     basic: ReturnType<typeof basicAuth>;
   };
+  scans: ScanRunner;
 }
 
 export interface RunningServer {
@@ -61,7 +64,7 @@ export function createServices(config: Config, log: Logger): Services {
   const db = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const secrets = createSecretBox(config);
   const store = contentStore(fsBackend(join(config.dataDir, 'lfs')));
-  return {
+  const services: Services = {
     config,
     db,
     log,
@@ -71,7 +74,9 @@ export function createServices(config: Config, log: Logger): Services {
     audit: createAuditLog(db),
     users: createUserState(db),
     objects: { store, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), basic: basicAuth(db) },
+    scans: createScanRunner({ db, config, log, onCompleted: (scan) => afterScan(services, scan) }),
   };
+  return services;
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
@@ -88,6 +93,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const services = createServices(config, log);
   try {
     await migrate(services.db);
+    await services.scans.recover();
   } catch (err) {
     server.close();
     await services.db.destroy();
@@ -122,6 +128,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await done;
       clearTimeout(timer);
+      await services.scans.stop();
       await services.audit.flush();
       await services.db.destroy();
     })());

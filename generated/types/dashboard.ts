@@ -1369,7 +1369,9 @@ export interface components {
             /** @description The criterion as resolved, for example "1.1.1 Non-text Content". */
             wcagCriterion: string;
             fixedHtml: string;
-            /** @description Unified diff from the given htmlContext to fixedHtml. */
+            /** @description The corrected CSS declarations, when the fix is in the styles (contrast). */
+            fixedCss?: string;
+            /** @description Unified diff from the given htmlContext to fixedHtml (and from cssContext to fixedCss when the styles changed). */
             diff: string;
             explanation: string;
             /** @enum {string} */

@@ -10,6 +10,7 @@ import { org, user } from './accounts.js';
 import { migrateCommand, serve } from './serve.js';
 import { token } from './token.js';
 import { repo } from './repos.js';
+import { proposals } from './proposals.js';
 
 const USAGE = `pactum — the dashboard MCP endpoint and the Git LFS object APIs
 
@@ -27,6 +28,7 @@ Usage:
   pactum repo revoke <org>/<repo> <username>
   pactum repo delete-object <org>/<repo> <oid> --reason TEXT
   pactum repo list
+  pactum proposals import <file.json>   regulatory update proposals
   pactum token --user <username> [--ttl 1h]
   pactum token --sub <id> --org <orgId> [--perm P1,P2] [--role ROLE] [--ttl 1h]
 
@@ -40,6 +42,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   org,
   user,
   repo,
+  proposals,
 };
 
 export async function run(argv: string[]): Promise<number> {

@@ -13,7 +13,9 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 const dataDir = mkdtempSync(join(tmpdir(), 'pactum-cli-'));
 const env = { DATA_DIR: dataDir };
 let server: TestServer | undefined;
-afterAll(() => server?.stop());
+afterAll(async () => {
+  await server?.stop(); // removes dataDir
+});
 
 describe('pactum CLI', () => {
   it('bootstraps an org and its first system admin, and mints tokens the server accepts', async () => {

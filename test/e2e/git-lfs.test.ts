@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { lfsFixture, lfsWorkspace, sourceRepo } from '../helpers/git-lfs.js';
+import { lfsFixture, lfsWorkspace, removeWorkspaces, sourceRepo } from '../helpers/git-lfs.js';
 
 // Every request goes through this proxy (PUBLIC_URL points at it, so action hrefs do too). It can
 // cut off the body of the next PATCH after `cutAfter` bytes, as a failing network would.
@@ -57,6 +57,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await s?.stop();
   proxy?.close();
+  removeWorkspaces();
 });
 afterEach(() => s.expectConformant());
 

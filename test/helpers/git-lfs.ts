@@ -3,7 +3,7 @@
  * a credential store with one user's password, and helpers to run git in a work tree.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -36,6 +36,10 @@ export class LfsWorkspace {
     };
   }
 
+  remove() {
+    rmSync(this.root, { recursive: true, force: true });
+  }
+
   git(args: string[], cwd: string, env: Record<string, string> = {}): Promise<GitResult> {
     return new Promise((resolve) =>
       execFile('git', args, { cwd, env: this.env(env), maxBuffer: 64 << 20, timeout: 120_000 }, (err, stdout, stderr) =>
@@ -52,8 +56,13 @@ export class LfsWorkspace {
 }
 
 /** A workspace whose credential store holds `username:password` for `baseUrl`. */
+const workspaces: LfsWorkspace[] = [];
+/** Removes every workspace made so far (call from afterAll). */
+export const removeWorkspaces = () => workspaces.splice(0).forEach((w) => w.remove());
+
 export async function lfsWorkspace(baseUrl: string, username: string, password: string): Promise<LfsWorkspace> {
   const ws = new LfsWorkspace(mkdtempSync(join(tmpdir(), 'pactum-lfs-')));
+  workspaces.push(ws);
   await ws.mustGit(['config', '--global', 'init.defaultBranch', 'main'], ws.root);
   await ws.mustGit(['config', '--global', 'credential.helper', `store --file=${join(ws.home, '.git-credentials')}`], ws.root);
   await ws.mustGit(['lfs', 'install', '--skip-repo'], ws.root);

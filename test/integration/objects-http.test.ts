@@ -276,7 +276,7 @@ describe('tus transfers', () => {
       return Number(r.headers.get('upload-offset'));
     };
     const patch = (offset: number, bytes: Buffer, type = 'application/offset+octet-stream') =>
-      fetch(upload.href, { method: 'PATCH', headers: { ...tus, 'upload-offset': String(offset), 'content-type': type }, body: bytes });
+      fetch(upload.href, { method: 'PATCH', headers: { ...tus, 'upload-offset': String(offset), 'content-type': type }, body: new Uint8Array(bytes) });
     expect(await head()).toBe(0);
     const first = await patch(0, c.bytes.subarray(0, 30_000));
     expect(first.status).toBe(204);
@@ -309,7 +309,7 @@ describe('tus transfers', () => {
     const r = await fetch(upload.href, { method: 'PATCH', headers, body: corrupt });
     expect(r.status).toBe(422);
     await r.body?.cancel();
-    const long = await fetch(upload.href, { method: 'PATCH', headers, body: Buffer.concat([c.bytes, Buffer.from('more')]) });
+    const long = await fetch(upload.href, { method: 'PATCH', headers, body: new Uint8Array(Buffer.concat([c.bytes, Buffer.from('more')])) });
     expect(long.status).toBe(413);
     await long.body?.cancel();
     const offset = await fetch(upload.href, { method: 'HEAD', headers: { ...upload.header, 'tus-resumable': '1.0.0' } });

@@ -4,12 +4,14 @@ import * as m001 from './001_core.js';
 import * as m002 from './002_sessions.js';
 import * as m003 from './003_dashboard.js';
 import * as m004 from './004_objects.js';
+import * as m005 from './005_accessibility.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_core': m001,
   '002_sessions': m002,
   '003_dashboard': m003,
   '004_objects': m004,
+  '005_accessibility': m005,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -4,7 +4,8 @@
  */
 import axe from 'axe-core';
 import { JSDOM, VirtualConsole } from 'jsdom';
-import type { CheckedPage, Impact, Issue, IssueType, WcagStandard } from './types.js';
+import type { CheckedPage, Impact, Issue, IssueType, StyleStats, WcagStandard } from './types.js';
+import { collectStyleStats, emptyStyleStats, type StyleWindow } from './style-stats.js';
 import { criteriaFromTags, tagsForStandard } from './wcag.js';
 
 const CONTEXT_MAX = 300;
@@ -26,14 +27,28 @@ export async function checkPage(html: string, url: string, standard: WcagStandar
       iframes: false,
       elementRef: false,
     });
+    const issues = [...issuesOf(results.violations, 'error'), ...issuesOf(results.incomplete, 'warning')];
     return {
       url,
       title: window.document.title.trim() || null,
-      issues: [...issuesOf(results.violations, 'error'), ...issuesOf(results.incomplete, 'warning')],
+      issues,
       links: linksOf(window.document),
+      style: styleStatsOf(window, issues),
     };
   } finally {
     dom.window.close();
+  }
+}
+
+/**
+ * Runs after axe: it needs the issues, and reuses the computed styles axe already cached. The
+ * statistics only feed brand scoring, so a failure there leaves them empty rather than failing the check.
+ */
+function styleStatsOf(window: StyleWindow, issues: readonly Issue[]): StyleStats {
+  try {
+    return collectStyleStats(window, issues);
+  } catch {
+    return emptyStyleStats();
   }
 }
 

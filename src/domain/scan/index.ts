@@ -1,5 +1,5 @@
 /** The accessibility scan engine: safe fetching, axe-core checks in worker threads, site crawling. */
-export type { ByLevel, CheckedPage, Impact, Issue, IssueType, PageReport, Report, ReportSummary, WcagStandard } from './types.js';
+export type { ByLevel, CheckedPage, Impact, Issue, IssueType, PageReport, Report, ReportSummary, StyleStats, WcagStandard } from './types.js';
 export { fetchPage, fetchText, ScanFetchError, FETCH_DEFAULTS } from './fetch-page.js';
 export type { FetchedPage, FetchedText, FetchOptions, ScanFetchErrorCode } from './fetch-page.js';
 export { closeAgents } from './guarded-agent.js';

@@ -7,7 +7,7 @@ import { fetchPage, fetchText, ScanFetchError, type FetchedPage, type FetchOptio
 import type { CheckPool } from './pool.js';
 import { parseSitemap } from './sitemap.js';
 import { buildReport } from './summary.js';
-import type { Issue, PageReport, Report, WcagStandard } from './types.js';
+import type { Issue, PageReport, Report, StyleStats, WcagStandard } from './types.js';
 
 export type ScanMode = 'single' | 'site';
 
@@ -28,8 +28,8 @@ export interface ScanDeps {
 export interface ScanEvents {
   /** How many pages the scan will cover so far (bounded by maxPages); only ever grows. */
   onPagesFound(total: number): void | Promise<void>;
-  /** Once per page, as it finishes; `error` is set when the page could not be scanned. */
-  onPageDone(page: PageReport & { issues: Issue[] }): void | Promise<void>;
+  /** Once per page, as it finishes; `error` is set when the page could not be scanned; `style` feeds brand scoring. */
+  onPageDone(page: PageReport & { issues: Issue[]; style?: StyleStats }): void | Promise<void>;
 }
 
 /** Nested sitemaps read from a sitemap index; enough for real sites, bounded for hostile ones. */
@@ -131,7 +131,7 @@ async function scanPage(
       frontier.remember(landed);
     }
     const checked = await pool.check(fetched.html, fetched.url, standard, fetchOptions.signal);
-    const page = { url: checked.url, title: checked.title, issueCount: checked.issues.length, issues: checked.issues };
+    const page = { url: checked.url, title: checked.title, issueCount: checked.issues.length, issues: checked.issues, style: checked.style };
     return { page, links: checked.links };
   } catch (err) {
     if (fetchOptions.signal?.aborted) throw err;

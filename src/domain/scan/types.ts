@@ -53,6 +53,44 @@ export interface Report {
   pages: PageReport[];
 }
 
+/** One text colour on one background colour, as painted (#rrggbb, lower-case), and how many elements use it. */
+export interface ColourPairStat {
+  fg: string;
+  bg: string;
+  /** WCAG "large scale" text: at least 24px, or at least 18.66px (14pt) and bold. */
+  large: boolean;
+  count: number;
+}
+
+/** One font use: first family (lower-case, unquoted), resolved size and boldness, and how many elements use it. */
+export interface FontStat {
+  family: string;
+  sizePx: number;
+  bold: boolean;
+  count: number;
+}
+
+/**
+ * A page's style statistics, gathered from jsdom's computed styles (cascade without layout) for
+ * brand scoring. "Text elements" are visible elements with a non-whitespace text node of their own.
+ */
+export interface StyleStats {
+  /** Text colour on background colour pairs of the text elements, counted; the 200 most frequent. */
+  colourPairs: ColourPairStat[];
+  /** Fonts of the text elements, counted; the 200 most frequent. */
+  fonts: FontStat[];
+  /** Class name -> number of elements carrying it (every element, hidden ones too). */
+  classes: Record<string, number>;
+  /** Custom property (--name) -> number of declarations found in <style> sheets and style attributes. */
+  customProperties: Record<string, number>;
+  /** Class name -> number of elements carrying it that have at least one accessibility issue. */
+  classesWithIssues: Record<string, number>;
+  /** Text elements analysed (at most 5000). */
+  textElements: number;
+  /** Text elements past the cap: counted, not analysed (only the hidden attribute and aria-hidden are checked). */
+  skippedTextElements: number;
+}
+
 /** What checking one HTML document yields. */
 export interface CheckedPage {
   url: string;
@@ -60,6 +98,8 @@ export interface CheckedPage {
   issues: Issue[];
   /** Absolute hrefs of the document's <a href>, for the crawler. */
   links: string[];
+  /** Colours, fonts, classes and custom properties in use, for brand scoring. */
+  style: StyleStats;
 }
 
 // Compile-time contract checks: each engine type must be assignable to its schema type.

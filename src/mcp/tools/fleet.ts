@@ -1,12 +1,113 @@
-/** Fleet tools: the org's sites, and coordinated PRs across them. */
+/** Fleet tools: the org's sites with their latest scans, totals across them, and coordinated PRs. */
 import { readCoordinatedPr } from '../../db/coordinated-prs.js';
+import type { Db } from '../../db/knex.js';
+import { page } from '../../db/pagination.js';
+import { readPages, toPageReport, type ScanRow } from '../../db/scans.js';
+import { resolveCriterion } from '../../domain/regulations/index.js';
+import { newId } from '../../ids.js';
 import { ToolFailure, inScope, type ToolHandlers } from '../tool-context.js';
 
-export const fleetTools: Pick<ToolHandlers, 'dashboard_coordinated_pr_status'> = {
+interface SiteRow { id: string; org_id: string; url: string; created_at: string }
+type ByLevel = { error: number; warning: number; notice: number };
+
+/** The latest scan of each site (optionally only completed ones), by site id. */
+async function latestScans(db: Db, orgId: string, siteIds: string[] | null, completedOnly: boolean): Promise<Map<string, ScanRow>> {
+  const newest = db('scans').max('id').where({ org_id: orgId }).groupBy('site_id');
+  if (completedOnly) newest.where({ status: 'completed' });
+  if (siteIds) newest.whereIn('site_id', siteIds);
+  const rows = await db<ScanRow>('scans').whereIn('id', newest);
+  return new Map(rows.map((r) => [r.site_id, r]));
+}
+
+async function brandScores(db: Db, scanIds: string[]): Promise<Map<string, number>> {
+  const rows = scanIds.length ? await db('brand_scores').whereIn('scan_id', scanIds) : [];
+  const out = new Map<string, number>();
+  for (const r of rows) {
+    const s = JSON.parse(r.score);
+    if (s.kind === 'scored') out.set(r.scan_id, s.overall);
+  }
+  return out;
+}
+
+function fleetSite(site: SiteRow, scan: ScanRow | undefined, brand: Map<string, number>) {
+  const summary = scan?.summary ? (JSON.parse(scan.summary) as { byLevel: ByLevel }) : null;
+  return {
+    siteId: site.id,
+    siteUrl: site.url,
+    latestScanId: scan?.id ?? null,
+    latestScanStatus: scan?.status ?? null,
+    latestScanAt: scan ? (scan.finished_at ?? scan.created_at) : null,
+    totalIssues: scan?.total_issues ?? null,
+    byLevel: summary?.byLevel ?? null,
+    brandScore: scan ? (brand.get(scan.id) ?? null) : null,
+  };
+}
+
+export const fleetTools: Pick<ToolHandlers, 'dashboard_coordinated_pr_status' | 'dashboard_list_fleet' | 'dashboard_scan_summary_for_fleet' | 'dashboard_queue_bulk_fix'> = {
   async dashboard_coordinated_pr_status({ id }, { caller, services }) {
     const found = await readCoordinatedPr(services.db, id);
     if (!found) throw new ToolFailure('not_found', `No coordinated PR ${id}`);
     if (!inScope(caller, found.pr.orgId)) throw new ToolFailure('forbidden', 'This coordinated PR belongs to another organization; only admin.system may read it');
     return found;
+  },
+
+  async dashboard_list_fleet({ limit, cursor }, { caller, services }) {
+    const { rows, nextCursor } = await page<SiteRow>(services.db('sites').where({ org_id: caller.orgId }), { column: 'id', order: 'asc', limit: limit!, cursor });
+    const latest = await latestScans(services.db, caller.orgId, rows.map((s) => s.id), false);
+    const brand = await brandScores(services.db, [...latest.values()].map((s) => s.id));
+    return { sites: rows.map((s) => fleetSite(s, latest.get(s.id), brand)), nextCursor };
+  },
+
+  async dashboard_scan_summary_for_fleet({ top }, { caller, services }) {
+    const sites = await services.db<SiteRow>('sites').where({ org_id: caller.orgId });
+    const latest = await latestScans(services.db, caller.orgId, null, true);
+    const brand = await brandScores(services.db, [...latest.values()].map((s) => s.id));
+    const byLevel: ByLevel = { error: 0, warning: 0, notice: 0 };
+    const criteria = new Map<string, { issues: number; sites: number }>();
+    let totalIssues = 0;
+    for (const scan of latest.values()) {
+      const summary = JSON.parse(scan.summary ?? '{}') as { byLevel?: ByLevel; byCriterion?: Record<string, number>; totalIssues?: number };
+      totalIssues += summary.totalIssues ?? 0;
+      for (const k of ['error', 'warning', 'notice'] as const) byLevel[k] += summary.byLevel?.[k] ?? 0;
+      for (const [c, n] of Object.entries(summary.byCriterion ?? {})) {
+        const e = criteria.get(c) ?? { issues: 0, sites: 0 };
+        criteria.set(c, { issues: e.issues + n, sites: e.sites + 1 });
+      }
+    }
+    const topCriteria = [...criteria.entries()]
+      .sort((a, b) => b[1].issues - a[1].issues || a[0].localeCompare(b[0]))
+      .slice(0, top!)
+      .map(([criterion, c]) => ({ criterion, title: resolveCriterion(criterion)?.title ?? null, ...c }));
+    const worstSites = sites
+      .filter((s) => latest.has(s.id))
+      .map((s) => fleetSite(s, latest.get(s.id), brand))
+      .sort((a, b) => (b.totalIssues ?? 0) - (a.totalIssues ?? 0))
+      .slice(0, top!);
+    return { sites: sites.length, scannedSites: latest.size, totalIssues, byLevel, topCriteria, worstSites };
+  },
+
+  async dashboard_queue_bulk_fix({ wcagCriterion, summary, siteIds, teamId }, { caller, services }) {
+    const criterion = resolveCriterion(wcagCriterion);
+    if (!criterion) throw new ToolFailure('invalid_arguments', `Unknown WCAG success criterion ${wcagCriterion}`);
+    const latest = await latestScans(services.db, caller.orgId, siteIds ?? null, true);
+    // A site qualifies when an issue of its latest completed scan maps to the criterion at all.
+    const matching: ScanRow[] = [];
+    for (const scan of latest.values()) {
+      const pages = (await readPages(services.db, scan.id)).map(toPageReport);
+      if (pages.some((p) => p.issues.some((i) => (i.wcagCriteria ?? [i.wcagCriterion]).includes(criterion.id)))) matching.push(scan);
+    }
+    if (!matching.length) throw new ToolFailure('not_found', `No site's latest completed scan has issues of ${criterion.id} ${criterion.title}`);
+    const prId = newId('cpr');
+    const now = new Date().toISOString();
+    await services.db.transaction(async (tx) => {
+      await tx('coordinated_prs').insert({
+        id: prId, org_id: caller.orgId, team_id: teamId ?? null, created_by: caller.subject, status: 'draft',
+        summary: summary ?? `Fix ${criterion.id} ${criterion.title} across ${matching.length} site${matching.length === 1 ? '' : 's'}`, wcag_criterion: criterion.id, created_at: now,
+      });
+      await tx('coordinated_pr_legs').insert(
+        matching.map((scan) => ({ id: newId('leg'), coordinated_pr_id: prId, site_id: scan.site_id, host_pr_url: null, host_pr_state: null, last_error: null, leg_status: 'queued', approval_status: 'pending' })),
+      );
+    });
+    return (await readCoordinatedPr(services.db, prId))!;
   },
 };

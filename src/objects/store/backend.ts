@@ -40,6 +40,8 @@ export interface BlobBackend {
   readonly name: string;
   beginWrite(): Promise<PendingWrite>;
   read(oid: string, range?: ByteRange): Promise<Readable>;
+  /** Writes the object (or a range) into `sink` and ends it; a backend may do so without allocating per chunk. */
+  writeTo?(oid: string, range: ByteRange, sink: Writable): Promise<void>;
   /** The stored size, or null when absent. */
   stat(oid: string): Promise<number | null>;
   delete(oid: string): Promise<void>;

@@ -1,13 +1,14 @@
 /**
  * The content store the object APIs use: a backend wrapped in the layer that owns integrity.
- * Bytes are hashed (SHA-256) and counted while they stream to the backend; an object becomes
+ * Bytes are hashed (SHA-256, on a worker thread) and counted while they stream to the backend; an object becomes
  * visible only when both match the oid and the announced size, otherwise nothing is kept. Memory
  * stays constant whatever the object's size: bytes flow through with backpressure.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+import { Transform, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobBackend, ByteRange } from './backend.js';
+import { hashingStream } from './hasher.js';
 
 export class ContentMismatch extends Error {}
 
@@ -37,19 +38,20 @@ export function contentStore(backend: BlobBackend) {
     /** Stores `body` as object `oid` if it is exactly `size` bytes hashing to `oid`; else throws ContentMismatch and keeps nothing. */
     async put(oid: string, size: number, body: Readable): Promise<void> {
       const write = await backend.beginWrite();
-      const hash = createHash('sha256');
-      const m = meter(size, hash);
+      const hashing = hashingStream(size, () => new ContentMismatch(`the body is longer than the announced ${size} bytes`));
       try {
-        await pipeline(body, m.stream, write.stream);
+        await pipeline(body, hashing.stream, write.stream);
       } catch (err) {
+        hashing.discard();
         await write.abort();
         throw err;
       }
-      if (m.count() !== size) {
+      if (hashing.count() !== size) {
+        hashing.discard();
         await write.abort();
-        throw new ContentMismatch(`the body has ${m.count()} bytes; ${size} were announced`);
+        throw new ContentMismatch(`the body has ${hashing.count()} bytes; ${size} were announced`);
       }
-      const digest = hash.digest('hex');
+      const digest = await hashing.digest();
       if (digest !== oid) {
         await write.abort();
         throw new ContentMismatch(`the content hashes to ${digest}, not to the oid ${oid}`);
@@ -58,6 +60,11 @@ export function contentStore(backend: BlobBackend) {
     },
 
     read: (oid: string, range?: ByteRange) => backend.read(oid, range),
+    /** Sends the object (or a range of it) into `sink`, ending it. */
+    async writeTo(oid: string, range: ByteRange, sink: Writable) {
+      if (backend.writeTo) return backend.writeTo(oid, range, sink);
+      await pipeline(await backend.read(oid, range), sink);
+    },
     stat: (oid: string) => backend.stat(oid),
     delete: (oid: string) => backend.delete(oid),
     freeBytes: () => backend.freeBytes(),

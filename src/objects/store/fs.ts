@@ -11,6 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { pumpFile } from './pump.js';
 import { OffsetConflict, TooLarge, UploadBusy, type BlobBackend, type ByteRange, type PendingWrite } from './backend.js';
 
 const CHUNK = 1 << 20; // 1 MiB reads and writes: fewer syscalls per GiB
@@ -95,6 +96,8 @@ export function fsBackend(root: string): BlobBackend {
       await stat(path); // fail here, not mid-response, when it is missing
       return createReadStream(path, { start: range?.start, end: range?.end, highWaterMark: CHUNK });
     },
+
+    writeTo: (oid, range, sink) => pumpFile(objectPath(oid), range.start, range.end, sink),
 
     async stat(oid) {
       try {

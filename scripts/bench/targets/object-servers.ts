@@ -1,0 +1,40 @@
+/**
+ * Baselines for scripts/bench/objects.ts, one per process.
+ *   upload-baseline    node:http, PUT body written to a file, fsynced, 200
+ *   download-baseline  node:http, GET streams the file named by BENCH_FILE
+ * (pactum itself runs as `pactum serve` from dist/: see ../pactum-process.ts)
+ */
+import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+
+const kind = process.argv[2];
+const dir = mkdtempSync(join(tmpdir(), `bench-${kind}-`));
+
+if (kind === 'upload-baseline' || kind === 'download-baseline') {
+  let n = 0;
+  const server = createServer(async (req, res) => {
+    if (req.method === 'PUT') {
+      const path = join(dir, `f${n++}`);
+      await pipeline(req, createWriteStream(path, { highWaterMark: 1 << 20 }));
+      const h = await open(path, 'r+');
+      await h.sync();
+      await h.close();
+      rmSync(path); // only the write is measured; keep the disk free
+      res.writeHead(200).end();
+    } else {
+      const file = process.env.BENCH_FILE!;
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': (await stat(file)).size });
+      await pipeline(createReadStream(file, { highWaterMark: 1 << 20 }), res);
+    }
+  }).listen(0, '127.0.0.1', () => process.send!({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+}
+
+process.on('SIGTERM', () => {
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+});

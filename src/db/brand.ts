@@ -1,0 +1,36 @@
+/** Brand guidelines and scores as stored; the scoring itself is the domain engine's (domain/brand). */
+import type { components } from '../../generated/types/dashboard.js';
+import type { Db } from './knex.js';
+import { readPages, type ScanRow } from './scans.js';
+import type { Issue } from '../domain/scan/index.js';
+import { scoreBrand, type StyleStats } from '../domain/brand/index.js';
+
+export type BrandGuideline = components['schemas']['brand-guideline'];
+export type BrandScore = components['schemas']['brand-score'];
+
+export async function readGuideline(db: Db, orgId: string): Promise<BrandGuideline | null> {
+  const row = await db('brand_guidelines').where({ org_id: orgId }).first();
+  return row ? { ...JSON.parse(row.guideline), updatedAt: row.updated_at } : null;
+}
+
+export async function writeGuideline(db: Db, orgId: string, g: Omit<BrandGuideline, 'updatedAt'>): Promise<BrandGuideline> {
+  const updatedAt = new Date().toISOString();
+  const guideline = JSON.stringify({ colors: g.colors, fonts: g.fonts, componentTokens: g.componentTokens });
+  await db('brand_guidelines').insert({ org_id: orgId, guideline, updated_at: updatedAt }).onConflict('org_id').merge({ guideline, updated_at: updatedAt });
+  return { ...JSON.parse(guideline), updatedAt };
+}
+
+/** Scores a completed scan against the org's current guideline and stores the result. */
+export async function computeBrandScore(db: Db, scan: ScanRow): Promise<BrandScore> {
+  const guideline = await readGuideline(db, scan.org_id);
+  // Pages that could not be checked have no style statistics; they say nothing about the brand.
+  const pages = (await readPages(db, scan.id))
+    .filter((p) => p.style)
+    .map((p) => ({ issues: JSON.parse(p.issues) as Issue[], style: JSON.parse(p.style!) as StyleStats }));
+  const score = scoreBrand(guideline, pages, { scanId: scan.id, siteUrl: scan.site_url, computedAt: new Date().toISOString() });
+  await db('brand_scores')
+    .insert({ scan_id: scan.id, org_id: scan.org_id, site_url: scan.site_url, computed_at: score.computedAt, score: JSON.stringify(score) })
+    .onConflict('scan_id')
+    .merge({ computed_at: score.computedAt, score: JSON.stringify(score) });
+  return score;
+}

@@ -1,0 +1,122 @@
+/**
+ * Scans, their pages and the org's sites as stored. Progress and reports are read from the rows
+ * on every call, so a client always sees the scan as it is now.
+ */
+import type { components } from '../../generated/types/dashboard.js';
+import { newId } from '../ids.js';
+import type { Db } from './knex.js';
+
+type S = components['schemas'];
+export type Scan = S['scan'];
+export type ScanProgress = S['scan-progress'];
+export type ScanReport = S['scan-report'];
+export type Report = S['report'];
+export type Issue = S['issue'];
+
+export interface ScanRow {
+  id: string;
+  org_id: string;
+  site_id: string;
+  site_url: string;
+  standard: Scan['standard'];
+  scan_mode: Scan['scanMode'];
+  max_pages: number;
+  concurrency: number;
+  jurisdictions: string;
+  status: Scan['status'];
+  pages_scanned: number;
+  total_pages: number | null;
+  total_issues: number | null;
+  summary: string | null;
+  error: string | null;
+  attempts: number;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  last_updated: string;
+}
+
+export interface PageRow {
+  scan_id: string;
+  seq: number;
+  url: string;
+  title: string | null;
+  issue_count: number;
+  error: string | null;
+  issues: string;
+  style: string | null;
+}
+
+/** The site a URL belongs to, created on first sight: origin plus path, without query or fragment. */
+export function siteKey(url: string): string {
+  const u = new URL(url);
+  return `${u.protocol}//${u.host}${u.pathname}`;
+}
+
+export async function siteOf(db: Db, orgId: string, url: string): Promise<string> {
+  const key = siteKey(url);
+  await db('sites').insert({ id: newId('site'), org_id: orgId, url: key, created_at: new Date().toISOString() }).onConflict(['org_id', 'url']).ignore();
+  return (await db('sites').where({ org_id: orgId, url: key }).first('id')).id;
+}
+
+export const findScan = (db: Db, id: string) => db<ScanRow>('scans').where({ id }).first();
+
+export const toScan = (r: ScanRow): Scan => ({
+  scanId: r.id,
+  orgId: r.org_id,
+  siteUrl: r.site_url,
+  standard: r.standard,
+  scanMode: r.scan_mode,
+  maxPages: r.max_pages,
+  jurisdictions: JSON.parse(r.jurisdictions),
+  status: r.status,
+  pagesScanned: r.pages_scanned,
+  totalIssues: r.total_issues,
+  createdAt: r.created_at,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+  error: r.error,
+});
+
+/**
+ * Progress as of `now`. The ETA comes from the rate measured so far (pages per second since the
+ * scan started); it is null unless the scan is running and at least one page is done.
+ */
+export function toProgress(r: ScanRow, now = Date.now()): ScanProgress {
+  let etaSeconds: number | null = null;
+  if (r.status === 'running' && r.started_at && r.pages_scanned > 0 && r.total_pages !== null) {
+    const elapsed = (now - Date.parse(r.started_at)) / 1000;
+    const perPage = elapsed / r.pages_scanned;
+    etaSeconds = Math.round(Math.max(0, r.total_pages - r.pages_scanned) * perPage * 10) / 10;
+  }
+  return {
+    scanId: r.id,
+    status: r.status,
+    pagesScanned: r.pages_scanned,
+    totalPages: r.total_pages,
+    etaSeconds,
+    lastUpdated: r.last_updated,
+    finished: r.status === 'completed' || r.status === 'failed',
+    siteUrl: r.site_url,
+    error: r.error,
+  };
+}
+
+export async function readPages(db: Db, scanId: string): Promise<PageRow[]> {
+  return db<PageRow>('scan_pages').where({ scan_id: scanId }).orderBy('seq');
+}
+
+export const toPageReport = (p: PageRow) => ({
+  url: p.url,
+  title: p.title,
+  issueCount: p.issue_count,
+  error: p.error,
+  issues: JSON.parse(p.issues) as Issue[],
+});
+
+export async function readReport(db: Db, r: ScanRow): Promise<ScanReport> {
+  const base: ScanReport = { scanId: r.id, status: r.status, siteUrl: r.site_url, standard: r.standard, finishedAt: r.finished_at, error: r.error };
+  if (r.status !== 'completed' || !r.summary) return base;
+  const pages = (await readPages(db, r.id)).map(toPageReport);
+  return { ...base, report: { summary: JSON.parse(r.summary), pages } };
+}

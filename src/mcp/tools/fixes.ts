@@ -1,0 +1,82 @@
+/**
+ * dashboard_generate_fix: a remediation draft for one WCAG issue. A connected llm service is
+ * asked first (POST {url}/api/v1/fix-drafts, see docs/llm-service.md); on any failure, and
+ * without one, the deterministic engine (domain/fix) drafts it. Either way the draft carries the
+ * diff, the legal context per jurisdiction, and the reminder that a human must review it.
+ * Nothing is written or committed.
+ */
+import { createTwoFilesPatch } from 'diff';
+import { callService, requestToken, type Credentials } from '../../domain/connections/client.js';
+import { draftFix, SUPPORTED_CRITERIA, UnsupportedCriterionError, type FixResult } from '../../domain/fix/index.js';
+import { legalContext, resolveCriterion, type WcagCriterion } from '../../domain/regulations/index.js';
+import { ToolFailure, type ToolContext, type ToolHandlers } from '../tool-context.js';
+
+const DISCLAIMER =
+  'Draft for human review: check it in context before applying it. It changed no file and committed nothing. The legal context is information, not legal advice.';
+
+const withNewline = (s: string) => (s.endsWith('\n') ? s : `${s}\n`);
+const patch = (name: string, before: string, after: string) =>
+  createTwoFilesPatch(`original/${name}`, `fixed/${name}`, withNewline(before), withNewline(after), undefined, undefined, { context: 3 }).replace(/^=+\n/, '');
+
+interface FixInput { criterion: WcagCriterion; issueMessage: string; htmlContext: string; cssContext?: string; platform: 'html' | 'cms-block-editor' }
+
+/** The llm service's draft, or null (with the reason logged) to fall back to the engine. */
+async function askLlm(ctx: ToolContext, c: Credentials, input: FixInput): Promise<FixResult | null> {
+  const timeoutMs = ctx.services.config.serviceTimeoutMs;
+  try {
+    const token = await requestToken(c, timeoutMs);
+    const res = await callService(c, token, 'api/v1/fix-drafts', {
+      method: 'POST',
+      timeoutMs,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ wcagCriterion: input.criterion.id, criterionTitle: input.criterion.title, issueMessage: input.issueMessage, htmlContext: input.htmlContext, cssContext: input.cssContext, platform: input.platform }),
+    });
+    if (!res.ok) throw new Error(`fix-drafts answered ${res.status}`);
+    const body = (await res.json()) as Partial<FixResult>;
+    if (typeof body.fixedHtml !== 'string' || typeof body.explanation !== 'string' || !['low', 'medium', 'high'].includes(String(body.effort))) {
+      throw new Error('fix-drafts answered without fixedHtml, explanation and effort');
+    }
+    return { fixedHtml: body.fixedHtml, fixedCss: typeof body.fixedCss === 'string' ? body.fixedCss : undefined, explanation: body.explanation, effort: body.effort!, placeholders: [] };
+  } catch (err) {
+    ctx.log.warn({ reason: (err as Error).message }, 'llm service failed; drafting with the deterministic engine');
+    return null;
+  }
+}
+
+export const fixTools: Pick<ToolHandlers, 'dashboard_generate_fix'> = {
+  async dashboard_generate_fix({ wcagCriterion, issueMessage, htmlContext, cssContext, jurisdictions, platform }, ctx) {
+    const criterion = resolveCriterion(wcagCriterion);
+    if (!criterion) throw new ToolFailure('invalid_arguments', `Unknown WCAG success criterion "${wcagCriterion}"; give its number (1.1.1) or its name (Non-text Content)`);
+    const input: FixInput = { criterion, issueMessage, htmlContext, cssContext, platform: platform! };
+
+    const llm = await ctx.services.connections.credentials(ctx.caller.orgId, 'llm');
+    let engine: 'llm' | 'deterministic' = 'deterministic';
+    let draft = llm ? await askLlm(ctx, llm, input) : null;
+    if (draft) engine = 'llm';
+    else {
+      try {
+        draft = draftFix({ criterionId: criterion.id, issueMessage, htmlContext, cssContext, platform: platform! });
+      } catch (err) {
+        if (!(err instanceof UnsupportedCriterionError)) throw err;
+        throw new ToolFailure(
+          'invalid_arguments',
+          `No deterministic recipe for ${criterion.id} ${criterion.title}; recipes exist for ${SUPPORTED_CRITERIA.join(', ')}. Connect an llm service (dashboard_create_service_connection) to draft others.`,
+        );
+      }
+    }
+    const diff = patch('snippet.html', htmlContext, draft.fixedHtml) + (draft.fixedCss !== undefined && cssContext !== undefined ? patch('styles.css', cssContext, draft.fixedCss) : '');
+    return {
+      wcagCriterion: `${criterion.id} ${criterion.title}`,
+      fixedHtml: draft.fixedHtml,
+      ...(draft.fixedCss !== undefined ? { fixedCss: draft.fixedCss } : {}),
+      diff,
+      explanation: draft.explanation,
+      effort: draft.effort,
+      legalContext: legalContext(criterion, jurisdictions!),
+      disclaimer: DISCLAIMER,
+      engine,
+      platform: platform!,
+      placeholders: draft.placeholders,
+    };
+  },
+};

@@ -1,0 +1,96 @@
+/** The scan tools: start a scan, follow it, read its report and issues, check one page now. */
+import { encodeCursor, decodeCursor, page } from '../../db/pagination.js';
+import { findScan, readPages, readReport, siteKey, siteOf, toPageReport, toProgress, toScan, type Issue, type ScanRow } from '../../db/scans.js';
+import { newId } from '../../ids.js';
+import { fetchPage, ScanFetchError, summarize } from '../../domain/scan/index.js';
+import { checkScanTarget } from '../../scans/target.js';
+import { ToolFailure, inScope, type ToolContext, type ToolHandlers } from '../tool-context.js';
+
+/** A scan of the caller's org; another org's scan is "not found", like a missing one. */
+async function ownScan(ctx: ToolContext, scanId: string): Promise<ScanRow> {
+  const row = await findScan(ctx.services.db, scanId);
+  if (!row || !inScope(ctx.caller, row.org_id)) throw new ToolFailure('not_found', `No scan ${scanId} in this organization`);
+  return row;
+}
+
+async function target(ctx: ToolContext, url: string) {
+  try {
+    return await checkScanTarget(url, ctx.services.config.scanAllowPrivateNetworks);
+  } catch (err) {
+    if (err instanceof ScanFetchError) throw new ToolFailure('invalid_arguments', err.message);
+    throw err;
+  }
+}
+
+export const scanTools: Pick<
+  ToolHandlers,
+  'dashboard_scan_site' | 'dashboard_get_scan_progress' | 'dashboard_get_report' | 'dashboard_list_reports' | 'dashboard_query_issues' | 'dashboard_scan_page'
+> = {
+  async dashboard_scan_site(input, ctx) {
+    const url = await target(ctx, input.siteUrl);
+    const db = ctx.services.db;
+    const t = new Date().toISOString();
+    const row: ScanRow = {
+      id: newId('scn'), org_id: ctx.caller.orgId, site_id: await siteOf(db, ctx.caller.orgId, url.href), site_url: url.href,
+      standard: input.standard!, scan_mode: input.scanMode!, max_pages: input.scanMode === 'single' ? 1 : input.maxPages!, concurrency: input.concurrency!,
+      jurisdictions: JSON.stringify(input.jurisdictions ?? []), status: 'queued', pages_scanned: 0, total_pages: null, total_issues: null,
+      summary: null, error: null, attempts: 0, created_at: t, started_at: null, finished_at: null, last_updated: t,
+    };
+    await db('scans').insert(row);
+    ctx.services.scans.enqueue(row.id);
+    return toScan(row);
+  },
+
+  async dashboard_get_scan_progress({ scanId }, ctx) {
+    return toProgress(await ownScan(ctx, scanId));
+  },
+
+  async dashboard_get_report({ scanId }, ctx) {
+    return readReport(ctx.services.db, await ownScan(ctx, scanId));
+  },
+
+  async dashboard_list_reports({ siteUrl, status, limit, cursor }, ctx) {
+    const q = ctx.services.db('scans').where({ org_id: ctx.caller.orgId });
+    if (siteUrl) q.where({ site_id: ctx.services.db('sites').select('id').where({ org_id: ctx.caller.orgId, url: siteKey(siteUrl) }) });
+    if (status) q.where({ status });
+    const { rows, nextCursor } = await page<ScanRow>(q, { column: 'id', order: 'desc', limit: limit!, cursor });
+    return { reports: rows.map(toScan), nextCursor };
+  },
+
+  async dashboard_query_issues({ scanId, criterion, type, impact, code, page: pageUrl, limit, cursor }, ctx) {
+    const row = await ownScan(ctx, scanId);
+    if (row.status !== 'completed') throw new ToolFailure('invalid_arguments', `Scan ${scanId} is ${row.status}; its issues can be queried once it has completed`);
+    const matches: (Issue & { pageUrl: string })[] = [];
+    for (const p of (await readPages(ctx.services.db, scanId)).map(toPageReport)) {
+      if (pageUrl && p.url !== pageUrl) continue;
+      for (const i of p.issues) {
+        if (criterion && !(i.wcagCriteria ?? [i.wcagCriterion]).includes(criterion)) continue;
+        if ((type && i.type !== type) || (impact && i.impact !== impact) || (code && i.code !== code)) continue;
+        matches.push({ ...i, pageUrl: p.url });
+      }
+    }
+    // Issues have no ids of their own: the cursor is the position in this stable order.
+    const start = cursor ? Number(decodeCursor(cursor)) : 0;
+    if (!Number.isInteger(start) || start < 0) throw new ToolFailure('invalid_arguments', 'cursor is not one this server handed out');
+    const end = start + limit!;
+    return { scanId, total: matches.length, issues: matches.slice(start, end), nextCursor: end < matches.length ? encodeCursor(String(end)) : null };
+  },
+
+  async dashboard_scan_page({ url, standard }, ctx) {
+    await target(ctx, url);
+    const runner = ctx.services.scans;
+    await ctx.progress(0, 2, `fetching ${url}`);
+    let fetched;
+    try {
+      fetched = await fetchPage(url, runner.fetchOptions());
+    } catch (err) {
+      if (err instanceof ScanFetchError) throw new ToolFailure('failed', err.message);
+      throw err;
+    }
+    await ctx.progress(1, 2, 'checking with axe-core');
+    const checked = await runner.checkPool().check(fetched.html, fetched.url, standard!);
+    await ctx.progress(2, 2, 'done');
+    const { byLevel } = summarize([{ url: checked.url, title: checked.title, issueCount: checked.issues.length, issues: checked.issues }]);
+    return { url: checked.url, title: checked.title, standard: standard!, scannedAt: new Date().toISOString(), byLevel, issueCount: checked.issues.length, issues: checked.issues };
+  },
+};
