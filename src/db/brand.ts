@@ -2,7 +2,7 @@
 import type { components } from '../../generated/types/dashboard.js';
 import type { Db } from './knex.js';
 import { readPages, type ScanRow } from './scans.js';
-import type { Issue } from '../domain/scan/index.js';
+import type { Issue } from '../domain/scan/types.js';
 import { scoreBrand, type StyleStats } from '../domain/brand/index.js';
 
 export type BrandGuideline = components['schemas']['brand-guideline'];

@@ -9,7 +9,10 @@ import { cpus } from 'node:os';
 import type { Config } from '../config.js';
 import type { Db } from '../db/knex.js';
 import { findScan, type ScanRow } from '../db/scans.js';
-import { createCheckPool, scanSite, ScanFetchError, type CheckPool } from '../domain/scan/index.js';
+// Not the engine's index: that would load jsdom and axe-core here, where only workers need them.
+import { ScanFetchError } from '../domain/scan/fetch-page.js';
+import { createCheckPool, type CheckPool } from '../domain/scan/pool.js';
+import { scanSite } from '../domain/scan/scan-site.js';
 import type { Logger } from '../log.js';
 
 const MAX_ATTEMPTS = 3;

@@ -4,8 +4,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { ScanFetchError } from '../domain/scan/index.js';
-import { checkedTarget } from '../domain/scan/fetch-page.js';
+import { ScanFetchError, checkedTarget } from '../domain/scan/fetch-page.js';
 import { describeRange, refusedRange } from '../domain/scan/address-policy.js';
 
 export async function checkScanTarget(raw: string, allowPrivateNetworks: boolean): Promise<URL> {

@@ -2,6 +2,8 @@
  * The `pactum` command: bootstrapping a new install (an org, its first system admin, a token)
  * with nothing but the CLI, and what a server started on the same DATA_DIR makes of it.
  */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +51,42 @@ describe('pactum CLI', () => {
     expect(login.status).toBe(200);
     await login.body?.cancel();
     server.expectConformant();
+  });
+
+  it('serves, and on SIGTERM finishes and exits by itself, also after uploads', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pactum-serve-'));
+    const env = { DATA_DIR: dir };
+    await pactum(['org', 'create', 'acme'], env);
+    await pactum(['user', 'create', 'ada', '--org', 'acme', '--role', 'member', '--password-stdin'], env, 'ada-password-1\n');
+    await pactum(['repo', 'create', 'acme/site'], env);
+    await pactum(['repo', 'grant', 'acme/site', 'ada', 'write'], env);
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts'), 'serve'], {
+      env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const url = await new Promise<string>((resolve) => {
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+        const m = /"url":"([^"]+)".*pactum is serving/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+    });
+    const bytes = Buffer.from('some object content\n');
+    const oid = createHash('sha256').update(bytes).digest('hex');
+    const auth = `Basic ${Buffer.from('ada:ada-password-1').toString('base64')}`;
+    const batch = await fetch(`${url}/acme/site.git/info/lfs/objects/batch`, {
+      method: 'POST',
+      headers: { authorization: auth, accept: 'application/vnd.git-lfs+json', 'content-type': 'application/vnd.git-lfs+json' },
+      body: JSON.stringify({ operation: 'upload', objects: [{ oid, size: bytes.length }] }),
+    });
+    const upload = ((await batch.json()) as { objects: { actions: { upload: { href: string; header: Record<string, string> } } }[] }).objects[0]!.actions.upload;
+    expect((await fetch(upload.href, { method: 'PUT', headers: upload.header, body: new Uint8Array(bytes) })).status).toBe(200);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running after 10 s'), 10_000))]);
+    if (code !== 0) child.kill('SIGKILL');
+    expect(code).toBe(0);
   });
 
   it('answers mistakes with a clear message and exit code 2', async () => {

@@ -7,7 +7,7 @@
  */
 import { createTwoFilesPatch } from 'diff';
 import { callService, requestToken, type Credentials } from '../../domain/connections/client.js';
-import { draftFix, SUPPORTED_CRITERIA, UnsupportedCriterionError, type FixResult } from '../../domain/fix/index.js';
+import type { FixResult } from '../../domain/fix/index.js';
 import { legalContext, resolveCriterion, type WcagCriterion } from '../../domain/regulations/index.js';
 import { ToolFailure, type ToolContext, type ToolHandlers } from '../tool-context.js';
 
@@ -54,6 +54,8 @@ export const fixTools: Pick<ToolHandlers, 'dashboard_generate_fix'> = {
     let draft = llm ? await askLlm(ctx, llm, input) : null;
     if (draft) engine = 'llm';
     else {
+      // Loaded on first use: the engine brings jsdom, which a server that never drafts fixes need not hold.
+      const { draftFix, SUPPORTED_CRITERIA, UnsupportedCriterionError } = await import('../../domain/fix/index.js');
       try {
         draft = draftFix({ criterionId: criterion.id, issueMessage, htmlContext, cssContext, platform: platform! });
       } catch (err) {

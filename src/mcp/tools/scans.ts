@@ -2,7 +2,8 @@
 import { encodeCursor, decodeCursor, page } from '../../db/pagination.js';
 import { findScan, readPages, readReport, siteKey, siteOf, toPageReport, toProgress, toScan, type Issue, type ScanRow } from '../../db/scans.js';
 import { newId } from '../../ids.js';
-import { fetchPage, ScanFetchError, summarize } from '../../domain/scan/index.js';
+import { fetchPage, ScanFetchError } from '../../domain/scan/fetch-page.js';
+import { summarize } from '../../domain/scan/summary.js';
 import { checkScanTarget } from '../../scans/target.js';
 import { ToolFailure, inScope, type ToolContext, type ToolHandlers } from '../tool-context.js';
 
