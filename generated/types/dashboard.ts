@@ -969,8 +969,10 @@ export interface components {
             /** @example tools/call */
             method: string;
             id?: string | number;
-            /** @description Method parameters. For tools/call: {name, arguments, _meta?: {progressToken}}. */
-            params?: unknown;
+            /** @description Method parameters, an object (MCP). For tools/call: {name, arguments, _meta?: {progressToken}}. */
+            params?: {
+                [key: string]: unknown;
+            };
         } & {
             [key: string]: unknown;
         };

@@ -11,6 +11,7 @@ import { migrateCommand, serve } from './serve.js';
 import { token } from './token.js';
 import { repo } from './repos.js';
 import { proposals } from './proposals.js';
+import { conformance } from './conformance.js';
 
 const USAGE = `pactum — the dashboard MCP endpoint and the Git LFS object APIs
 
@@ -29,6 +30,9 @@ Usage:
   pactum repo delete-object <org>/<repo> <oid> --reason TEXT
   pactum repo list
   pactum proposals import <file.json>   regulatory update proposals
+  pactum conformance --target URL [--api dashboard|legacy|batch|all] [--token T] [--basic user:pass]
+                     [--repo org/repo] [--seed N] [--max-examples N] [--junit out.xml] [--read-only]
+                                   check any server against the specs
   pactum token --user <username> [--ttl 1h]
   pactum token --sub <id> --org <orgId> [--perm P1,P2] [--role ROLE] [--ttl 1h]
 
@@ -43,6 +47,7 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   user,
   repo,
   proposals,
+  conformance,
 };
 
 export async function run(argv: string[]): Promise<number> {

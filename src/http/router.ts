@@ -16,6 +16,7 @@ import { operations, type ApiName, type OperationId, type OperationSpec, type Va
 import type { Identity } from '../auth/identity.js';
 import { HttpError, apiOfPath } from './errors.js';
 import { jsonTypeFor, negotiate } from './media.js';
+import { bySpecificity, templateRegex } from '../spec/paths.js';
 
 export interface OperationContext {
   ctx: Context;
@@ -92,16 +93,7 @@ function compile(options: RouterOptions) {
   for (const op of operations) {
     let entry = byTemplate.get(op.path);
     if (!entry) {
-      const regex = op.path.includes('{')
-        ? new RegExp(
-            '^' +
-              op.path
-                .split(/(\{[^}]+\})/)
-                .map((part) => (part.startsWith('{') ? `(?<${part.slice(1, -1)}>[^/]+)` : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
-                .join('') +
-              '$',
-          )
-        : null;
+      const regex = op.path.includes('{') ? templateRegex(op.path) : null;
       entry = { template: op.path, regex, routes: new Map(), allow: '', stub: null };
       byTemplate.set(op.path, entry);
     }
@@ -131,15 +123,9 @@ function compile(options: RouterOptions) {
     entry.stub = [...entry.routes.values()].find((r) => r.op.tool) ?? null;
   }
   const statics = new Map([...byTemplate.values()].filter((e) => !e.regex).map((e) => [e.template, e]));
-  // More literal text first: /{org}/{repo}.git/info/lfs/objects/batch before .../objects/{oid}.
-  const dynamic = [...byTemplate.values()]
-    .filter((e) => e.regex)
-    .sort((a, b) => varCount(a.template) - varCount(b.template) || literalLength(b.template) - literalLength(a.template));
+  const dynamic = [...byTemplate.values()].filter((e) => e.regex).sort((a, b) => bySpecificity(a.template, b.template));
   return { statics, dynamic };
 }
-
-const varCount = (t: string) => (t.match(/\{/g) ?? []).length;
-const literalLength = (t: string) => t.replace(/\{[^}]+\}/g, '').length;
 
 export function describeErrors(errors: ErrorObject[] | null | undefined, where: string): string {
   return (errors ?? [])

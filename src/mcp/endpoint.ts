@@ -41,6 +41,17 @@ export function mcpEndpoint(services: Services): Handler {
       { parsedBody: body },
     );
 
+    // Whatever the transport still refuses gets the spec's HTTP error shape, not a JSON-RPC body.
+    if (response.status >= 400) {
+      const text = await response.text();
+      let message = text;
+      try {
+        message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
+      } catch {
+        /* not JSON: keep the text */
+      }
+      throw new HttpError(response.status, message || `The MCP transport refused the request (${response.status})`);
+    }
     writeStatus(ctx, response.status, !response.body);
     response.headers.forEach((value, name) => {
       if (name !== 'connection') ctx.set(name, value);

@@ -1,0 +1,51 @@
+/**
+ * `pactum conformance --target <url>`: the conformance runner for any server that implements
+ * pactum's specs. Exit status 1 when anything failed, 2 for a usage mistake.
+ */
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { ApiName } from '../../generated/operations.js';
+import { runConformance } from '../conformance/index.js';
+import { failureReport, junitXml, progress, summaryTable } from '../conformance/report.js';
+import { UsageError } from './args.js';
+
+export async function conformance(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      target: { type: 'string' },
+      api: { type: 'string', default: 'all' },
+      token: { type: 'string' },
+      basic: { type: 'string' },
+      repo: { type: 'string', default: 'acme/site' },
+      seed: { type: 'string', default: '1' },
+      'max-examples': { type: 'string', default: '5' },
+      junit: { type: 'string' },
+      'read-only': { type: 'boolean', default: false },
+      concurrency: { type: 'string', default: '4' },
+    },
+  });
+  if (!values.target) throw new UsageError('usage: pactum conformance --target <base-url> [--api dashboard|legacy|batch|all] [--token T] [--basic user:pass] [--repo org/repo] [--seed N] [--max-examples N] [--junit out.xml] [--read-only]');
+  try {
+    new URL(values.target);
+  } catch {
+    throw new UsageError(`--target ${values.target} is not a URL`);
+  }
+  const apis: ApiName[] = values.api === 'all' ? ['dashboard', 'legacy', 'batch'] : (values.api!.split(',') as ApiName[]);
+  for (const a of apis) if (!['dashboard', 'legacy', 'batch'].includes(a)) throw new UsageError(`--api ${a}: choose dashboard, legacy, batch or all`);
+  if (values.basic && !values.basic.includes(':')) throw new UsageError('--basic takes user:password');
+  const seed = Number(values.seed);
+  const maxExamples = Number(values['max-examples']);
+  if (!Number.isInteger(seed) || !Number.isInteger(maxExamples) || maxExamples < 0) throw new UsageError('--seed and --max-examples take whole numbers');
+
+  const results = await runConformance({
+    target: values.target, apis, token: values.token, basic: values.basic, repo: values.repo!, seed, maxExamples,
+    readOnly: values['read-only'], concurrency: Number(values.concurrency), onProgress: progress(process.stderr),
+  });
+  const failed = results.filter((r) => r.problems.length);
+  console.log(summaryTable(results));
+  if (failed.length) console.log(`\n${failureReport(results)}`);
+  if (values.junit) writeFileSync(values.junit, junitXml(results));
+  console.log(`\n${results.length - failed.length} passed, ${failed.length} failed (seed ${seed}; rerun with --seed ${seed} to reproduce)`);
+  return failed.length ? 1 : 0;
+}

@@ -1,0 +1,117 @@
+/**
+ * The conformance runner: it passes pactum itself (all three APIs, every phase), and it catches
+ * servers that break the contract — a proxy in front of pactum breaks chosen answers in known
+ * ways, and each one must be reported against the right operation.
+ */
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runConformance } from '../../src/conformance/index.js';
+import type { CaseResult } from '../../src/conformance/report.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { lfsFixture } from '../helpers/git-lfs.js';
+import { pactum } from '../helpers/cli.js';
+
+let s: TestServer;
+let token: string;
+const basic = 'wally:wally-password-1';
+
+beforeAll(async () => {
+  s = await startTestServer();
+  const { org } = await lfsFixture(s.services.db, { org: 'acme', repo: 'site', username: 'wally', password: 'wally-password-1', access: 'write' });
+  token = await s.token({ orgId: org.id, perms: ['admin.system'] });
+});
+afterAll(() => s.stop());
+
+const failuresOf = (results: CaseResult[]) => results.filter((r) => r.problems.length);
+
+describe('against pactum', () => {
+  it('passes every phase of all three APIs', async () => {
+    const results = await runConformance({ target: s.url, apis: ['dashboard', 'legacy', 'batch'], token, basic, repo: 'acme/site', seed: 7, maxExamples: 3 });
+    expect(failuresOf(results).map((r) => `${r.operationId} ${r.name}: ${r.problems.join('; ')}`)).toEqual([]);
+    const phases = new Set(results.map((r) => r.phase));
+    expect([...phases].sort()).toEqual(['examples', 'flow', 'generated', 'mcp', 'negative']);
+    expect(results.length).toBeGreaterThan(500);
+    // Every operation of the specs was exercised.
+    const ops = new Set(results.map((r) => r.operationId));
+    for (const id of ['mcp.post', 'auth.login', 'legacy.getObject', 'legacy.createObject', 'batch.batch', 'objects.upload', 'objects.download', 'objects.verify', 'tus.head', 'tus.patch', 'locks.create', 'locks.unlock', 'mcp.tool.dashboard_get_org']) {
+      expect(ops, id).toContain(id);
+    }
+    expect(results.filter((r) => r.phase === 'flow').map((r) => r.name)).toEqual(expect.arrayContaining(['tus PATCH', 'basic PUT', 'download a range', 'unlock']));
+    s.expectConformant();
+  });
+
+  it('is reproducible: the same seed makes the same requests', async () => {
+    const run = () => runConformance({ target: s.url, apis: ['legacy'], repo: 'acme/site', seed: 3, maxExamples: 2 });
+    const strip = (rs: CaseResult[]) => rs.filter((r) => r.phase === 'generated').map((r) => `${r.request.method} ${r.request.url} ${typeof r.request.body === 'string' ? r.request.body : ''}`).sort();
+    expect(strip(await run())).toEqual(strip(await run()));
+  });
+
+  it('runs as `pactum conformance`, writing JUnit XML and exiting 0', async () => {
+    const junit = join(mkdtempSync(join(tmpdir(), 'conformance-')), 'out.xml');
+    const r = await pactum(['conformance', '--target', s.url, '--api', 'legacy', '--basic', basic, '--max-examples', '1', '--junit', junit], {});
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/\d+ passed, 0 failed/);
+    expect(readFileSync(junit, 'utf8')).toMatch(/<testsuites name="pactum conformance" tests="\d+" failures="0">/);
+  });
+});
+
+/** pactum behind a proxy that breaks what `breaks` says, for the matching requests. */
+async function brokenPactum(breaks: { when: (method: string, path: string) => boolean; answer: (status: number, headers: Record<string, string>, body: string) => [number, Record<string, string>, string] }[]) {
+  const proxy: Server = createServer((req, res) => {
+    const up = request(`${s.url}${req.url}`, { method: req.method, headers: req.headers }, (r) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c) => chunks.push(c));
+      r.on('end', () => {
+        let [status, headers, body] = [r.statusCode!, r.headers as Record<string, string>, Buffer.concat(chunks).toString('utf8')];
+        const path = new URL(req.url!, 'http://x').pathname;
+        for (const b of breaks) if (b.when(req.method!, path)) [status, headers, body] = b.answer(status, headers, body);
+        delete headers['content-length'];
+        delete headers['transfer-encoding'];
+        res.writeHead(status, headers).end(body);
+      });
+    });
+    req.pipe(up);
+  }).listen(0, '127.0.0.1');
+  await new Promise((r) => proxy.once('listening', r));
+  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, close: () => proxy.close() };
+}
+
+describe('against servers that break the contract', () => {
+  it('reports a missing required field, an undeclared status, a 500 and a wrong content type, each against its operation', async () => {
+    const broken = await brokenPactum([
+      { when: (m, p) => m === 'GET' && p === '/healthz', answer: (st, h) => [st, h, JSON.stringify({ version: '3.4.0' })] },
+      { when: (m, p) => m === 'GET' && p === '/.well-known/oauth-protected-resource', answer: (st, h, b) => [st, { ...h, 'content-type': 'text/html' }, b] },
+      { when: (m, p) => m === 'GET' && p === '/.well-known/oauth-protected-resource/api/v1/mcp', answer: (_st, h, b) => [418, h, b] },
+      { when: (m, p) => m === 'POST' && p === '/api/v1/auth/logout', answer: (_st, h) => [500, { ...h, 'content-type': 'application/json' }, '{"error":"boom"}'] },
+      { when: (m, p) => m === 'POST' && p.endsWith('/objects/batch'), answer: (st, h, b) => [st, h, st === 200 ? JSON.stringify({ ...JSON.parse(b), objects: undefined }) : b] },
+    ]);
+    const results = await runConformance({ target: broken.url, apis: ['dashboard', 'batch'], basic, repo: 'acme/site', seed: 1, maxExamples: 1 });
+    broken.close();
+    const problemsOf = (op: string) => failuresOf(results).filter((r) => r.operationId === op).flatMap((r) => r.problems);
+    expect(problemsOf('ops.health').join('\n')).toMatch(/conforms to the spec: body must have property 'status'/);
+    expect(problemsOf('auth.protectedResource').join('\n')).toMatch(/content type text\/html is not declared/);
+    expect(problemsOf('auth.protectedResourceForMcp').join('\n')).toMatch(/status 418 is not declared/);
+    expect(problemsOf('auth.logout').join('\n')).toMatch(/no 5xx: answered 500/);
+    expect(problemsOf('batch.batch').join('\n')).toMatch(/must have property 'objects'/);
+    // The healthy operations are not blamed.
+    expect(problemsOf('mcp.post')).toEqual([]);
+  });
+
+  it('reports a server that accepts invalid requests, and one that leaves Allow out of a 405', async () => {
+    const broken = await brokenPactum([
+      // Pretend to accept whatever reaches the login route.
+      { when: (m, p) => m === 'POST' && p === '/api/v1/auth/login', answer: (_st, h) => [200, { ...h, 'content-type': 'application/json' }, JSON.stringify({ userId: 'u', orgId: 'o', role: 'member', permissions: [], expiresAt: '2026-11-22T00:00:00.000Z' })] },
+      { when: (m, p) => m === 'DELETE' && p === '/api/v1/mcp', answer: (st, h, b) => { const { allow: _a, ...rest } = h; return [st, rest, b]; } },
+    ]);
+    const results = await runConformance({ target: broken.url, apis: ['dashboard'], repo: 'acme/site', seed: 1, maxExamples: 0 });
+    broken.close();
+    const login = failuresOf(results).filter((r) => r.operationId === 'auth.login' && r.phase === 'negative');
+    expect(login.map((r) => r.name)).toEqual(expect.arrayContaining(['malformed JSON', 'missing required property password']));
+    expect(login[0]!.problems.join()).toMatch(/refuses invalid requests: answered 200/);
+    expect(failuresOf(results).flatMap((r) => r.problems).join('\n')).toMatch(/Allow on 405: the header is missing/);
+  });
+});
