@@ -7,7 +7,7 @@ export npm_config_fund := false
 export npm_config_audit := false
 export npm_config_update_notifier := false
 
-.PHONY: help install install-conformance generate check-generated lint typecheck build migrate run serve test bench clean
+.PHONY: help install install-conformance generate clients conformance mock check-generated lint typecheck build migrate run serve test bench clean
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -54,8 +54,20 @@ serve: ## serve the current build
 test: install ## everything: spec lint, generated drift, types, unit/integration/e2e tests
 	@bash scripts/test.sh
 
-bench: install ## benchmarks, printed as ratios against baselines run alongside
+clients: install ## partner clients in TypeScript, Python, Go and Java with OpenAPI Generator (needs Java and its jar)
+	@bash scripts/clients.sh
+
+conformance: install ## check a server against the specs: make conformance TARGET=http://host:port [API=all] [TOKEN=...] [BASIC=user:pass] [REPO=org/repo]
+	@test -n "$(TARGET)" || { echo "usage: make conformance TARGET=http://host:port [API=all] [TOKEN=jwt] [BASIC=user:pass] [REPO=org/repo]"; exit 2; }
+	npx tsx src/cli/main.ts conformance --target "$(TARGET)" --api "$(or $(API),all)" $(if $(TOKEN),--token "$(TOKEN)") $(if $(BASIC),--basic "$(BASIC)") $(if $(REPO),--repo "$(REPO)") $(if $(JUNIT),--junit "$(JUNIT)")
+
+mock: install ## Prism mock servers of the three specs on ports 4010-4012 (see docs/mock.md)
+	npx tsx scripts/mock.ts
+
+bench: build ## benchmarks, printed as ratios against baselines run alongside
 	npx tsx scripts/bench/validation.ts
+	npx tsx scripts/bench/mcp.ts
+	npx tsx scripts/bench/objects.ts
 
 clean: ## remove build output and local data
 	rm -rf dist data .tmp

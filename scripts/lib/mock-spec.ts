@@ -48,8 +48,13 @@ const DEFAULT_PROTOCOL_VERSION = '2025-11-25';
  * size 6. Served as the body of downloads.
  */
 export const EXAMPLE_CONTENT = 'hello\n';
-/** Bytes 2-5 of it, as the 206 answer to `Range: bytes=2-`. */
+/**
+ * The mock's story of a resumed transfer: a download resumed at byte 2 (206 `bytes 2-5/6`), a tus
+ * upload interrupted after 2 bytes (HEAD: Upload-Offset 2) and completed by PATCH (Upload-Offset 6).
+ */
 const PARTIAL_FROM = 2;
+/** The object APIs answer this type when the client's Accept allows any (their info.description). */
+const OBJECTS_DEFAULT_MEDIA = 'application/vnd.objstore+json';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const isObject = (v: unknown): v is JsonObject => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -69,7 +74,8 @@ export function deriveMockSpec(api: MockApi, bundled: JsonObject, tools?: readon
     addMcpExamples(doc, catalogue);
   } else {
     moveBasePathIntoPaths(doc);
-    addContentExamples(doc);
+    preferMediaType(doc, OBJECTS_DEFAULT_MEDIA);
+    addTransferExamples(doc);
   }
   fillResponseExamples(doc);
   fillHeaderExamples(doc);
@@ -164,8 +170,13 @@ function adjustToolStubs(doc: JsonObject) {
       };
     }
     op.responses = { '405': stub };
-    // The real stub answers 405 whatever the body; Prism would validate a declared body first.
-    delete op.requestBody;
+    // The real stub answers 405 whatever is sent; Prism would first validate a declared body (422)
+    // or refuse an undeclared one (415), so the mock's stub takes any body.
+    op.requestBody = {
+      description: `Ignored: the stub answers 405 whatever is sent. The tool's arguments are described by #/components/schemas/${m[1]}.input.`,
+      required: false,
+      content: { '*/*': { schema: {} } },
+    };
   }
 }
 
@@ -292,15 +303,40 @@ function moveBasePathIntoPaths(doc: JsonObject) {
   ];
 }
 
-/** Downloads answer the example object's bytes: all of them (200), or from byte 2 on (206). */
-function addContentExamples(doc: JsonObject) {
+/**
+ * Prism answers a request without Accept (or with a wildcard) with a response's first media type:
+ * `type` moves first in every response that declares it.
+ */
+function preferMediaType(doc: JsonObject, type: string) {
+  const responses: JsonObject[] = Object.values(((doc.components as JsonObject | undefined)?.responses ?? {}) as JsonObject) as JsonObject[];
   for (const { op } of operationsOf(doc)) {
+    for (const raw of Object.values((op.responses ?? {}) as JsonObject)) if (isObject(raw) && raw.$ref === undefined) responses.push(raw);
+  }
+  for (const res of responses) {
+    const content = res.content as JsonObject | undefined;
+    if (!content || !(type in content)) continue;
+    const { [type]: first, ...rest } = content;
+    res.content = { [type]: first!, ...rest };
+  }
+}
+
+/**
+ * Downloads answer the example object's bytes: all of them (200), or from byte 2 on (206); tus
+ * HEAD reports 2 bytes stored and PATCH the whole object.
+ */
+function addTransferExamples(doc: JsonObject) {
+  const full = Buffer.from(EXAMPLE_CONTENT);
+  for (const { method, op } of operationsOf(doc)) {
     for (const [status, raw] of Object.entries((op.responses ?? {}) as JsonObject)) {
       if (isObject(raw) && raw.$ref !== undefined) continue;
       const res = raw as JsonObject;
+      const offset = ((res.headers ?? {}) as JsonObject)['Upload-Offset'] as JsonObject | undefined;
+      if (offset && offset.$ref === undefined && offset.example === undefined && status.startsWith('2')) {
+        if (method === 'head') offset.example = PARTIAL_FROM;
+        if (method === 'patch') offset.example = full.length;
+      }
       const media = ((res.content ?? {}) as JsonObject)['application/octet-stream'] as JsonObject | undefined;
       if (!media || media.example !== undefined || media.examples !== undefined) continue;
-      const full = Buffer.from(EXAMPLE_CONTENT);
       if (status === '200') media.example = EXAMPLE_CONTENT;
       else if (status === '206') media.example = full.subarray(PARTIAL_FROM).toString();
       else continue;

@@ -1,0 +1,298 @@
+/**
+ * `make mock`: three Prism mock servers for client teams, one per spec, on 127.0.0.1:
+ *
+ *   dashboard  4010   POST /api/v1/mcp (JSON-RPC), tool stubs, auth, /healthz
+ *   legacy     4011   /{org}/{repo}.git/info/lfs/…  (Git LFS legacy v0.5 API)
+ *   batch      4012   /{org}/{repo}.git/info/lfs/…  (Git LFS batch v1.3 API, tus, locks)
+ *
+ * MOCK_PORT_BASE moves the three ports (base, base+1, base+2). Each server runs
+ * `prism mock <spec>` on the spec deriveMockSpec() derives (scripts/lib/mock-spec.ts): the
+ * generator's generated/mock/<api>.json when it exists, else derived here from
+ * generated/specs/<api>.json. Hrefs in the examples that point at the real server
+ * (http://127.0.0.1:8080) are pointed at the mock itself, so a client can follow them; the
+ * served files are written to a temporary directory and removed on exit.
+ *
+ * Ctrl-C or SIGTERM stops all three. docs/mock.md says what to send and what Prism does.
+ *
+ *   npx tsx scripts/mock.ts
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { loadBundledSpec, type JsonObject } from '../src/spec/documents.js';
+import { deriveMockSpec, MCP_PATH, type MockApi } from './lib/mock-spec.js';
+
+export const MOCK_APIS = ['dashboard', 'legacy', 'batch'] as const satisfies readonly MockApi[];
+export const DEFAULT_PORT_BASE = 4010;
+export const PORT_OFFSETS: Readonly<Record<MockApi, number>> = { dashboard: 0, legacy: 1, batch: 2 };
+/** The repository the docs and examples use; the object mocks answer for any org and repo. */
+export const EXAMPLE_REPO_PATH = '/acme/site.git/info/lfs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const prismCli = join(dirname(createRequire(import.meta.url).resolve('@stoplight/prism-cli/package.json')), 'dist', 'index.js');
+
+export interface MockOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** First of three consecutive ports; default MOCK_PORT_BASE, else 4010. */
+  portBase?: number;
+  /** Explicit ports, overriding portBase per API. */
+  ports?: Partial<Record<MockApi, number>>;
+  /** The specs to serve; default generated/mock/<api>.json, else derived from generated/specs. */
+  specs?: Partial<Record<MockApi, JsonObject>>;
+  /** Point example hrefs at the mock instead of the real server (default true). */
+  rewriteLinks?: boolean;
+  /** Each line Prism prints; default: kept in memory only (see RunningMock.output). */
+  log?: (api: MockApi, line: string) => void;
+  /** Extra arguments for `prism mock`, e.g. ['--errors'] or ['-v', 'warn']. */
+  prismArgs?: readonly string[];
+  /** How long each server may take to listen (default 60 s). */
+  startTimeoutMs?: number;
+}
+
+export interface RunningMock {
+  /** Each server's base URL, e.g. http://127.0.0.1:4010 (object APIs: add /{org}/{repo}.git/info/lfs). */
+  urls: Record<MockApi, string>;
+  /** The specs as served (after link rewriting) and the files Prism reads them from. */
+  specs: Record<MockApi, JsonObject>;
+  specFiles: Record<MockApi, string>;
+  pids: Record<MockApi, number>;
+  /** The last lines each Prism printed. */
+  output(api: MockApi): string[];
+  /** Settles when that API's Prism process has exited (stopped, or died). */
+  exited: Record<MockApi, Promise<void>>;
+  /** Stops the three servers (SIGTERM, then SIGKILL after 5 s) and removes the spec files. */
+  stop(): Promise<void>;
+}
+
+/** The mock spec of each API: the generator's generated/mock/<api>.json, or derived now. */
+export function loadMockSpecs(): Record<MockApi, JsonObject> {
+  const out = {} as Record<MockApi, JsonObject>;
+  for (const api of MOCK_APIS) {
+    const file = join(root, 'generated', 'mock', `${api}.json`);
+    out[api] = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as JsonObject) : deriveMockSpec(api, loadBundledSpec(api));
+  }
+  return out;
+}
+
+/** The origin of a spec's first server (http://127.0.0.1:8080 for all three). */
+export function serverOrigin(spec: JsonObject): string | null {
+  const url = String(((spec.servers ?? []) as JsonObject[])[0]?.url ?? '');
+  return /^([a-z][a-z0-9+.-]*:\/\/[^/]+)/i.exec(url)?.[1] ?? null;
+}
+
+/** The spec with every occurrence of the real server's origin replaced by the mock's. */
+export function pointLinksAt(spec: JsonObject, mockOrigin: string): JsonObject {
+  const origin = serverOrigin(spec);
+  if (!origin || origin === mockOrigin) return spec;
+  return JSON.parse(JSON.stringify(spec).split(origin).join(mockOrigin)) as JsonObject;
+}
+
+function portsOf(opts: MockOptions): Record<MockApi, number> {
+  const envBase = process.env.MOCK_PORT_BASE ? Number(process.env.MOCK_PORT_BASE) : undefined;
+  const base = opts.portBase ?? envBase ?? DEFAULT_PORT_BASE;
+  if (!Number.isInteger(base) || base < 1 || base > 65533) throw new Error(`MOCK_PORT_BASE must be a port number, not ${process.env.MOCK_PORT_BASE}`);
+  const ports = {} as Record<MockApi, number>;
+  for (const api of MOCK_APIS) ports[api] = opts.ports?.[api] ?? base + PORT_OFFSETS[api];
+  return ports;
+}
+
+interface Server {
+  api: MockApi;
+  child: ChildProcess;
+  lines: string[];
+  exited: Promise<void>;
+}
+
+function launch(api: MockApi, file: string, host: string, port: number, opts: MockOptions): { server: Server; ready: Promise<void> } {
+  const child = spawn(process.execPath, [prismCli, 'mock', file, '--host', host, '--port', String(port), ...(opts.prismArgs ?? [])], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+  });
+  const lines: string[] = [];
+  let exitCode: number | null | undefined;
+  let onLine: ((line: string) => void) | undefined;
+  const exited = new Promise<void>((done) =>
+    child.once('exit', (code, signal) => {
+      exitCode = code ?? (signal ? -1 : 0);
+      done();
+    }),
+  );
+  for (const stream of [child.stdout!, child.stderr!]) {
+    let rest = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      const parts = (rest + chunk).split('\n');
+      rest = parts.pop()!;
+      for (const line of parts) {
+        if (!line.trim()) continue;
+        lines.push(line);
+        if (lines.length > 500) lines.shift();
+        opts.log?.(api, line);
+        onLine?.(line);
+      }
+    });
+  }
+  const ready = new Promise<void>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`${api}: Prism did not listen within ${opts.startTimeoutMs ?? 60_000} ms\n${lines.slice(-20).join('\n')}`)), opts.startTimeoutMs ?? 60_000);
+    onLine = (line) => {
+      if (/Prism is listening on/.test(line)) {
+        clearTimeout(timer);
+        ok();
+      }
+    };
+    void exited.then(() => {
+      clearTimeout(timer);
+      fail(new Error(`${api}: Prism exited (code ${exitCode}) before listening on port ${port}\n${lines.slice(-20).join('\n')}`));
+    });
+  });
+  return { server: { api, child, lines, exited }, ready };
+}
+
+async function terminate(server: Server) {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
+  server.child.kill('SIGTERM');
+  const timer = setTimeout(() => server.child.kill('SIGKILL'), 5000);
+  await server.exited;
+  clearTimeout(timer);
+}
+
+/** Starts the three mock servers; resolves once all listen. */
+export async function startMock(opts: MockOptions = {}): Promise<RunningMock> {
+  const host = opts.host ?? '127.0.0.1';
+  const ports = portsOf(opts);
+  const given = opts.specs ?? {};
+  const loaded = MOCK_APIS.every((api) => given[api]) ? null : loadMockSpecs();
+  const dir = mkdtempSync(join(tmpdir(), 'pactum-mock-'));
+  const urls = {} as Record<MockApi, string>;
+  const specs = {} as Record<MockApi, JsonObject>;
+  const specFiles = {} as Record<MockApi, string>;
+  const servers: Server[] = [];
+  const readies: Promise<void>[] = [];
+  let stopped: Promise<void> | null = null;
+  const stop = () =>
+    (stopped ??= (async () => {
+      await Promise.all(servers.map(terminate));
+      rmSync(dir, { recursive: true, force: true });
+    })());
+
+  try {
+    for (const api of MOCK_APIS) {
+      urls[api] = `http://${host.includes(':') ? `[${host}]` : host}:${ports[api]}`;
+      const spec = given[api] ?? loaded![api];
+      specs[api] = opts.rewriteLinks === false ? spec : pointLinksAt(spec, urls[api]);
+      specFiles[api] = join(dir, `${api}.json`);
+      writeFileSync(specFiles[api], JSON.stringify(specs[api], null, 2) + '\n');
+      const { server, ready } = launch(api, specFiles[api], host, ports[api], opts);
+      servers.push(server);
+      readies.push(ready);
+    }
+    await Promise.all(readies);
+  } catch (err) {
+    await Promise.allSettled(readies);
+    await stop();
+    throw err;
+  }
+
+  const pids = {} as Record<MockApi, number>;
+  for (const s of servers) pids[s.api] = s.child.pid!;
+  return {
+    urls,
+    specs,
+    specFiles,
+    pids,
+    output: (api) => [...servers.find((s) => s.api === api)!.lines],
+    exited: Object.fromEntries(servers.map((s) => [s.api, s.exited])) as Record<MockApi, Promise<void>>,
+    stop,
+  };
+}
+
+/** The example names of each operation's responses that carry more than one, for `Prefer: example=`. */
+export function namedExamples(spec: JsonObject): { operation: string; names: string[] }[] {
+  const out: { operation: string; names: string[] }[] = [];
+  for (const [path, item] of Object.entries((spec.paths ?? {}) as JsonObject)) {
+    for (const [method, op] of Object.entries(item as JsonObject)) {
+      if (method === 'parameters' || !op || typeof op !== 'object') continue;
+      const names = new Set<string>();
+      for (const res of Object.values(((op as JsonObject).responses ?? {}) as JsonObject)) {
+        const media = (((res as JsonObject).content ?? {}) as JsonObject)['application/json'] ?? Object.values(((res as JsonObject).content ?? {}) as JsonObject)[0];
+        for (const name of Object.keys(((media as JsonObject | undefined)?.examples ?? {}) as JsonObject)) names.add(name);
+      }
+      if (names.size > 1) out.push({ operation: `${method.toUpperCase()} ${path}`, names: [...names] });
+    }
+  }
+  return out;
+}
+
+function wrap(words: string[], indent: string, width = 100): string[] {
+  const lines: string[] = [];
+  let line = indent;
+  for (const w of words) {
+    if (line.length + w.length + 2 > width && line.trim()) {
+      lines.push(line.replace(/,?\s*$/, ','));
+      line = indent;
+    }
+    line += (line.trim() ? ', ' : '') + w;
+  }
+  if (line.trim()) lines.push(line);
+  return lines;
+}
+
+/** What `make mock` prints once the servers listen. */
+export function describeMock(mock: RunningMock): string {
+  const out = [
+    'pactum mock servers (Prism), on the specs in generated/; Ctrl-C stops them. Docs: docs/mock.md',
+    '',
+    `  dashboard  ${mock.urls.dashboard}${MCP_PATH}   (send Authorization: Bearer <anything>, or Cookie: session=<anything>)`,
+    `  legacy     ${mock.urls.legacy}${EXAMPLE_REPO_PATH}   (any org and repo)`,
+    `  batch      ${mock.urls.batch}${EXAMPLE_REPO_PATH}   (any org and repo)`,
+    '',
+    'Choose a response with the header `Prefer: example=<name>` or `Prefer: code=<status>`:',
+  ];
+  for (const api of MOCK_APIS) {
+    for (const { operation, names } of namedExamples(mock.specs[api])) {
+      const tools = names.filter((n) => n.startsWith('dashboard_'));
+      const others = names.filter((n) => !n.startsWith('dashboard_'));
+      out.push(`  ${api} ${operation}: ${others[0]} (the default)`);
+      if (others.length > 1) out.push(...wrap(others.slice(1), '    '));
+      if (tools.length) {
+        out.push(`    and one per tool (${tools.length}), the result of tools/call of that tool:`);
+        out.push(...wrap(tools, '    '));
+      }
+    }
+  }
+  out.push('  any operation: Prefer: code=<a status the spec declares for it>, e.g. code=404');
+  return out.join('\n');
+}
+
+async function main() {
+  const mock = await startMock({ log: (api, line) => process.stdout.write(`[${api}] ${line}\n`) });
+  process.stdout.write(`\n${describeMock(mock)}\n\n`);
+  let stopping = false;
+  const shutdown = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    await mock.stop();
+    process.exit(code);
+  };
+  process.once('SIGINT', () => void shutdown(0));
+  process.once('SIGTERM', () => void shutdown(0));
+  for (const api of MOCK_APIS) {
+    void mock.exited[api].then(() => {
+      if (stopping) return;
+      process.stderr.write(`[${api}] Prism stopped unexpectedly; stopping the others\n`);
+      void shutdown(1);
+    });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}
