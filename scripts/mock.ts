@@ -147,7 +147,8 @@ function launch(api: MockApi, file: string, host: string, port: number, opts: Mo
     };
     void exited.then(() => {
       clearTimeout(timer);
-      fail(new Error(`${api}: Prism exited (code ${exitCode}) before listening on port ${port}\n${lines.slice(-20).join('\n')}`));
+      if (lines.some((l) => /EADDRINUSE/.test(l))) fail(new Error(`${api}: port ${port} on ${host} is in use (MOCK_PORT_BASE moves the three ports)`));
+      else fail(new Error(`${api}: Prism exited (code ${exitCode}) before listening on port ${port}\n${lines.slice(-20).join('\n')}`));
     });
   });
   return { server: { api, child, lines, exited }, ready };
@@ -279,14 +280,19 @@ async function main() {
     await mock.stop();
     process.exit(code);
   };
-  process.once('SIGINT', () => void shutdown(0));
-  process.once('SIGTERM', () => void shutdown(0));
+  // `on`, not `once`: Ctrl-C may arrive twice (from the terminal and relayed by tsx), and a second
+  // signal without a listener would end the process before the servers are stopped.
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
   for (const api of MOCK_APIS) {
-    void mock.exited[api].then(() => {
-      if (stopping) return;
-      process.stderr.write(`[${api}] Prism stopped unexpectedly; stopping the others\n`);
-      void shutdown(1);
-    });
+    void mock.exited[api].then(() =>
+      // Ctrl-C reaches the Prism processes too (same process group): give our own handler a moment.
+      setTimeout(() => {
+        if (stopping) return;
+        process.stderr.write(`[${api}] Prism stopped unexpectedly; stopping the others\n`);
+        void shutdown(1);
+      }, 500),
+    );
   }
 }
 

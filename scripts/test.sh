@@ -20,21 +20,33 @@ step "type check" npx tsc --noEmit -p tsconfig.json
 step "build" make -s build
 step "MCP conformance suite install" make -s install-conformance
 
-echo "== vitest"
-rm -f .tmp/vitest.json
-npx vitest run --reporter=default --reporter=json --outputFile.json=.tmp/vitest.json
-vitest_status=$?
-if [ -f .tmp/vitest.json ]; then
-  # A file that fails before its tests run (an import error, a failed beforeAll) counts as a failure too.
-  read -r vp vf < <(node -e '
-    const r = require("./.tmp/vitest.json");
-    const brokenFiles = r.testResults.filter((f) => f.status === "failed" && !f.assertionResults.some((a) => a.status === "failed")).length;
-    console.log(r.numPassedTests, r.numFailedTests + brokenFiles);')
-  passed=$((passed + vp)); failed=$((failed + vf))
-  if [ "$vitest_status" -ne 0 ] && [ "$vf" -eq 0 ]; then failed=$((failed + 1)); failures+=("vitest (exit $vitest_status)"); fi
-else
-  failed=$((failed + 1)); failures+=("vitest (no report)")
-fi
+# Runs vitest with a JSON report and adds its counts; a file that fails before its tests run
+# (an import error, a failed beforeAll) counts as a failure too.
+vitest_step() {
+  local name=$1 report=$2; shift 2
+  echo "== $name"
+  rm -f "$report"
+  "$@" --reporter=default --reporter=json --outputFile.json="$report"
+  local status=$?
+  if [ -f "$report" ]; then
+    read -r vp vf < <(node -e '
+      const r = require(process.argv[1]);
+      const brokenFiles = r.testResults.filter((f) => f.status === "failed" && !f.assertionResults.some((a) => a.status === "failed")).length;
+      console.log(r.numPassedTests, r.numFailedTests + brokenFiles);' "$PWD/$report")
+    passed=$((passed + vp)); failed=$((failed + vf))
+    if [ "$status" -ne 0 ] && [ "$vf" -eq 0 ]; then failed=$((failed + 1)); failures+=("$name (exit $status)"); fi
+    if [ "$vf" -gt 0 ]; then failures+=("$name"); fi
+  else
+    failed=$((failed + 1)); failures+=("$name (no report)")
+  fi
+}
+
+vitest_step "vitest" .tmp/vitest.json npx vitest run
+# The end-to-end suites made of real client traffic, once more with prism proxy --errors judging
+# every response (any sl-violations entry fails them). The conformance runner and the official MCP
+# suite stay out: they send requests Prism answers itself (undeclared methods, foreign hosts).
+PACTUM_VIA_PRISM=1 vitest_step "end-to-end through prism proxy" .tmp/vitest-prism.json \
+  npx vitest run test/e2e/git-lfs.test.ts test/e2e/mcp-admin-tools.test.ts test/e2e/mcp-accessibility.test.ts
 
 if [ ${#failures[@]} -gt 0 ]; then printf 'failed: %s\n' "${failures[@]}"; fi
 echo "$passed passed, $failed failed"

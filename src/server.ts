@@ -82,7 +82,10 @@ export function createServices(config: Config, log: Logger): Services {
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
   const env = opts.env ?? process.env;
   let config = loadConfig(env);
-  const server = createServer({ keepAliveTimeout: 65_000 });
+  // No limit on a whole request (a multi-GiB upload takes minutes); instead a connection that
+  // sends and receives nothing for two minutes is closed, which frees a stalled upload.
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 });
+  server.setTimeout(120_000);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

@@ -3,24 +3,28 @@
  * (`make mock`, docs/mock.md), adjusted so that Prism answers what the real server does:
  *
  * - dashboard: each tool discovery stub keeps only its 405 (Prism would otherwise answer the
- *   lowest 2xx) with a body naming the tool and an empty `Allow`, and loses its request body (the
- *   real stubs answer 405 whatever is sent, where Prism would validate the body first);
+ *   lowest 2xx), with a body naming the tool and an empty `Allow`, and takes any request body (the
+ *   real stub answers 405 whatever is sent; Prism would validate a declared body first).
  *   POST /api/v1/mcp gains a 200 example per tool, named as the tool, plus `initialize` and
- *   `tools_list`, which clients select with `Prefer: example=<name>`.
+ *   `tools_list`, which clients select with `Prefer: example=<name>` (also on its SSE variant).
  * - legacy, batch: the server's base path `/{org}/{repo}.git/info/lfs` moves into the paths (as
  *   path parameters org and repo), because Prism matches request paths against the paths only:
- *   clients then call the mock at the URLs they call the real server at.
+ *   clients call the mock at the URLs they call the real server at. application/vnd.objstore+json
+ *   comes first in each response, as it is what the server answers an Accept that allows any.
+ *   Downloads answer the example object's bytes, tus HEAD/PATCH consistent offsets.
  * - all: every JSON response without an example gets one (from a sibling media type of the same
  *   response, else from its schema's `examples`, with the error message taken from the response's
- *   description), and response headers get realistic examples; an optional header nothing gives
- *   a value for is left out rather than sent as Prism's placeholder ("string", 0).
+ *   description), response headers get realistic examples, and an optional header nothing gives a
+ *   value for is left out rather than sent as Prism's placeholder ("string", 0). Components no
+ *   longer referenced (ToolStub, the tools' schemas) are dropped.
  *
  * Pure and deterministic: the same inputs give the same document, keys in the same order. The
- * result stays valid OpenAPI 3.1 and every example it adds validates against its schema (the
- * mock's e2e test checks both the examples and what Prism serves).
+ * result stays valid OpenAPI 3.1 (Redocly's recommended-strict passes but for
+ * operation-2xx-response, as a stub answers only 405) and every example validates against the
+ * contract's schema: test/e2e/mock.test.ts checks both, and what Prism serves.
  */
 import { STATUS_CODES } from 'node:http';
-import { deref, inline, type Json, type JsonObject } from '../../src/spec/documents.js';
+import { deref, escapePointer, inline, type Json, type JsonObject } from '../../src/spec/documents.js';
 
 export type MockApi = 'dashboard' | 'legacy' | 'batch';
 
@@ -79,6 +83,7 @@ export function deriveMockSpec(api: MockApi, bundled: JsonObject, tools?: readon
   }
   fillResponseExamples(doc);
   fillHeaderExamples(doc);
+  pruneComponents(doc);
   doc['x-mock'] = {
     derivedBy: 'scripts/lib/mock-spec.ts (deriveMockSpec)',
     description: 'The spec the Prism mock serves (make mock); see docs/mock.md. The contract itself is generated/specs.',
@@ -445,3 +450,36 @@ function fillHeaderExamples(doc: JsonObject) {
     }
   }
 }
+
+/**
+ * Drops the components nothing refers to any more (the stubs' ToolStub response, the tools' input
+ * and output schemas, whose content lives on inline in the tools_list example). Security schemes
+ * are named, not referenced, and always stay.
+ */
+function pruneComponents(doc: JsonObject) {
+  const components = doc.components as JsonObject | undefined;
+  if (!components) return;
+  const reached = new Set<string>();
+  const visit = (node: Json) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!isObject(node)) return;
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/')) {
+        const [kind, name] = v.slice('#/components/'.length).split('/');
+        const key = `${kind}/${name}`;
+        if (reached.has(key)) continue;
+        reached.add(key);
+        const target = ((components[kind!] ?? {}) as JsonObject)[unescapePointer(name!)];
+        if (target !== undefined) visit(target);
+      } else visit(v);
+    }
+  };
+  for (const [k, v] of Object.entries(doc)) if (k !== 'components') visit(v);
+  for (const [kind, group] of Object.entries(components)) {
+    if (kind === 'securitySchemes' || !isObject(group)) continue;
+    for (const name of Object.keys(group)) if (!reached.has(`${kind}/${escapePointer(name)}`)) delete group[name];
+    if (Object.keys(group).length === 0) delete components[kind];
+  }
+}
+
+const unescapePointer = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');

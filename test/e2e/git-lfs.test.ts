@@ -49,7 +49,7 @@ beforeAll(async () => {
   await new Promise((r) => proxy.once('listening', r));
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   s = await startTestServer({ PUBLIC_URL: proxyUrl });
-  target = `http://127.0.0.1:${(s.server.address() as AddressInfo).port}`;
+  target = s.directUrl;
   await lfsFixture(s.services.db, { org: 'acme', repo: 'site', username: 'writer', password: PASSWORD, access: 'write' });
   await lfsFixture(s.services.db, { org: 'acme', repo: 'site', username: 'reader', password: 'reader-password-1', access: 'read' });
   lfsUrl = `${proxyUrl}/acme/site.git/info/lfs`;

@@ -7,6 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import type { AddressInfo } from 'node:net';
+import { prismFront } from './prism.js';
 import { expect } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { startServer, type RunningServer } from '../../src/server.js';
@@ -14,6 +16,12 @@ import { responseChecker, type Violation } from '../../src/http/response-check.j
 
 export interface TestServer extends RunningServer {
   dataDir: string;
+  /**
+   * Where to send requests that must reach this server: the server itself, or with
+   * PACTUM_VIA_PRISM=1 the Prism proxies in front of it. (`url` is the public URL, which a test
+   * may point elsewhere, at a proxy of its own.)
+   */
+  directUrl: string;
   violations: Violation[];
   logLines: string[];
   /** Every JSON or SSE response body the server sent, in order. */
@@ -26,6 +34,9 @@ export interface TestServer extends RunningServer {
 
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pactum-test-'));
+  // Once per CI run the end-to-end suites run again with Prism judging every response.
+  const prism = process.env.PACTUM_VIA_PRISM === '1' ? await prismFront() : null;
+  if (prism && !env.PUBLIC_URL) env = { ...env, PUBLIC_URL: prism.url };
   const violations: Violation[] = [];
   const logLines: string[] = [];
   const bodies: string[] = [];
@@ -40,8 +51,13 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     log: createLogger('debug', sink),
     before: [responseChecker((v) => violations.push(v), (_path, body) => bodies.push(body))],
   });
+  const own = `http://127.0.0.1:${(running.server.address() as AddressInfo).port}`;
+  await prism?.connect(own);
+  const url = prism && env.PUBLIC_URL === prism.url ? prism.url : running.url;
   return {
     ...running,
+    url,
+    directUrl: prism?.url ?? own,
     dataDir,
     violations,
     logLines,
@@ -53,9 +69,11 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       ),
     expectConformant() {
       expect(violations, 'responses that break the specs').toEqual([]);
+      if (prism) expect(prism.violations, 'sl-violations reported by prism proxy --errors').toEqual([]);
     },
     async stop() {
       await running.close();
+      await prism?.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
