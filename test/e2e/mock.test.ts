@@ -10,7 +10,7 @@
  * values). Any answer Prism makes up (problem+json, an undeclared status) fails the test.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,6 +72,12 @@ describe('deriveMockSpec', () => {
 
   it('gives the same dashboard spec from generated/tools.ts as from the stubs in the spec', () => {
     expect(JSON.stringify(deriveMockSpec('dashboard', bundled.dashboard, Object.values(tools)))).toBe(JSON.stringify(mockSpecs.dashboard));
+  });
+
+  it.each(APIS)('is what generated/mock/%s.json holds, once the generator writes it', (api) => {
+    const file = new URL(`../../generated/mock/${api}.json`, import.meta.url);
+    if (!existsSync(file)) return;
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(mockSpecs[api]);
   });
 
   it.each(APIS)('makes %s a valid OpenAPI 3.1 document (Redocly, recommended-strict)', async (api) => {
