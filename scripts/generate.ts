@@ -14,6 +14,7 @@
  *                           parameters, media types, validators), one entry per operationId
  *   tools.ts                the MCP tool catalogue, from the stubs' x-mcp-tool extensions
  *   clients/<api>/          the TypeScript client for partners (@hey-api/openapi-ts, fetch)
+ *   mock/<api>.json         the specs as the Prism mock serves them (scripts/lib/mock-spec.ts)
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -22,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { bundle, createConfig } from '@redocly/openapi-core';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { createClient } from '@hey-api/openapi-ts';
+import { deriveMockSpec } from './lib/mock-spec.js';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone/index.js';
@@ -388,7 +390,7 @@ async function partnerClients() {
 
 async function main() {
   rmSync(out, { recursive: true, force: true });
-  for (const d of ['specs', 'types', 'validators']) mkdirSync(join(out, d), { recursive: true });
+  for (const d of ['specs', 'types', 'validators', 'mock']) mkdirSync(join(out, d), { recursive: true });
 
   const all: OperationOut[] = [];
   let dashboardDoc: Obj | null = null;
@@ -396,6 +398,8 @@ async function main() {
     const doc = await bundleSpec(api.file);
     if (api.name === 'dashboard') dashboardDoc = doc;
     writeFileSync(join(out, 'specs', `${api.name}.json`), JSON.stringify(doc, null, 2) + '\n');
+    // What `make mock` serves: the spec as Prism must see it to answer like the real server.
+    writeFileSync(join(out, 'mock', `${api.name}.json`), JSON.stringify(deriveMockSpec(api.name, doc), null, 2) + '\n');
     writeFileSync(join(out, 'types', `${api.name}.ts`), await typesModule(doc));
 
     const components = ((doc.components as Obj)?.schemas ?? {}) as Obj;

@@ -135,7 +135,7 @@ export interface components {
          * @example {
          *       "href": "http://127.0.0.1:8080/acme/site.git/info/lfs/content/5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03",
          *       "header": {
-         *         "Authorization": "Transfer eyJyIjoiYWNtZS9zaXRlIn0.c2ln"
+         *         "Authorization": "Bearer eyJyIjoiYWNtZS9zaXRlIn0.c2ln"
          *       },
          *       "expires_in": 3600,
          *       "expires_at": "2026-11-20T10:30:00Z"
@@ -178,7 +178,7 @@ export interface components {
          *         "download": {
          *           "href": "http://127.0.0.1:8080/acme/site.git/info/lfs/content/5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03",
          *           "header": {
-         *             "Authorization": "Transfer eyJyIjoiYWNtZS9zaXRlIn0.c2ln"
+         *             "Authorization": "Bearer eyJyIjoiYWNtZS9zaXRlIn0.c2ln"
          *           },
          *           "expires_in": 3600
          *         }

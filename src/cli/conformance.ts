@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ApiName } from '../../generated/operations.js';
 import { runConformance } from '../conformance/index.js';
-import { failureReport, junitXml, progress, summaryTable } from '../conformance/report.js';
+import { failureReport, junitXml, progress, summaryTable, type Phase } from '../conformance/report.js';
 import { UsageError } from './args.js';
 
 export async function conformance(args: string[]): Promise<number> {
@@ -23,9 +23,10 @@ export async function conformance(args: string[]): Promise<number> {
       junit: { type: 'string' },
       'read-only': { type: 'boolean', default: false },
       concurrency: { type: 'string', default: '4' },
+      phases: { type: 'string', default: 'examples,generated,negative,mcp,flow' },
     },
   });
-  if (!values.target) throw new UsageError('usage: pactum conformance --target <base-url> [--api dashboard|legacy|batch|all] [--token T] [--basic user:pass] [--repo org/repo] [--seed N] [--max-examples N] [--junit out.xml] [--read-only]');
+  if (!values.target) throw new UsageError('usage: pactum conformance --target <base-url> [--api dashboard|legacy|batch|all] [--token T] [--basic user:pass] [--repo org/repo] [--seed N] [--max-examples N] [--junit out.xml] [--read-only] [--phases examples,generated,negative,mcp,flow]');
   try {
     new URL(values.target);
   } catch {
@@ -34,13 +35,15 @@ export async function conformance(args: string[]): Promise<number> {
   const apis: ApiName[] = values.api === 'all' ? ['dashboard', 'legacy', 'batch'] : (values.api!.split(',') as ApiName[]);
   for (const a of apis) if (!['dashboard', 'legacy', 'batch'].includes(a)) throw new UsageError(`--api ${a}: choose dashboard, legacy, batch or all`);
   if (values.basic && !values.basic.includes(':')) throw new UsageError('--basic takes user:password');
+  const phases = values.phases!.split(',').map((p) => p.trim()) as Phase[];
+  for (const p of phases) if (!['examples', 'generated', 'negative', 'mcp', 'flow'].includes(p)) throw new UsageError(`--phases ${p}: choose among examples, generated, negative, mcp, flow`);
   const seed = Number(values.seed);
   const maxExamples = Number(values['max-examples']);
   if (!Number.isInteger(seed) || !Number.isInteger(maxExamples) || maxExamples < 0) throw new UsageError('--seed and --max-examples take whole numbers');
 
   const results = await runConformance({
     target: values.target, apis, token: values.token, basic: values.basic, repo: values.repo!, seed, maxExamples,
-    readOnly: values['read-only'], concurrency: Number(values.concurrency), onProgress: progress(process.stderr),
+    readOnly: values['read-only'], concurrency: Number(values.concurrency), phases, onProgress: progress(process.stderr),
   });
   const failed = results.filter((r) => r.problems.length);
   console.log(summaryTable(results));

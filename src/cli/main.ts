@@ -32,6 +32,7 @@ Usage:
   pactum proposals import <file.json>   regulatory update proposals
   pactum conformance --target URL [--api dashboard|legacy|batch|all] [--token T] [--basic user:pass]
                      [--repo org/repo] [--seed N] [--max-examples N] [--junit out.xml] [--read-only]
+                     [--phases examples,generated,negative,mcp,flow]
                                    check any server against the specs
   pactum token --user <username> [--ttl 1h]
   pactum token --sub <id> --org <orgId> [--perm P1,P2] [--role ROLE] [--ttl 1h]

@@ -80,6 +80,24 @@ async function brokenPactum(breaks: { when: (method: string, path: string) => bo
   return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, close: () => proxy.close() };
 }
 
+describe('against the Prism mock', () => {
+  it('passes the examples and generated phases of all three APIs', async () => {
+    const { startMock } = await import('../../scripts/mock.js');
+    const mock = await startMock({ portBase: 4310 });
+    try {
+      // A mock has no error handling of its own to check (Prism answers invalid requests itself),
+      // nor MCP semantics (it cannot answer initialize to an initialize): valid requests only.
+      for (const api of ['dashboard', 'legacy', 'batch'] as const) {
+        const results = await runConformance({ target: mock.urls[api], apis: [api], token: 'mock-token', basic: 'ada:password', repo: 'acme/site', seed: 2, maxExamples: 2, phases: ['examples', 'generated'] });
+        expect(results.length, api).toBeGreaterThan(10);
+        expect(failuresOf(results).map((r) => `${api} ${r.operationId} ${r.name}: ${r.problems.join('; ')}`)).toEqual([]);
+      }
+    } finally {
+      await mock.stop();
+    }
+  });
+});
+
 describe('against servers that break the contract', () => {
   it('reports a missing required field, an undeclared status, a 500 and a wrong content type, each against its operation', async () => {
     const broken = await brokenPactum([
