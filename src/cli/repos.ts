@@ -10,6 +10,8 @@ import { createRepo, findRepo, setGrant, type RepoAccess } from '../db/repos.js'
 import { findOrgBySlug, findUserByName, isUniqueViolation } from '../db/users.js';
 import { repoBase } from '../objects/links.js';
 import { fsBackend } from '../objects/store/fs.js';
+import { contentStore } from '../objects/store/content-store.js';
+import { deleteObject } from '../objects/objects-table.js';
 import { join } from 'node:path';
 import { UsageError, withDb } from './args.js';
 
@@ -77,11 +79,8 @@ export async function repo(args: string[]): Promise<number> {
       if (!ref || !oid || !values.reason) throw new UsageError('usage: pactum repo delete-object <org>/<repo> <oid> --reason "why"');
       return withDb(async (db) => {
         const r = await repoOf(db, ref);
-        const n = await db('lfs_objects').where({ repo_id: r.id, oid }).whereNull('deleted_at').update({ deleted_at: new Date().toISOString(), deleted_reason: values.reason });
-        if (!n) throw new UsageError(`${ref} has no object ${oid}`);
-        // The bytes go when no repository uses them any more.
-        const stillUsed = await db('lfs_objects').where({ oid }).whereNull('deleted_at').first();
-        if (!stillUsed) await fsBackend(join(loadConfig().dataDir, 'lfs')).delete(oid);
+        const store = contentStore(fsBackend(join(loadConfig().dataDir, 'lfs')));
+        if (!(await deleteObject(db, store, r.id, oid, values.reason!))) throw new UsageError(`${ref} has no object ${oid}`);
         console.log(`deleted ${oid} from ${ref}; clients now get 410 with the reason`);
         return 0;
       });

@@ -1,5 +1,6 @@
 /** Which objects a repository has (and which it had: a deleted object keeps its reason, for 410). */
 import type { Db } from '../db/knex.js';
+import type { ContentStore } from './store/content-store.js';
 
 export interface ObjectRow {
   repo_id: string;
@@ -32,3 +33,14 @@ export async function recordObject(db: Db, repoId: string, oid: string, size: nu
 
 export const isLive = (row: ObjectRow | undefined): row is ObjectRow => Boolean(row && !row.deleted_at);
 export const gone = (row: ObjectRow) => `Object ${row.oid} was deleted: ${row.deleted_reason ?? 'no reason was given'}`;
+
+/**
+ * Deletes an object from a repository, keeping the reason (clients get 410 with it). Its bytes
+ * go when no repository uses them any more.
+ */
+export async function deleteObject(db: Db, store: Pick<ContentStore, 'delete'>, repoId: string, oid: string, reason: string): Promise<boolean> {
+  const n = await db('lfs_objects').where({ repo_id: repoId, oid }).whereNull('deleted_at').update({ deleted_at: new Date().toISOString(), deleted_reason: reason });
+  if (!n) return false;
+  if (!(await db('lfs_objects').where({ oid }).whereNull('deleted_at').first())) await store.delete(oid);
+  return true;
+}

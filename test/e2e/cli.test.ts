@@ -82,6 +82,13 @@ describe('pactum CLI', () => {
     });
     const upload = ((await batch.json()) as { objects: { actions: { upload: { href: string; header: Record<string, string> } } }[] }).objects[0]!.actions.upload;
     expect((await fetch(upload.href, { method: 'PUT', headers: upload.header, body: new Uint8Array(bytes) })).status).toBe(200);
+    // An operator deletes it: clients get 410 with the reason.
+    const del = await pactum(['repo', 'delete-object', 'acme/site', oid, '--reason', 'takedown request #7'], env);
+    expect(del.stdout).toMatch(/deleted/);
+    const gone = await fetch(`${url}/acme/site.git/info/lfs/objects/${oid}`, { headers: { authorization: auth, accept: 'application/vnd.git-lfs+json' } });
+    expect(gone.status).toBe(410);
+    expect(((await gone.json()) as { message: string }).message).toMatch(/takedown request #7/);
+    expect((await pactum(['repo', 'delete-object', 'acme/site', oid, '--reason', 'again'], env)).code).toBe(2);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running after 10 s'), 10_000))]);
