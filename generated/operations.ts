@@ -54,6 +54,10 @@ export type OperationId =
   | 'auth.protectedResource'
   | 'auth.protectedResourceForMcp'
   | 'ops.health'
+  | 'ops.ready'
+  | 'ops.docs'
+  | 'ops.docsAsset'
+  | 'ops.docsSpec'
   | 'mcp.tool.dashboard_create_org'
   | 'mcp.tool.dashboard_get_org'
   | 'mcp.tool.dashboard_list_orgs'
@@ -201,6 +205,68 @@ export const operations: readonly OperationSpec[] = [
     responses: {
       '200': { mediaTypes: ["application/json"], validate: dashboard.response_ops_health_200, headers: [] },
       '406': { mediaTypes: ["application/json"], validate: dashboard.response_ops_health_406, headers: [] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'ops.ready',
+    method: 'GET',
+    path: '/readyz',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: dashboard.response_ops_ready_200, headers: [] },
+      '406': { mediaTypes: ["application/json"], validate: dashboard.response_ops_ready_406, headers: [] },
+      '503': { mediaTypes: ["application/json"], validate: dashboard.response_ops_ready_503, headers: [] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'ops.docs',
+    method: 'GET',
+    path: '/docs',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["text/html"], validate: null, headers: [] },
+      '406': { mediaTypes: ["application/json"], validate: dashboard.response_ops_docs_406, headers: [] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'ops.docsAsset',
+    method: 'GET',
+    path: '/docs/assets/{file}',
+    security: [],
+    params: [{"name":"file","in":"path","required":true,"type":"string"}],
+    validateParams: dashboard.params_ops_docsAsset,
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["text/css","text/javascript","image/png"], validate: null, headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: dashboard.response_ops_docsAsset_404, headers: [] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'ops.docsSpec',
+    method: 'GET',
+    path: '/docs/openapi/{api}',
+    security: [],
+    params: [{"name":"api","in":"path","required":true,"type":"string"}],
+    validateParams: dashboard.params_ops_docsSpec,
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: dashboard.response_ops_docsSpec_200, headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: dashboard.response_ops_docsSpec_404, headers: [] },
+      '406': { mediaTypes: ["application/json"], validate: dashboard.response_ops_docsSpec_406, headers: [] },
     },
     tool: null,
   },

@@ -47,10 +47,34 @@ const schema = z.object({
   LFS_MIN_FREE_BYTES: int(0).default(0),
   /** Bytes a repository may serve a day (509 beyond); 0: no quota. */
   LFS_BANDWIDTH_QUOTA_BYTES_PER_DAY: int(0).default(0),
+  /** Where object bytes live: fs (files under DATA_DIR/lfs) or s3 (an S3-compatible bucket). */
+  STORAGE: z.enum(['fs', 's3']).default('fs'),
+  /** STORAGE=s3: the bucket (it must exist). */
+  S3_BUCKET: z.string().min(3).optional(),
+  /** STORAGE=s3: the endpoint of a non-AWS service (MinIO, Ceph RGW, …); unset means AWS. */
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  /** STORAGE=s3: static credentials; unset means the AWS SDK's default chain (environment, profile, instance role). */
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Path-style URLs (bucket in the path): what MinIO and Ceph usually need. */
+  S3_FORCE_PATH_STYLE: bool.default(false),
+  /** Key prefix inside the bucket, so one bucket can serve several installs. */
+  S3_PREFIX: z.string().regex(/^([A-Za-z0-9._-]+\/)*$/, 'S3_PREFIX must be empty or end with / (letters, digits, . _ -)').default(''),
+  /** Part size of multipart uploads (MiB, at least 5: S3's minimum). */
+  S3_PART_SIZE_MB: int(5, 5120).default(16),
+  /** A resumable (tus) upload is held by one request at a time; a holder that vanished loses it after this. */
+  LFS_UPLOAD_LEASE_SECONDS: int(2, 3600).default(30),
   /** Key of the transfer tokens in action headers (32 bytes, hex or base64). Unset: a key in DATA_DIR/keys. */
   TRANSFER_TOKEN_SECRET: z.string().optional(),
   /** Scans run at once in this process. */
   SCAN_CONCURRENCY: int(1, 16).default(2),
+  /** A scan running longer than this fails with the reason. */
+  SCAN_TIMEOUT_SECONDS: int(10, 7 * 86400).default(3600),
+  /** PostgreSQL only: how often the job queue looks for expired jobs (workers that died). */
+  SCAN_QUEUE_MAINTENANCE_SECONDS: int(1, 3600).default(60),
+  /** PostgreSQL only: how often an idle instance asks the job queue for scans. */
+  SCAN_QUEUE_POLL_SECONDS: int(1, 60).default(2),
   /** Lets scans reach private, loopback and link-local addresses (tests, intranets). */
   SCAN_ALLOW_PRIVATE_NETWORKS: bool.default(false),
 });
@@ -68,6 +92,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  const problems: string[] = [];
+  if (e.STORAGE === 's3' && !e.S3_BUCKET) problems.push('  S3_BUCKET: required when STORAGE=s3');
+  if (Boolean(e.S3_ACCESS_KEY_ID) !== Boolean(e.S3_SECRET_ACCESS_KEY)) problems.push('  S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both or neither');
+  if (e.DATABASE_URL && !/^postgres(ql)?:\/\//.test(e.DATABASE_URL)) problems.push('  DATABASE_URL: must be a postgres:// URL (unset means SQLite in DATA_DIR)');
+  if (problems.length) throw new ConfigError(`invalid configuration:\n${problems.join('\n')}`);
   const localHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST;
   const publicUrl = new URL(e.PUBLIC_URL ?? `http://${localHost.includes(':') ? `[${localHost}]` : localHost}:${e.PORT}`);
   const publicBase = publicUrl.href.replace(/\/$/, '');
@@ -97,6 +126,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     scanAllowPrivateNetworks: e.SCAN_ALLOW_PRIVATE_NETWORKS,
     scanConcurrency: e.SCAN_CONCURRENCY,
+    scanTimeoutSeconds: e.SCAN_TIMEOUT_SECONDS,
+    scanQueue: { maintenanceSeconds: e.SCAN_QUEUE_MAINTENANCE_SECONDS, pollSeconds: e.SCAN_QUEUE_POLL_SECONDS },
     lfs: {
       actionTtlSeconds: e.LFS_ACTION_TTL_SECONDS,
       maxBatchObjects: e.LFS_MAX_BATCH_OBJECTS,
@@ -104,6 +135,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       minFreeBytes: e.LFS_MIN_FREE_BYTES,
       bandwidthQuotaPerDay: e.LFS_BANDWIDTH_QUOTA_BYTES_PER_DAY,
       transferTokenSecret: e.TRANSFER_TOKEN_SECRET ?? null,
+      uploadLeaseSeconds: e.LFS_UPLOAD_LEASE_SECONDS,
     },
+    storage:
+      e.STORAGE === 's3'
+        ? {
+            kind: 's3' as const,
+            bucket: e.S3_BUCKET!,
+            endpoint: e.S3_ENDPOINT ?? null,
+            region: e.S3_REGION,
+            accessKeyId: e.S3_ACCESS_KEY_ID ?? null,
+            secretAccessKey: e.S3_SECRET_ACCESS_KEY ?? null,
+            forcePathStyle: e.S3_FORCE_PATH_STYLE,
+            prefix: e.S3_PREFIX,
+            partSize: e.S3_PART_SIZE_MB * 1024 * 1024,
+          }
+        : { kind: 'fs' as const },
   };
 }

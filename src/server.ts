@@ -13,9 +13,9 @@ import { bindHandlers } from './http/handlers.js';
 import { createTokenService, type TokenService } from './auth/jwt.js';
 import { bearerAuth, dashboardChallenge, sessionCookie } from './auth/security.js';
 import type { Middleware } from 'koa';
-import { join } from 'node:path';
 import { contentStore, type ContentStore } from './objects/store/content-store.js';
-import { fsBackend } from './objects/store/fs.js';
+import { openBackend, type StorageLifecycle } from './objects/store/open.js';
+import { withUploadLeases } from './objects/store/upload-lease.js';
 import { createTransferTokens, type TransferTokens } from './objects/transfer-tokens.js';
 import { createLimits, type Limits } from './objects/limits.js';
 import { LFS_CHALLENGE, basicAuth, transferToken } from './objects/access.js';
@@ -38,6 +38,8 @@ export interface Services {
   users: UserState;
   objects: {
     store: ContentStore;
+    /** Start-up and shutdown work of the storage backend. */
+    backend: StorageLifecycle;
     tokens: TransferTokens;
     limits: Limits;
     /** The Basic-auth check, whose cache a password change clears. */
@@ -63,7 +65,8 @@ export interface StartOptions {
 export function createServices(config: Config, log: Logger): Services {
   const db = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const secrets = createSecretBox(config);
-  const store = contentStore(fsBackend(join(config.dataDir, 'lfs')));
+  const backend = openBackend(config, log);
+  const store = contentStore(withUploadLeases(backend.store, db, config.lfs.uploadLeaseSeconds));
   const services: Services = {
     config,
     db,
@@ -73,7 +76,7 @@ export function createServices(config: Config, log: Logger): Services {
     connections: connectionStore(db, secrets),
     audit: createAuditLog(db),
     users: createUserState(db),
-    objects: { store, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), basic: basicAuth(db) },
+    objects: { store, backend, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), basic: basicAuth(db) },
     scans: createScanRunner({ db, config, log, onCompleted: (scan) => afterScan(services, scan) }),
   };
   return services;
@@ -96,9 +99,12 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const services = createServices(config, log);
   try {
     await migrate(services.db);
+    await services.objects.backend.start();
     await services.scans.recover();
   } catch (err) {
     server.close();
+    await services.scans.stop().catch(() => {});
+    services.objects.backend.close();
     await services.db.destroy();
     throw err;
   }
@@ -127,12 +133,16 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     (closing ??= (async () => {
       // Stop accepting, let in-flight requests finish, then cut what is left after the timeout.
       const done = new Promise<void>((resolve) => server.close(() => resolve()));
+      // A keep-alive connection whose request finishes during shutdown becomes idle: close it then, not at the timeout.
       server.closeIdleConnections();
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await done;
+      clearInterval(idle);
       clearTimeout(timer);
       await services.scans.stop();
       await services.audit.flush();
+      services.objects.backend.close();
       await services.db.destroy();
     })());
 

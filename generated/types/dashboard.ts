@@ -116,6 +116,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness
+         * @description Whether this instance can serve requests now. The database and the object storage are each asked a trivial question; a load balancer sends traffic only while this answers 200.
+         */
+        get: operations["ops.ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * API documentation
+         * @description Swagger UI for the three specs, served from the server itself (no CDN).
+         */
+        get: operations["ops.docs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/assets/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A file of the documentation page */
+        get: operations["ops.docsAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/openapi/{api}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A spec, bundled into one JSON document */
+        get: operations["ops.docsSpec"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/mcp/tools/dashboard_create_org": {
         parameters: {
             query?: never;
@@ -3327,6 +3401,156 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["health"];
+                };
+            };
+            406: components["responses"]["NotAcceptableJson"];
+        };
+    };
+    "ops.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every dependency answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "version": "3.4.0",
+                     *       "checks": {
+                     *         "database": "ok",
+                     *         "storage": "ok"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["health"];
+                };
+            };
+            406: components["responses"]["NotAcceptableJson"];
+            /** @description A dependency did not answer; checks says which and why. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "unavailable",
+                     *       "version": "3.4.0",
+                     *       "checks": {
+                     *         "database": "ok",
+                     *         "storage": "unreachable: connect ECONNREFUSED 127.0.0.1:9000"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["health"];
+                };
+            };
+        };
+    };
+    "ops.docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documentation page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            406: components["responses"]["NotAcceptableJson"];
+        };
+    };
+    "ops.docsAsset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file: "swagger-ui.css" | "swagger-ui-bundle.js" | "swagger-ui-standalone-preset.js" | "favicon-32x32.png";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/css": string;
+                    "text/javascript": string;
+                    "image/png": string;
+                };
+            };
+            /** @description No such file. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "statusCode": 404,
+                     *       "message": "parameter file must be equal to one of the allowed values"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                };
+            };
+        };
+    };
+    "ops.docsSpec": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                api: "dashboard-mcp" | "objects-legacy" | "objects-batch";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description No such spec. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "statusCode": 404,
+                     *       "message": "parameter api must be equal to one of the allowed values"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
                 };
             };
             406: components["responses"]["NotAcceptableJson"];

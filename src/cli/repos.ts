@@ -9,10 +9,10 @@ import type { Db } from '../db/knex.js';
 import { createRepo, findRepo, setGrant, type RepoAccess } from '../db/repos.js';
 import { findOrgBySlug, findUserByName, isUniqueViolation } from '../db/users.js';
 import { repoBase } from '../objects/links.js';
-import { fsBackend } from '../objects/store/fs.js';
+import { openBackend } from '../objects/store/open.js';
+import { createLogger } from '../log.js';
 import { contentStore } from '../objects/store/content-store.js';
 import { deleteObject } from '../objects/objects-table.js';
-import { join } from 'node:path';
 import { UsageError, withDb } from './args.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -79,8 +79,12 @@ export async function repo(args: string[]): Promise<number> {
       if (!ref || !oid || !values.reason) throw new UsageError('usage: pactum repo delete-object <org>/<repo> <oid> --reason "why"');
       return withDb(async (db) => {
         const r = await repoOf(db, ref);
-        const store = contentStore(fsBackend(join(loadConfig().dataDir, 'lfs')));
-        if (!(await deleteObject(db, store, r.id, oid, values.reason!))) throw new UsageError(`${ref} has no object ${oid}`);
+        const backend = openBackend(loadConfig(), createLogger('error'));
+        try {
+          if (!(await deleteObject(db, contentStore(backend.store), r.id, oid, values.reason!))) throw new UsageError(`${ref} has no object ${oid}`);
+        } finally {
+          backend.close();
+        }
         console.log(`deleted ${oid} from ${ref}; clients now get 410 with the reason`);
         return 0;
       });

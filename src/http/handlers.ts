@@ -7,6 +7,8 @@ import { toolNames, type ToolName } from '../../generated/tools.js';
 import type { Services } from '../server.js';
 import { toolStub } from '../mcp/stubs.js';
 import { health } from '../ops/health.js';
+import { ready } from '../ops/ready.js';
+import { docsAsset, docsPage, docsSpec } from '../ops/docs.js';
 import { mcpEndpoint } from '../mcp/endpoint.js';
 import { login, logout, protectedResource } from '../auth/routes.js';
 import { batch } from '../objects/batch.js';
@@ -26,6 +28,10 @@ export function bindHandlers(s: Services): Handlers {
     'auth.protectedResource': protectedResource(s),
     'auth.protectedResourceForMcp': protectedResource(s),
     'ops.health': health,
+    'ops.ready': ready(s),
+    'ops.docs': docsPage,
+    'ops.docsAsset': docsAsset,
+    'ops.docsSpec': docsSpec,
     'legacy.getObject': getObject(s),
     'legacy.createObject': createObject(s),
     'objects.download': download(s),

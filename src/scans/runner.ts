@@ -1,22 +1,26 @@
 /**
- * Runs scans off the request path: a queue in this process (at most SCAN_CONCURRENCY scans at
- * once), the scan engine with its worker pool, and every page written as it finishes, so
- * progress is live. A scan is never left "running": on start-up, scans a previous process was
- * running go back to the queue (from scratch) and run again, and a scan that failed that way
- * three times is marked failed with the reason.
+ * Runs scans off the request path, on one of two queues behind the same three calls:
+ *
+ * - SQLite (one machine): a queue in this process, at most SCAN_CONCURRENCY scans at once. On
+ *   start-up, scans a previous process left running go back to the queue and run again; a scan
+ *   interrupted three times is marked failed with the reason.
+ * - PostgreSQL (any number of instances): pg-boss jobs, which any instance may pick up. A job
+ *   whose worker dies (SIGKILL, lost machine) expires after SCAN_TIMEOUT_SECONDS plus a margin
+ *   and is retried elsewhere; after the last retry the dead-letter queue marks the scan failed.
+ *
+ * Either way a scan is never left "running".
  */
 import { cpus } from 'node:os';
+import PgBoss from 'pg-boss';
 import type { Config } from '../config.js';
-import type { Db } from '../db/knex.js';
-import { findScan, type ScanRow } from '../db/scans.js';
-// Not the engine's index: that would load jsdom and axe-core here, where only workers need them.
-import { ScanFetchError } from '../domain/scan/fetch-page.js';
+import { isPostgres, type Db } from '../db/knex.js';
+import type { ScanRow } from '../db/scans.js';
 import { createCheckPool, type CheckPool } from '../domain/scan/pool.js';
-import { scanSite } from '../domain/scan/scan-site.js';
 import type { Logger } from '../log.js';
+import { executeScan, failScan, now, requeueScan, type ScanDeps } from './execute.js';
 
-const MAX_ATTEMPTS = 3;
-const now = () => new Date().toISOString();
+/** Attempts before a scan whose runs keep being cut off (restarts, dead workers) is failed. */
+export const MAX_ATTEMPTS = 3;
 
 export interface ScanRunnerOptions {
   db: Db;
@@ -26,75 +30,76 @@ export interface ScanRunnerOptions {
   onCompleted?(scan: ScanRow): Promise<void>;
 }
 
-export function createScanRunner(opts: ScanRunnerOptions) {
-  const { db, config, log } = opts;
-  const queue: string[] = [];
-  const running = new Map<string, AbortController>();
+export interface ScanRunner {
+  /** Queues scan `id` (already stored as `queued`). */
+  enqueue(id: string): Promise<void>;
+  /** Starts working the queue, picking up what a previous process left. */
+  recover(): Promise<void>;
+  /** Stops: scans in flight are aborted and go back to the queue. */
+  stop(): Promise<void>;
+  /** Whether the queue's store answers (for /readyz). */
+  ready(): Promise<void>;
+  /** For scan_page: the engine's pool and fetch settings. */
+  checkPool(): CheckPool;
+  fetchOptions(): ScanDeps['fetchOptions'] extends () => infer R ? R : never;
+}
+
+export function createScanRunner(opts: ScanRunnerOptions): ScanRunner {
   let pool: CheckPool | null = null;
-  let stopping = false;
-  const checkPool = () => (pool ??= createCheckPool(Math.max(1, Math.min(2, cpus().length - 1))));
-  const fetchOptions = () => ({ allowPrivateNetworks: config.scanAllowPrivateNetworks, userAgent: 'pactum-scanner/3.4 (+accessibility scan)' });
+  const deps: ScanDeps = {
+    ...opts,
+    pool: () => (pool ??= createCheckPool(Math.max(1, Math.min(2, cpus().length - 1)))),
+    fetchOptions: () => ({ allowPrivateNetworks: opts.config.scanAllowPrivateNetworks, userAgent: 'pactum-scanner/3.4 (+accessibility scan)' }),
+  };
+  const queue = isPostgres(opts.db) ? pgBossQueue(deps) : inProcessQueue(deps);
+  return {
+    ...queue,
+    async stop() {
+      await queue.stop();
+      await pool?.close();
+    },
+    checkPool: deps.pool,
+    fetchOptions: deps.fetchOptions,
+  };
+}
 
-  async function run(id: string) {
-    const scan = await findScan(db, id);
-    if (!scan || scan.status !== 'queued') return;
-    const controller = new AbortController();
-    running.set(id, controller);
-    const startedAt = now();
-    await db('scans').where({ id }).update({ status: 'running', started_at: startedAt, attempts: scan.attempts + 1, last_updated: startedAt, pages_scanned: 0, total_pages: null });
-    let seq = 0;
-    try {
-      const report = await scanSite(
-        { siteUrl: scan.site_url, mode: scan.scan_mode, maxPages: scan.max_pages, concurrency: scan.concurrency, standard: scan.standard },
-        { fetch: fetchOptions(), pool: checkPool(), signal: controller.signal },
-        {
-          onPagesFound: async (total) => {
-            await db('scans').where({ id }).update({ total_pages: total, last_updated: now() });
-          },
-          onPageDone: async (page) => {
-            await db.transaction(async (tx) => {
-              await tx('scan_pages').insert({
-                scan_id: id, seq: seq++, url: page.url, title: page.title, issue_count: page.issueCount, error: page.error ?? null,
-                issues: JSON.stringify(page.issues), style: page.style ? JSON.stringify(page.style) : null,
-              });
-              await tx('scans').where({ id }).increment('pages_scanned', 1).update({ last_updated: now() });
-            });
-          },
-        },
-      );
-      const finished = now();
-      await db('scans').where({ id }).update({
-        status: 'completed', finished_at: finished, last_updated: finished, total_issues: report.summary.totalIssues, summary: JSON.stringify(report.summary), error: null,
-      });
-      const done = await findScan(db, id);
-      if (done && opts.onCompleted) await opts.onCompleted(done).catch((err) => log.error({ err, scanId: id }, 'after-scan work failed'));
-    } catch (err) {
-      if (controller.signal.aborted && stopping) {
-        // Shutting down: the next start runs it again from scratch.
-        await requeue(id);
-        return;
+type Queue = Pick<ScanRunner, 'enqueue' | 'recover' | 'stop' | 'ready'>;
+
+/** Tracks the scans this process is running, so stop() can abort them and wait. */
+function inFlight() {
+  const running = new Map<string, AbortController>();
+  return {
+    async run(deps: ScanDeps, id: string) {
+      const controller = new AbortController();
+      running.set(id, controller);
+      try {
+        return await executeScan(deps, id, controller.signal);
+      } finally {
+        running.delete(id);
       }
-      const reason = err instanceof ScanFetchError ? err.message : `the scan failed: ${(err as Error).message}`;
-      if (!(err instanceof ScanFetchError)) log.error({ err, scanId: id }, 'scan failed');
-      const t = now();
-      await db('scans').where({ id }).update({ status: 'failed', error: reason, finished_at: t, last_updated: t });
-    } finally {
-      running.delete(id);
-    }
-  }
+    },
+    has: (id: string) => running.has(id),
+    async abortAll(waitMs: number) {
+      for (const c of running.values()) c.abort(new Error('shutting down'));
+      const deadline = Date.now() + waitMs;
+      while (running.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    },
+  };
+}
 
-  async function requeue(id: string) {
-    await db('scan_pages').where({ scan_id: id }).delete();
-    await db('scans').where({ id }).update({ status: 'queued', pages_scanned: 0, total_pages: null, started_at: null, last_updated: now() });
-  }
-
+function inProcessQueue(deps: ScanDeps): Queue {
+  const { db, config, log } = deps;
+  const waiting: string[] = [];
+  const flight = inFlight();
   let active = 0;
+  let stopping = false;
+
   function pump() {
-    const limit = config.scanConcurrency;
-    while (!stopping && active < limit && queue.length) {
-      const id = queue.shift()!;
+    while (!stopping && active < config.scanConcurrency && waiting.length) {
+      const id = waiting.shift()!;
       active++;
-      void run(id)
+      void flight
+        .run(deps, id)
         .catch((err) => log.error({ err, scanId: id }, 'scan runner failed'))
         .finally(() => {
           active--;
@@ -104,36 +109,95 @@ export function createScanRunner(opts: ScanRunnerOptions) {
   }
 
   return {
-    enqueue(id: string) {
-      queue.push(id);
+    async enqueue(id) {
+      waiting.push(id);
       pump();
     },
-
-    /** Picks up what a previous process left: running scans go back to the queue (or fail after three tries). */
     async recover() {
       for (const s of await db<ScanRow>('scans').where({ status: 'running' })) {
-        if (s.attempts >= MAX_ATTEMPTS) {
-          const t = now();
-          await db('scans').where({ id: s.id }).update({ status: 'failed', error: `interrupted ${s.attempts} times by a restart; giving up`, finished_at: t, last_updated: t });
-        } else await requeue(s.id);
+        if (s.attempts >= MAX_ATTEMPTS) await failScan(db, s.id, `interrupted ${s.attempts} times by a restart; giving up`);
+        else await requeueScan(db, s.id);
       }
-      for (const s of await db<ScanRow>('scans').where({ status: 'queued' }).orderBy('id')) if (!queue.includes(s.id) && !running.has(s.id)) queue.push(s.id);
+      for (const s of await db<ScanRow>('scans').where({ status: 'queued' }).orderBy('id')) if (!waiting.includes(s.id) && !flight.has(s.id)) waiting.push(s.id);
       pump();
     },
-
-    /** Stops: scans in flight are aborted and go back to the queue for the next start. */
     async stop() {
       stopping = true;
-      for (const c of running.values()) c.abort(new Error('shutting down'));
-      const deadline = Date.now() + 5000;
-      while (running.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      await pool?.close();
+      await flight.abortAll(5000);
     },
-
-    /** For scan_page: the engine's pool and fetch settings. */
-    checkPool,
-    fetchOptions,
+    async ready() {
+      await db.raw('select 1');
+    },
   };
 }
 
-export type ScanRunner = ReturnType<typeof createScanRunner>;
+const SCANS = 'scans';
+const DEAD_SCANS = 'scans-dead';
+
+function pgBossQueue(deps: ScanDeps): Queue {
+  const { db, config, log } = deps;
+  const flight = inFlight();
+  // pg-boss keeps its own tables (schema pgboss) and its own small pool in the same database.
+  const boss = new PgBoss({
+    connectionString: config.databaseUrl!,
+    max: 4,
+    schedule: false, // no cron jobs: nothing to clock
+    maintenanceIntervalSeconds: config.scanQueue.maintenanceSeconds,
+  });
+  boss.on('error', (err) => log.error({ err }, 'scan queue error'));
+  let started: Promise<void> | null = null;
+  const start = () =>
+    (started ??= (async () => {
+      await boss.start();
+      // The scan times itself out first and records why; the job outlives it only by a margin for
+      // that. Past it, the worker is taken for dead and the job is retried.
+      const expireInSeconds = config.scanTimeoutSeconds + Math.min(60, config.scanTimeoutSeconds);
+      await ensureQueue(boss, { name: DEAD_SCANS });
+      await ensureQueue(boss, { name: SCANS, retryLimit: MAX_ATTEMPTS - 1, retryDelay: 1, expireInSeconds, deadLetter: DEAD_SCANS });
+    })());
+
+  return {
+    async enqueue(id) {
+      await start();
+      await boss.send(SCANS, { scanId: id });
+    },
+    async recover() {
+      await start();
+      for (let i = 0; i < config.scanConcurrency; i++) {
+        await boss.work<{ scanId: string }>(SCANS, { batchSize: 1, pollingIntervalSeconds: config.scanQueue.pollSeconds }, async ([job]) => {
+          const outcome = await flight.run(deps, job!.data.scanId);
+          // Failing the job hands it to another instance (a retry), which runs it from scratch.
+          if (outcome === 'interrupted') throw new Error('interrupted by shutdown');
+        });
+      }
+      // Every retry used up (worker died or was stopped each time): the scan fails with the reason.
+      await boss.work<{ scanId: string }>(DEAD_SCANS, { batchSize: 1, pollingIntervalSeconds: config.scanQueue.pollSeconds }, async ([job]) => {
+        const scanId = job!.data.scanId;
+        const row = await db<ScanRow>('scans').where({ id: scanId }).first();
+        await failScan(db, scanId, `the scan's worker stopped before finishing, ${row?.attempts ?? MAX_ATTEMPTS} times; giving up`);
+        log.warn({ scanId }, 'scan failed after its last retry');
+      });
+    },
+    async stop() {
+      if (!started) return;
+      await started.catch(() => {});
+      await flight.abortAll(5000);
+      await boss.stop({ graceful: true, wait: true, timeout: 5000 });
+    },
+    async ready() {
+      await db.raw('select 1');
+    },
+  };
+}
+
+/** Creates the queue or brings its policy up to date (settings may change between deployments; instances may race). */
+async function ensureQueue(boss: PgBoss, queue: PgBoss.Queue) {
+  if (await boss.getQueue(queue.name)) return boss.updateQueue(queue.name, queue);
+  try {
+    await boss.createQueue(queue.name, queue);
+  } catch (err) {
+    if (!(await boss.getQueue(queue.name))) throw err;
+  }
+}
+
+export { now };

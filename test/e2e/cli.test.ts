@@ -11,9 +11,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { pactum } from '../helpers/cli.js';
 import { bearer, mcpClient, ok } from '../helpers/mcp.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { backendEnv } from '../helpers/backends.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'pactum-cli-'));
-const env = { DATA_DIR: dataDir };
+// PACTUM_TEST_BACKEND=postgres-s3: the CLI and the server share that database and bucket too.
+const env = { DATA_DIR: dataDir, ...(await backendEnv(dataDir)) };
 let server: TestServer | undefined;
 afterAll(async () => {
   await server?.stop(); // removes dataDir
@@ -55,7 +57,7 @@ describe('pactum CLI', () => {
 
   it('serves, and on SIGTERM finishes and exits by itself, also after uploads', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pactum-serve-'));
-    const env = { DATA_DIR: dir };
+    const env = { DATA_DIR: dir, ...(await backendEnv(dir)) };
     await pactum(['org', 'create', 'acme'], env);
     await pactum(['user', 'create', 'ada', '--org', 'acme', '--role', 'member', '--password-stdin'], env, 'ada-password-1\n');
     await pactum(['repo', 'create', 'acme/site'], env);

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { backendEnv } from '../helpers/backends.js';
 import { bearer, failure, mcpClient, ok } from '../helpers/mcp.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/site.js';
 import { insertOrg } from '../../src/db/users.js';
@@ -319,7 +320,7 @@ describe('restarts', () => {
     await first.close();
     // A crash would leave it "running": make it so, then start a new process on the same data.
     const { openDb } = await import('../../src/db/knex.js');
-    const db = openDb({ databaseUrl: null, dataDir });
+    const db = openDb({ databaseUrl: (await backendEnv(dataDir)).DATABASE_URL ?? null, dataDir });
     expect((await db('scans').where({ id: scan.scanId }).first()).status).toBe('queued');
     await db('scans').where({ id: scan.scanId }).update({ status: 'running' });
     await db.destroy();

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { prismFront } from './prism.js';
+import { backendEnv, backendMode } from './backends.js';
+import { startRoundRobin, type RoundRobin } from './round-robin.js';
 import { expect } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { startServer, type RunningServer } from '../../src/server.js';
@@ -29,14 +31,34 @@ export interface TestServer extends RunningServer {
   /** The JWT of a system admin of `orgId` (default: a fresh org id that need not exist). */
   token(claims?: { sub?: string; orgId?: string; perms?: string[]; role?: string; ttl?: number }): Promise<string>;
   expectConformant(): void;
+  /** The running instances: one, or two in the pair topology. */
+  instances: RunningServer[];
+  /** The round-robin proxy in front of the pair, else null. */
+  balancer: RoundRobin | null;
   stop(): Promise<void>;
 }
+
+/** Shared by both instances of the pair topology, as a deployment shares them. */
+const PAIR_SECRETS = {
+  JWT_SECRET: 'pair-topology-jwt-secret-0123456789abcdef',
+  TRANSFER_TOKEN_SECRET: 'a'.repeat(64),
+  SECRETS_KEY: 'b'.repeat(64),
+};
+
+/**
+ * PACTUM_TEST_TOPOLOGY=pair (with PACTUM_TEST_BACKEND=postgres-s3): every test server is two
+ * instances sharing the database, the bucket and the secrets, behind a round-robin proxy that is
+ * their public URL; consecutive requests alternate between them.
+ */
+export const topology = process.env.PACTUM_TEST_TOPOLOGY === 'pair' ? 'pair' : 'single';
 
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pactum-test-'));
   // Once per CI run the end-to-end suites run again with Prism judging every response.
   const prism = process.env.PACTUM_VIA_PRISM === '1' ? await prismFront() : null;
+  const balancer = topology === 'pair' ? await startRoundRobin() : null;
   if (prism && !env.PUBLIC_URL) env = { ...env, PUBLIC_URL: prism.url };
+  if (balancer && !env.PUBLIC_URL) env = { ...env, PUBLIC_URL: balancer.url };
   const violations: Violation[] = [];
   const logLines: string[] = [];
   const bodies: string[] = [];
@@ -46,14 +68,24 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       cb();
     },
   });
-  const running = await startServer({
-    env: { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'debug', SHUTDOWN_TIMEOUT_MS: '2000', ...env },
-    log: createLogger('debug', sink),
-    before: [responseChecker((v) => violations.push(v), (_path, body) => bodies.push(body))],
-  });
-  const own = `http://127.0.0.1:${(running.server.address() as AddressInfo).port}`;
+  const backends = await backendEnv(env.DATA_DIR ?? dataDir);
+  const start = () =>
+    startServer({
+      env: { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'debug', SHUTDOWN_TIMEOUT_MS: '2000', ...backends, ...(balancer ? PAIR_SECRETS : {}), ...env },
+      log: createLogger('debug', sink),
+      before: [responseChecker((v) => violations.push(v), (_path, body) => bodies.push(body))],
+    });
+  const instances: RunningServer[] = [await start()];
+  if (balancer) {
+    if (backendMode !== 'postgres-s3') throw new Error('PACTUM_TEST_TOPOLOGY=pair needs PACTUM_TEST_BACKEND=postgres-s3: the instances share nothing else');
+    instances.push(await start());
+  }
+  const running = instances[0]!;
+  const ownUrls = instances.map((i) => `http://127.0.0.1:${(i.server.address() as AddressInfo).port}`);
+  if (balancer) balancer.targets = ownUrls;
+  const own = balancer?.url ?? ownUrls[0]!;
   await prism?.connect(own);
-  const url = prism && env.PUBLIC_URL === prism.url ? prism.url : running.url;
+  const url = prism && env.PUBLIC_URL === prism.url ? prism.url : balancer && env.PUBLIC_URL === balancer.url ? balancer.url : running.url;
   return {
     ...running,
     url,
@@ -62,17 +94,23 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     violations,
     logLines,
     bodies,
+    instances,
+    balancer,
     token: (c = {}) =>
       running.services.tokens.sign(
         { sub: c.sub ?? 'usr_test', orgId: c.orgId ?? 'org_test', role: c.role as never, scopes: (c.perms ?? (c.role ? [] : ['admin.system'])) as never },
         c.ttl ?? 600,
       ),
+    async close() {
+      await Promise.all(instances.map((i) => i.close()));
+    },
     expectConformant() {
       expect(violations, 'responses that break the specs').toEqual([]);
       if (prism) expect(prism.violations, 'sl-violations reported by prism proxy --errors').toEqual([]);
     },
     async stop() {
-      await running.close();
+      await Promise.all(instances.map((i) => i.close()));
+      await balancer?.close();
       await prism?.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

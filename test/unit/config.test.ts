@@ -39,4 +39,30 @@ describe('configuration', () => {
     expect(c.scanAllowPrivateNetworks).toBe(true);
     expect(c.allowedOrigins).toEqual(['https://a.example', 'https://b.example']);
   });
+
+  it('selects S3 storage and checks the settings that only make sense together', () => {
+    const c = loadConfig({ STORAGE: 's3', S3_BUCKET: 'lfs-objects', S3_ENDPOINT: 'http://minio:9000', S3_FORCE_PATH_STYLE: 'true', S3_PREFIX: 'prod/' });
+    expect(c.storage).toMatchObject({ kind: 's3', bucket: 'lfs-objects', endpoint: 'http://minio:9000', forcePathStyle: true, prefix: 'prod/', region: 'us-east-1', partSize: 16 * 1024 * 1024 });
+    expect(loadConfig({}).storage).toEqual({ kind: 'fs' });
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return '';
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        return (err as Error).message;
+      }
+    };
+    expect(problems({ STORAGE: 's3' })).toMatch(/S3_BUCKET: required when STORAGE=s3/);
+    expect(problems({ STORAGE: 'gcs' })).toMatch(/STORAGE/);
+    expect(problems({ STORAGE: 's3', S3_BUCKET: 'bkt', S3_ACCESS_KEY_ID: 'id-only' })).toMatch(/set both or neither/);
+    expect(problems({ STORAGE: 's3', S3_BUCKET: 'bkt', S3_PREFIX: '../up' })).toMatch(/S3_PREFIX/);
+    expect(problems({ S3_PART_SIZE_MB: '1' })).toMatch(/S3_PART_SIZE_MB/);
+    expect(problems({ DATABASE_URL: 'mysql://db/x' })).toMatch(/DATABASE_URL: must be a postgres:\/\/ URL/);
+    expect(problems({ SCAN_TIMEOUT_SECONDS: '1' })).toMatch(/SCAN_TIMEOUT_SECONDS/);
+    expect(problems({ LFS_UPLOAD_LEASE_SECONDS: '0' })).toMatch(/LFS_UPLOAD_LEASE_SECONDS/);
+    const secret = problems({ STORAGE: 's3', S3_BUCKET: 'bkt', S3_SECRET_ACCESS_KEY: 'very-secret-value' });
+    expect(secret).toMatch(/set both or neither/);
+    expect(secret).not.toContain('very-secret-value');
+  });
 });

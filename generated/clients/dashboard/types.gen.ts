@@ -1709,6 +1709,120 @@ export type OpsHealthResponses = {
 
 export type OpsHealthResponse = OpsHealthResponses[keyof OpsHealthResponses];
 
+export type OpsReadyData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/readyz';
+};
+
+export type OpsReadyErrors = {
+    /**
+     * Accept does not allow application/json.
+     */
+    406: HttpError;
+    /**
+     * A dependency did not answer; checks says which and why.
+     */
+    503: Health;
+};
+
+export type OpsReadyError = OpsReadyErrors[keyof OpsReadyErrors];
+
+export type OpsReadyResponses = {
+    /**
+     * Every dependency answered.
+     */
+    200: Health;
+};
+
+export type OpsReadyResponse = OpsReadyResponses[keyof OpsReadyResponses];
+
+export type OpsDocsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/docs';
+};
+
+export type OpsDocsErrors = {
+    /**
+     * Accept does not allow application/json.
+     */
+    406: HttpError;
+};
+
+export type OpsDocsError = OpsDocsErrors[keyof OpsDocsErrors];
+
+export type OpsDocsResponses = {
+    /**
+     * The documentation page.
+     */
+    200: string;
+};
+
+export type OpsDocsResponse = OpsDocsResponses[keyof OpsDocsResponses];
+
+export type OpsDocsAssetData = {
+    body?: never;
+    path: {
+        file: 'swagger-ui.css' | 'swagger-ui-bundle.js' | 'swagger-ui-standalone-preset.js' | 'favicon-32x32.png';
+    };
+    query?: never;
+    url: '/docs/assets/{file}';
+};
+
+export type OpsDocsAssetErrors = {
+    /**
+     * No such file.
+     */
+    404: HttpError;
+};
+
+export type OpsDocsAssetError = OpsDocsAssetErrors[keyof OpsDocsAssetErrors];
+
+export type OpsDocsAssetResponses = {
+    /**
+     * The file.
+     */
+    200: Blob | File;
+};
+
+export type OpsDocsAssetResponse = OpsDocsAssetResponses[keyof OpsDocsAssetResponses];
+
+export type OpsDocsSpecData = {
+    body?: never;
+    path: {
+        api: 'dashboard-mcp' | 'objects-legacy' | 'objects-batch';
+    };
+    query?: never;
+    url: '/docs/openapi/{api}';
+};
+
+export type OpsDocsSpecErrors = {
+    /**
+     * No such spec.
+     */
+    404: HttpError;
+    /**
+     * Accept does not allow application/json.
+     */
+    406: HttpError;
+};
+
+export type OpsDocsSpecError = OpsDocsSpecErrors[keyof OpsDocsSpecErrors];
+
+export type OpsDocsSpecResponses = {
+    /**
+     * The OpenAPI document.
+     */
+    200: {
+        [key: string]: unknown;
+    };
+};
+
+export type OpsDocsSpecResponse = OpsDocsSpecResponses[keyof OpsDocsSpecResponses];
+
 export type McpToolDashboardCreateOrgData = {
     body: DashboardCreateOrgInput;
     path?: never;

@@ -5,6 +5,7 @@ import * as m002 from './002_sessions.js';
 import * as m003 from './003_dashboard.js';
 import * as m004 from './004_objects.js';
 import * as m005 from './005_accessibility.js';
+import * as m006 from './006_upload_leases.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_core': m001,
@@ -12,6 +13,7 @@ const migrations: Record<string, Knex.Migration> = {
   '003_dashboard': m003,
   '004_objects': m004,
   '005_accessibility': m005,
+  '006_upload_leases': m006,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,4 +1,5 @@
 /** The scan tools: start a scan, follow it, read its report and issues, check one page now. */
+import { failScan } from '../../scans/execute.js';
 import { encodeCursor, decodeCursor, page } from '../../db/pagination.js';
 import { findScan, readPages, readReport, siteKey, siteOf, toPageReport, toProgress, toScan, type Issue, type ScanRow } from '../../db/scans.js';
 import { newId } from '../../ids.js';
@@ -38,7 +39,12 @@ export const scanTools: Pick<
       summary: null, error: null, attempts: 0, created_at: t, started_at: null, finished_at: null, last_updated: t,
     };
     await db('scans').insert(row);
-    ctx.services.scans.enqueue(row.id);
+    try {
+      await ctx.services.scans.enqueue(row.id);
+    } catch (err) {
+      await failScan(db, row.id, 'the scan could not be queued');
+      throw err;
+    }
     return toScan(row);
   },
 

@@ -14,8 +14,8 @@ export interface ByteRange {
 /** Bytes being written where no reader can see them until commit. */
 export interface PendingWrite {
   stream: Writable;
-  /** Makes the bytes durable and visible as object `oid` (replacing identical content if present). */
-  commit(oid: string): Promise<void>;
+  /** Makes the bytes durable and visible as the object named at beginWrite (replacing identical content if present). */
+  commit(): Promise<void>;
   /** Discards the bytes. */
   abort(): Promise<void>;
 }
@@ -38,7 +38,12 @@ export interface PartialUploads {
 
 export interface BlobBackend {
   readonly name: string;
-  beginWrite(): Promise<PendingWrite>;
+  /**
+   * Starts writing object `oid`; nothing is visible under that name until commit (the caller
+   * commits only after the bytes hash to `oid`). Knowing the name up front lets a backend stream
+   * straight to the final place (an S3 multipart upload) instead of copying afterwards.
+   */
+  beginWrite(oid: string): Promise<PendingWrite>;
   read(oid: string, range?: ByteRange): Promise<Readable>;
   /** Writes the object (or a range) into `sink` and ends it; a backend may do so without allocating per chunk. */
   writeTo?(oid: string, range: ByteRange, sink: Writable): Promise<void>;
@@ -48,6 +53,8 @@ export interface BlobBackend {
   partials: PartialUploads;
   /** Free space for new objects, or null when unknown or unlimited. */
   freeBytes(): Promise<number | null>;
+  /** Throws when the store cannot be reached (readiness). */
+  ping(): Promise<void>;
 }
 
 export class OffsetConflict extends Error {

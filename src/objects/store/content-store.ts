@@ -37,7 +37,7 @@ export function contentStore(backend: BlobBackend) {
 
     /** Stores `body` as object `oid` if it is exactly `size` bytes hashing to `oid`; else throws ContentMismatch and keeps nothing. */
     async put(oid: string, size: number, body: Readable): Promise<void> {
-      const write = await backend.beginWrite();
+      const write = await backend.beginWrite(oid);
       const hashing = hashingStream(size, () => new ContentMismatch(`the body is longer than the announced ${size} bytes`));
       try {
         await pipeline(body, hashing.stream, write.stream);
@@ -56,7 +56,7 @@ export function contentStore(backend: BlobBackend) {
         await write.abort();
         throw new ContentMismatch(`the content hashes to ${digest}, not to the oid ${oid}`);
       }
-      await write.commit(oid);
+      await write.commit();
     },
 
     read: (oid: string, range?: ByteRange) => backend.read(oid, range),

@@ -5,14 +5,14 @@
  * only after the data up to that offset is fsynced: after a crash the offset never points past
  * durable bytes, and the next append truncates whatever followed.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat, statfs, truncate, unlink, writeFile } from 'node:fs/promises';
+import { constants, createReadStream, createWriteStream } from 'node:fs';
+import { access, mkdir, open, readFile, rename, rm, stat, statfs, truncate, unlink, writeFile } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { pumpFile } from './pump.js';
-import { OffsetConflict, TooLarge, UploadBusy, type BlobBackend, type ByteRange, type PendingWrite } from './backend.js';
+import { OffsetConflict, TooLarge, type BlobBackend, type ByteRange, type PendingWrite } from './backend.js';
 
 const CHUNK = 1 << 20; // 1 MiB reads and writes: fewer syscalls per GiB
 
@@ -21,7 +21,6 @@ export function fsBackend(root: string): BlobBackend {
   const tmpDir = join(root, 'tmp');
   const partialDir = join(root, 'partials');
   const partialPath = (key: string) => join(partialDir, createHash('sha256').update(key).digest('hex'));
-  const busy = new Set<string>();
 
   /** fsync applies to the file, whichever descriptor asks; returns the size that is now durable. */
   async function fsyncFile(path: string): Promise<number> {
@@ -69,7 +68,7 @@ export function fsBackend(root: string): BlobBackend {
   return {
     name: 'fs',
 
-    async beginWrite(): Promise<PendingWrite> {
+    async beginWrite(oid): Promise<PendingWrite> {
       await mkdir(tmpDir, { recursive: true });
       const path = join(tmpDir, randomBytes(12).toString('hex'));
       // The stream owns its descriptor; durability comes from an fsync of the file afterwards.
@@ -77,7 +76,7 @@ export function fsBackend(root: string): BlobBackend {
       let done = false;
       return {
         stream,
-        async commit(oid) {
+        async commit() {
           done = true;
           await fsyncFile(path);
           await place(path, oid);
@@ -118,44 +117,38 @@ export function fsBackend(root: string): BlobBackend {
       size: readOffset,
 
       async append(key, offset, body, limit) {
-        if (busy.has(key)) throw new UploadBusy();
-        busy.add(key);
+        const current = await readOffset(key);
+        if (offset !== current) throw new OffsetConflict(current);
+        await mkdir(partialDir, { recursive: true });
+        const path = partialPath(key);
+        // Bytes after the recorded offset were never acknowledged: cut them before appending.
+        const cut = await open(path, 'a+');
         try {
-          const current = await readOffset(key);
-          if (offset !== current) throw new OffsetConflict(current);
-          await mkdir(partialDir, { recursive: true });
-          const path = partialPath(key);
-          // Bytes after the recorded offset were never acknowledged: cut them before appending.
-          const cut = await open(path, 'a+');
-          try {
-            await cut.truncate(offset);
-          } finally {
-            await cut.close();
-          }
-          let written = 0;
-          const counter = new Transform({
-            transform(chunk: Buffer, _enc, cb) {
-              if (written + chunk.length > limit) return cb(new TooLarge(`more than the ${limit} bytes left of this upload`));
-              written += chunk.length;
-              cb(null, chunk);
-            },
-          });
-          const sink = createWriteStream(path, { flags: 'r+', start: offset, highWaterMark: CHUNK });
-          let failure: unknown = null;
-          await pipeline(body, counter, sink).catch((err) => (failure = err));
-          if (failure instanceof TooLarge) {
-            await truncate(path, offset);
-            throw failure;
-          }
-          // What reached the file is what counts (a broken-off pipeline may drop buffered
-          // chunks): make it durable, then record it as the offset the client resumes from.
-          const reached = await fsyncFile(path);
-          await writeOffset(key, reached);
-          if (failure && isServerSide(failure)) throw failure;
-          return reached;
+          await cut.truncate(offset);
         } finally {
-          busy.delete(key);
+          await cut.close();
         }
+        let written = 0;
+        const counter = new Transform({
+          transform(chunk: Buffer, _enc, cb) {
+            if (written + chunk.length > limit) return cb(new TooLarge(`more than the ${limit} bytes left of this upload`));
+            written += chunk.length;
+            cb(null, chunk);
+          },
+        });
+        const sink = createWriteStream(path, { flags: 'r+', start: offset, highWaterMark: CHUNK });
+        let failure: unknown = null;
+        await pipeline(body, counter, sink).catch((err) => (failure = err));
+        if (failure instanceof TooLarge) {
+          await truncate(path, offset);
+          throw failure;
+        }
+        // What reached the file is what counts (a broken-off pipeline may drop buffered
+        // chunks): make it durable, then record it as the offset the client resumes from.
+        const reached = await fsyncFile(path);
+        await writeOffset(key, reached);
+        if (failure && isServerSide(failure)) throw failure;
+        return reached;
       },
 
       async read(key, range: ByteRange) {
@@ -171,6 +164,11 @@ export function fsBackend(root: string): BlobBackend {
         await rm(partialPath(key), { force: true });
         await rm(`${partialPath(key)}.offset`, { force: true });
       },
+    },
+
+    async ping() {
+      await mkdir(root, { recursive: true });
+      await access(root, constants.W_OK);
     },
 
     async freeBytes() {

@@ -1,0 +1,430 @@
+/**
+ * The S3-compatible backend (AWS S3, MinIO, Ceph RGW, ...). Objects at <prefix>objects/ab/cd/<oid>.
+ * A write streams into a multipart upload of the final key that is completed only on commit,
+ * after the layer above verified the hash, so an object is never visible half written (a body
+ * that fits in one part is a single PutObject instead). A resumable upload is a run of chunk
+ * objects <prefix>partials/<sha256(key)>/<offset>, each written whole: its size is the run of
+ * chunks that continue each other from offset 0, so it survives restarts and every instance sees
+ * the same state with nothing but the bucket.
+ *
+ * Memory stays bounded whatever the object's size: a write holds at most the part being uploaded
+ * and the one filling (about 2 × partSize), an append at most one chunk.
+ */
+import { createHash } from 'node:crypto';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+  UploadPartCopyCommand,
+  type CompletedPart,
+} from '@aws-sdk/client-s3';
+import { OffsetConflict, TooLarge, type BlobBackend, type ByteRange, type PendingWrite } from './backend.js';
+
+const MiB = 1 << 20;
+/** S3's minimum size of every part but the last. */
+const MIN_PART = 5 * MiB;
+const MAX_PARTS = 10_000;
+/** Deletes and copies in flight at once (single DeleteObject calls: see deleteKeys). */
+const PARALLEL = 8;
+
+export interface S3Options {
+  bucket: string;
+  endpoint?: string | null;
+  region: string;
+  accessKeyId?: string | null;
+  secretAccessKey?: string | null;
+  forcePathStyle: boolean;
+  /** '' or e.g. 'lfs/' */
+  prefix: string;
+  /** Bytes per multipart part and per chunk of a resumable upload; default 16 MiB, at least 5 MiB. */
+  partSize?: number;
+}
+
+export type S3Backend = BlobBackend & {
+  /** Aborts multipart uploads under our prefix older than maxAgeMs (left by a crash); returns how many. */
+  sweep(maxAgeMs: number): Promise<number>;
+  /** HeadBucket: throws when the bucket is unreachable or not ours to use. */
+  ping(): Promise<void>;
+  destroy(): void;
+};
+
+interface Chunk {
+  key: string;
+  offset: number;
+  size: number;
+}
+
+export function s3Backend(opts: S3Options): S3Backend {
+  const Bucket = opts.bucket;
+  const partSize = Math.max(opts.partSize ?? 16 * MiB, MIN_PART);
+  const client = new S3Client({
+    region: opts.region,
+    endpoint: opts.endpoint ?? undefined,
+    forcePathStyle: opts.forcePathStyle,
+    // Without both keys, the SDK's default chain (environment, profile, instance role).
+    credentials: opts.accessKeyId && opts.secretAccessKey ? { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey } : undefined,
+    // The SDK's default CRC checksums on every request are not understood by s3rver, older MinIO or Ceph.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    // An unreachable endpoint fails in seconds, not after the operating system's TCP timeout.
+    requestHandler: { connectionTimeout: 10_000 },
+  });
+
+  const objectKey = (oid: string) => `${opts.prefix}objects/${oid.slice(0, 2)}/${oid.slice(2, 4)}/${oid}`;
+  const partialDir = (key: string) => `${opts.prefix}partials/${createHash('sha256').update(key).digest('hex')}/`;
+  const chunkKey = (key: string, offset: number) => partialDir(key) + String(offset).padStart(16, '0');
+
+  const put = (Key: string, Body: Buffer) => client.send(new PutObjectCommand({ Bucket, Key, Body, ContentLength: Body.length }));
+
+  async function get(Key: string, range?: ByteRange): Promise<Readable> {
+    try {
+      const res = await client.send(new GetObjectCommand({ Bucket, Key, Range: range && `bytes=${range.start}-${range.end}` }));
+      return res.Body as Readable;
+    } catch (err) {
+      if (isMissing(err)) throw Object.assign(new Error(`ENOENT: no object ${Key} in bucket ${Bucket}`), { code: 'ENOENT' });
+      throw err;
+    }
+  }
+
+  /**
+   * One DeleteObject per key: DeleteObjects needs a Content-MD5 or checksum header, and which one
+   * is accepted differs between S3 implementations. The first key goes alone, so when keys are
+   * chunks in offset order an interrupted delete leaves a shorter run, never a gap that counts.
+   */
+  async function deleteKeys(keys: string[]) {
+    if (keys.length === 0) return;
+    await client.send(new DeleteObjectCommand({ Bucket, Key: keys[0] }));
+    await eachLimit(keys.slice(1), PARALLEL, (Key) => client.send(new DeleteObjectCommand({ Bucket, Key })));
+  }
+
+  /** A multipart upload of `Key`, created with its first part. */
+  function multipartUpload(Key: string) {
+    let id: Promise<string> | null = null;
+    let count = 0;
+    const parts: CompletedPart[] = [];
+    const uploadId = () => (id ??= client.send(new CreateMultipartUploadCommand({ Bucket, Key })).then((r) => r.UploadId!));
+    const next = () => {
+      if (count === MAX_PARTS) throw new Error(`${Key} needs more than ${MAX_PARTS} parts of ${partSize} bytes`);
+      return ++count; // numbered when called, so parts sent in parallel keep their order
+    };
+    return {
+      get started() {
+        return id !== null;
+      },
+      async upload(Body: Buffer) {
+        const PartNumber = next();
+        const UploadId = await uploadId();
+        const { ETag } = await client.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body, ContentLength: Body.length }));
+        parts.push({ PartNumber, ETag });
+      },
+      async copy(source: string) {
+        const PartNumber = next();
+        const UploadId = await uploadId();
+        const res = await client.send(new UploadPartCopyCommand({ Bucket, Key, UploadId, PartNumber, CopySource: copySource(Bucket, source) }));
+        parts.push({ PartNumber, ETag: res.CopyPartResult?.ETag });
+      },
+      async complete() {
+        const UploadId = await uploadId();
+        parts.sort((a, b) => a.PartNumber! - b.PartNumber!);
+        await client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } }));
+      },
+      /**
+       * Best effort: the parts are invisible anyway, and failing here would hide the error that
+       * made the caller abort. What is left behind is sweep()'s (or a lifecycle rule's) to remove.
+       * s3rver, for one, has no AbortMultipartUpload (405).
+       */
+      async abort() {
+        const UploadId = await id?.catch(() => null);
+        if (UploadId) await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => {});
+      },
+    };
+  }
+
+  function pendingWrite(Key: string): PendingWrite {
+    const upload = multipartUpload(Key);
+    let chunks: Buffer[] = [];
+    let buffered = 0;
+    let sending: Promise<void> = Promise.resolve(); // the part being uploaded: at most one
+    let state: 'open' | 'committed' | 'aborted' = 'open';
+
+    /** The first partSize bytes of the buffer, as one part. */
+    function takePart(): Buffer {
+      const taken: Buffer[] = [];
+      let n = 0;
+      while (n < partSize) {
+        const c = chunks.shift()!;
+        const want = partSize - n;
+        if (c.length > want) chunks.unshift(c.subarray(want));
+        taken.push(c.subarray(0, want));
+        n += Math.min(c.length, want);
+      }
+      buffered -= n;
+      return Buffer.concat(taken, n);
+    }
+
+    async function sendFullParts() {
+      while (buffered >= partSize) {
+        // Holding the write callback meanwhile is the backpressure: one part uploads while the next fills.
+        await sending;
+        if (state !== 'open') return;
+        sending = upload.upload(takePart());
+        sending.catch((err) => stream.destroy(err)); // a failed part fails the stream even when no write waits
+      }
+    }
+
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        chunks.push(chunk);
+        buffered += chunk.length;
+        if (buffered < partSize) return cb();
+        sendFullParts().then(() => cb(), cb);
+      },
+      // The rest stays buffered until commit: uploading it is only worth it once the hash matched.
+      final(cb) {
+        sending.then(() => cb(), cb);
+      },
+    });
+
+    return {
+      stream,
+      async commit() {
+        if (state !== 'open') throw new Error(`the write of ${Key} was already ${state}`);
+        state = 'committed';
+        const rest = () => {
+          const body = Buffer.concat(chunks, buffered);
+          chunks = [];
+          buffered = 0;
+          return body;
+        };
+        try {
+          await sending;
+          if (!upload.started) return void (await put(Key, rest()));
+          if (buffered > 0) await upload.upload(rest());
+          await upload.complete();
+        } catch (err) {
+          await upload.abort();
+          throw err;
+        }
+      },
+      async abort() {
+        if (state !== 'open') return;
+        state = 'aborted';
+        stream.destroy();
+        chunks = [];
+        buffered = 0;
+        await sending.catch(() => {});
+        await upload.abort();
+      },
+    };
+  }
+
+  /** Every chunk object of a resumable upload, in offset order. */
+  async function listChunks(key: string): Promise<Chunk[]> {
+    const Prefix = partialDir(key);
+    const chunks: Chunk[] = [];
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix, ContinuationToken }));
+      for (const o of page.Contents ?? []) {
+        const name = o.Key!.slice(Prefix.length);
+        if (/^\d{16}$/.test(name)) chunks.push({ key: o.Key!, offset: Number(name), size: o.Size ?? 0 });
+      }
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+    // S3 lists in key order already; s3rver lists in directory order.
+    return chunks.sort((a, b) => a.offset - b.offset);
+  }
+
+  /** The chunks continuing each other from offset 0 (the upload), and the others (never acknowledged). */
+  async function chunksOf(key: string) {
+    const run: Chunk[] = [];
+    const stray: Chunk[] = [];
+    let size = 0;
+    for (const c of await listChunks(key)) {
+      if (c.offset === size && c.size > 0) {
+        run.push(c);
+        size += c.size;
+      } else stray.push(c);
+    }
+    return { run, stray, size };
+  }
+
+  /** The bytes of `range` out of the chunks covering it, fetched one chunk at a time. */
+  async function* chunkBytes(run: Chunk[], range: ByteRange) {
+    for (const c of run) {
+      if (c.offset + c.size <= range.start || c.offset > range.end) continue;
+      const start = Math.max(range.start, c.offset) - c.offset;
+      const end = Math.min(range.end, c.offset + c.size - 1) - c.offset;
+      yield* await get(c.key, { start, end });
+    }
+  }
+
+  /** Writes the chunks as object `Key`, on the server's side when S3 allows it. */
+  async function assemble(run: Chunk[], size: number, Key: string) {
+    if (run.length === 0) return void (await put(Key, Buffer.alloc(0)));
+    // A chunk is about partSize: far below CopyObject's 5 GiB limit.
+    if (run.length === 1) return void (await client.send(new CopyObjectCommand({ Bucket, Key, CopySource: copySource(Bucket, run[0]!.key) })));
+    if (run.slice(0, -1).every((c) => c.size >= MIN_PART)) {
+      const upload = multipartUpload(Key);
+      try {
+        await eachLimit(run, PARALLEL, (c) => upload.copy(c.key));
+        return await upload.complete();
+      } catch (err) {
+        await upload.abort();
+        // s3rver has no UploadPartCopy: fall back to copying the bytes through here.
+        if ((err as Error).name !== 'NotImplemented') throw err;
+      }
+    }
+    const write = pendingWrite(Key);
+    try {
+      await pipeline(Readable.from(chunkBytes(run, { start: 0, end: size - 1 }), { objectMode: false }), write.stream);
+    } catch (err) {
+      await write.abort();
+      throw err;
+    }
+    await write.commit();
+  }
+
+  return {
+    name: 's3',
+
+    beginWrite: async (oid) => pendingWrite(objectKey(oid)),
+
+    read: (oid, range) => get(objectKey(oid), range),
+
+    async stat(oid) {
+      try {
+        return (await client.send(new HeadObjectCommand({ Bucket, Key: objectKey(oid) }))).ContentLength ?? 0;
+      } catch (err) {
+        if (isMissing(err)) return null;
+        throw err;
+      }
+    },
+
+    async delete(oid) {
+      await client.send(new DeleteObjectCommand({ Bucket, Key: objectKey(oid) })); // S3 succeeds when absent too
+    },
+
+    partials: {
+      size: async (key) => (await chunksOf(key)).size,
+
+      async append(key, offset, body, limit) {
+        const { size, stray } = await chunksOf(key);
+        if (offset !== size) throw new OffsetConflict(size);
+        // Chunks past the end were never acknowledged (a cleanup that broke off): cut them before appending.
+        await deleteKeys(stray.map((c) => c.key));
+        const written: string[] = [];
+        let reached = offset;
+        let pending: Buffer[] = [];
+        let buffered = 0;
+        let total = 0;
+        const store = async () => {
+          if (buffered === 0) return;
+          const Key = chunkKey(key, reached);
+          await put(Key, Buffer.concat(pending, buffered)); // an S3 failure is thrown: ours, not the client's
+          written.push(Key);
+          reached += buffered;
+          pending = [];
+          buffered = 0;
+        };
+        try {
+          for await (const chunk of arrivals(body)) {
+            total += chunk.length;
+            if (total > limit) throw new TooLarge(`more than the ${limit} bytes left of this upload`);
+            pending.push(chunk);
+            buffered += chunk.length;
+            if (buffered >= partSize) await store();
+          }
+        } catch (err) {
+          if (err instanceof TooLarge) await deleteKeys(written);
+          throw err;
+        }
+        await store();
+        return reached;
+      },
+
+      async read(key, range) {
+        const { run } = await chunksOf(key);
+        return Readable.from(chunkBytes(run, range), { objectMode: false });
+      },
+
+      async promote(key, oid) {
+        const { run, stray, size } = await chunksOf(key);
+        await assemble(run, size, objectKey(oid));
+        await deleteKeys([...run, ...stray].map((c) => c.key));
+      },
+
+      async remove(key) {
+        await deleteKeys((await listChunks(key)).map((c) => c.key));
+      },
+    },
+
+    freeBytes: async () => null,
+
+    async sweep(maxAgeMs) {
+      const before = Date.now() - maxAgeMs;
+      let aborted = 0;
+      let KeyMarker: string | undefined;
+      let UploadIdMarker: string | undefined;
+      do {
+        // Only objects/ ever has multipart uploads of ours, even when the bucket is shared.
+        const page = await client.send(new ListMultipartUploadsCommand({ Bucket, Prefix: `${opts.prefix}objects/`, KeyMarker, UploadIdMarker }));
+        for (const u of page.Uploads ?? []) {
+          if (!u.Initiated || u.Initiated.getTime() >= before) continue;
+          try {
+            await client.send(new AbortMultipartUploadCommand({ Bucket, Key: u.Key, UploadId: u.UploadId }));
+            aborted++;
+          } catch (err) {
+            if ((err as Error).name !== 'NoSuchUpload') throw err; // completed or aborted meanwhile
+          }
+        }
+        [KeyMarker, UploadIdMarker] = page.IsTruncated ? [page.NextKeyMarker, page.NextUploadIdMarker] : [undefined, undefined];
+      } while (KeyMarker);
+      return aborted;
+    },
+
+    async ping() {
+      await client.send(new HeadBucketCommand({ Bucket }));
+    },
+
+    destroy: () => client.destroy(),
+  };
+}
+
+/** The body's chunks; a body that breaks off (the client went away) just ends, so what arrived is kept. */
+async function* arrivals(body: Readable): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of body) yield chunk as Buffer;
+  } catch {
+    // not an error of ours: the client resumes from the offset we return
+  }
+}
+
+/** HeadObject's 404 has no body to name it: the SDK calls it NotFound. */
+const isMissing = (err: unknown) => {
+  const e = err as { name?: string };
+  return e.name === 'NoSuchKey' || e.name === 'NotFound';
+};
+
+/** x-amz-copy-source, encoded per segment: s3rver decodes it with decodeURI, which keeps %2F. */
+const copySource = (bucket: string, key: string) => `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
+
+async function eachLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

@@ -1,0 +1,99 @@
+/**
+ * One attempt at a scan: mark it running, crawl and check its pages (each page written as it
+ * finishes, so progress is live), then mark it completed or failed. Which queue called it and how
+ * often it was tried is the caller's business (runner.ts).
+ */
+import type { Config } from '../config.js';
+import type { Db } from '../db/knex.js';
+import { findScan, type ScanRow } from '../db/scans.js';
+// Not the engine's index: that would load jsdom and axe-core here, where only workers need them.
+import { ScanFetchError } from '../domain/scan/fetch-page.js';
+import type { CheckPool } from '../domain/scan/pool.js';
+import { scanSite } from '../domain/scan/scan-site.js';
+import type { Logger } from '../log.js';
+
+export const now = () => new Date().toISOString();
+
+export interface ScanDeps {
+  db: Db;
+  config: Config;
+  log: Logger;
+  pool(): CheckPool;
+  fetchOptions(): { allowPrivateNetworks: boolean; userAgent: string };
+  onCompleted?(scan: ScanRow): Promise<void>;
+}
+
+/** Why a scan was cut short: the process is stopping (run it again later) or it ran out of time. */
+export class ScanInterrupted extends Error {
+  constructor(readonly why: 'stopping' | 'timeout') {
+    super(why === 'stopping' ? 'shutting down' : 'the scan took too long');
+  }
+}
+
+/**
+ * Runs scan `id` if it is waiting (`queued`, or `running` left by a worker that died). Returns
+ * 'interrupted' when `signal` aborted it for shutdown: the scan is back in the queue state.
+ */
+export async function executeScan(deps: ScanDeps, id: string, signal: AbortSignal): Promise<'done' | 'skipped' | 'interrupted'> {
+  const { db, log, config } = deps;
+  const scan = await findScan(db, id);
+  if (!scan || (scan.status !== 'queued' && scan.status !== 'running')) return 'skipped';
+  const startedAt = now();
+  // A retry starts from scratch: pages of an earlier attempt go.
+  await db('scan_pages').where({ scan_id: id }).delete();
+  await db('scans').where({ id }).update({ status: 'running', started_at: startedAt, attempts: scan.attempts + 1, last_updated: startedAt, pages_scanned: 0, total_pages: null });
+  const timeout = AbortSignal.timeout(config.scanTimeoutSeconds * 1000);
+  const both = AbortSignal.any([signal, timeout]);
+  let seq = 0;
+  try {
+    const report = await scanSite(
+      { siteUrl: scan.site_url, mode: scan.scan_mode, maxPages: scan.max_pages, concurrency: scan.concurrency, standard: scan.standard },
+      { fetch: deps.fetchOptions(), pool: deps.pool(), signal: both },
+      {
+        onPagesFound: async (total) => {
+          await db('scans').where({ id }).update({ total_pages: total, last_updated: now() });
+        },
+        onPageDone: async (page) => {
+          await db.transaction(async (tx) => {
+            await tx('scan_pages').insert({
+              scan_id: id, seq: seq++, url: page.url, title: page.title, issue_count: page.issueCount, error: page.error ?? null,
+              issues: JSON.stringify(page.issues), style: page.style ? JSON.stringify(page.style) : null,
+            });
+            await tx('scans').where({ id }).increment('pages_scanned', 1).update({ last_updated: now() });
+          });
+        },
+      },
+    );
+    const finished = now();
+    await db('scans').where({ id }).update({
+      status: 'completed', finished_at: finished, last_updated: finished, total_issues: report.summary.totalIssues, summary: JSON.stringify(report.summary), error: null,
+    });
+    const done = await findScan(db, id);
+    if (done && deps.onCompleted) await deps.onCompleted(done).catch((err) => log.error({ err, scanId: id }, 'after-scan work failed'));
+    return 'done';
+  } catch (err) {
+    if (signal.aborted) {
+      await requeueScan(db, id);
+      return 'interrupted';
+    }
+    const reason = timeout.aborted
+      ? `the scan took longer than ${config.scanTimeoutSeconds} seconds (SCAN_TIMEOUT_SECONDS)`
+      : err instanceof ScanFetchError
+        ? err.message
+        : `the scan failed: ${(err as Error).message}`;
+    if (!(err instanceof ScanFetchError) && !timeout.aborted) log.error({ err, scanId: id }, 'scan failed');
+    await failScan(db, id, reason);
+    return 'done';
+  }
+}
+
+export async function requeueScan(db: Db, id: string) {
+  await db('scan_pages').where({ scan_id: id }).delete();
+  await db('scans').where({ id }).update({ status: 'queued', pages_scanned: 0, total_pages: null, started_at: null, last_updated: now() });
+}
+
+/** Marks a scan failed with its reason, unless it already finished. */
+export async function failScan(db: Db, id: string, reason: string) {
+  const t = now();
+  await db('scans').where({ id }).whereIn('status', ['queued', 'running']).update({ status: 'failed', error: reason, finished_at: t, last_updated: t });
+}

@@ -1,0 +1,123 @@
+/**
+ * A scan whose worker dies is never left "running". The server runs as a separate process and is
+ * killed with SIGKILL in the middle of a scan; a new process on the same data then runs the scan
+ * to completion: from the in-process queue's recovery on SQLite, from the job queue's expiry and
+ * retry on PostgreSQL (PACTUM_TEST_BACKEND=postgres…). On PostgreSQL, the dead-letter path (every
+ * retry used up) marks the scan failed with its reason.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import PgBoss from 'pg-boss';
+import { backendEnv, backendMode } from '../helpers/backends.js';
+import { bearer, mcpClient, ok } from '../helpers/mcp.js';
+import { startFixtureSite, type FixtureSite } from '../helpers/site.js';
+import { openDb, type Db } from '../../src/db/knex.js';
+import { insertOrg } from '../../src/db/users.js';
+import { createTokenService } from '../../src/auth/jwt.js';
+import { loadConfig } from '../../src/config.js';
+
+const main = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
+const dataDir = mkdtempSync(join(tmpdir(), 'pactum-death-'));
+let env: Record<string, string>;
+let site: FixtureSite;
+let db: Db;
+const children: ChildProcess[] = [];
+
+async function freePort() {
+  const srv = createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => srv.once('listening', r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+/** `pactum serve` as its own process; resolves once it serves. */
+async function serve(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      if (out.includes('pactum is serving')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`pactum serve exited with ${code}: ${out}`)));
+  });
+  return child;
+}
+
+const status = async (id: string) => (await db('scans').where({ id }).first()) as { status: string; pages_scanned: number; attempts: number; error: string | null };
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, seconds: number): Promise<T> {
+  for (let i = 0; i < seconds * 10; i++) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+beforeAll(async () => {
+  site = await startFixtureSite(400);
+  const port = await freePort();
+  env = {
+    DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', SCAN_ALLOW_PRIVATE_NETWORKS: 'true',
+    JWT_SECRET: 'worker-death-test-secret-0123456789abcdef', SCAN_TIMEOUT_SECONDS: '10',
+    ...(await backendEnv(dataDir)),
+  };
+  db = openDb({ databaseUrl: env.DATABASE_URL ?? null, dataDir });
+});
+afterAll(async () => {
+  for (const c of children) c.kill('SIGKILL');
+  await db?.destroy();
+  await site?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe(`a scan whose worker dies (${backendMode === 'embedded' ? 'SQLite, in-process queue' : 'PostgreSQL, pg-boss'})`, () => {
+  it('is run again by the next worker and completes', { timeout: 150_000 }, async () => {
+    const first = await serve();
+    const orgId = (await insertOrg(db, { name: 'Death', slug: 'death' })).id;
+    const token = await createTokenService(loadConfig(env)).sign({ sub: 'usr_d', orgId, role: 'member' as never, scopes: [] }, 600);
+    const url = `http://127.0.0.1:${env.PORT}`;
+    const client = await mcpClient(url, bearer(token));
+    const scan = ok(await client.callTool({ name: 'dashboard_scan_site', arguments: { siteUrl: site.url('/'), maxPages: 4 } }));
+    await client.close();
+    await until('the scan to be running', async () => ((await status(scan.scanId)).pages_scanned >= 1 ? true : undefined), 30);
+    first.kill('SIGKILL');
+    await new Promise((r) => first.once('exit', r));
+    expect((await status(scan.scanId)).status).toBe('running'); // what a dead worker leaves
+
+    site.delayMs = 20;
+    await serve();
+    const done = await until('the scan to finish', async () => {
+      const s = await status(scan.scanId);
+      return s.status === 'completed' || s.status === 'failed' ? s : undefined;
+    }, 120);
+    expect(done).toMatchObject({ status: 'completed', pages_scanned: 4, error: null });
+    expect(done.attempts).toBe(2);
+  });
+
+  // The dead-letter queue exists only with pg-boss; SQLite's equivalent (three interrupted runs) is in the restart tests.
+  if (backendMode !== 'embedded') it('is failed with the reason when every retry was used up', async () => {
+    const orgId = (await db('orgs').first()).id as string;
+    const t = new Date().toISOString();
+    const id = `scn_deadletter${Date.now()}`;
+    const siteRow = await db('sites').where({ org_id: orgId }).first();
+    await db('scans').insert({
+      id, org_id: orgId, site_id: siteRow.id, site_url: site.url('/'), standard: 'WCAG2AA', scan_mode: 'site', max_pages: 1, concurrency: 1,
+      jurisdictions: '[]', status: 'running', pages_scanned: 0, attempts: 3, created_at: t, last_updated: t,
+    });
+    // What pg-boss does with a job after its last retry: moves it to the dead-letter queue.
+    const boss = new PgBoss({ connectionString: env.DATABASE_URL!, schedule: false, supervise: false });
+    await boss.start();
+    await boss.send('scans-dead', { scanId: id });
+    await boss.stop({ graceful: false, wait: true });
+    const failed = await until('the scan to fail', async () => ((await status(id)).status === 'failed' ? status(id) : undefined), 30);
+    expect(failed.error).toMatch(/worker stopped before finishing, 3 times/);
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * What operators rely on: liveness and readiness, the documentation page served from the specs
+ * without a CDN, and a graceful shutdown that lets an upload in flight finish, cuts one that
+ * outlives the timeout without leaving a partial object, and closes the database.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { request } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { lfsFixture } from '../helpers/git-lfs.js';
+import { json } from '../helpers/http.js';
+
+const GIT_LFS = 'application/vnd.git-lfs+json';
+const AUTH = `Basic ${Buffer.from('wally:wally-password-1').toString('base64')}`;
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.stop());
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const srv = createNetServer().listen(0, '127.0.0.1');
+  await new Promise((r) => srv.once('listening', r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+describe('health and readiness', () => {
+  it('is alive and ready when the database and the storage answer', async () => {
+    const live = await fetch(`${s.url}/healthz`);
+    expect(live.status).toBe(200);
+    expect(await json(live)).toMatchObject({ status: 'ok' });
+    const ready = await fetch(`${s.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await json(ready)).toMatchObject({ status: 'ok', checks: { database: 'ok', storage: 'ok' } });
+    s.expectConformant();
+  });
+
+  it('is not ready, and says which dependency failed, when the storage cannot be reached', async () => {
+    const port = await closedPort();
+    const cut = await startTestServer({ STORAGE: 's3', S3_BUCKET: 'nowhere', S3_ENDPOINT: `http://127.0.0.1:${port}`, S3_FORCE_PATH_STYLE: 'true', S3_ACCESS_KEY_ID: 'key-id', S3_SECRET_ACCESS_KEY: 'not-to-be-seen' });
+    try {
+      const res = await fetch(`${cut.url}/readyz`);
+      expect(res.status).toBe(503);
+      const body = await json(res);
+      expect(body.status).toBe('unavailable');
+      expect(body.checks.database).toBe('ok');
+      expect(body.checks.storage).toMatch(/^unreachable: /);
+      // Still alive: a load balancer keeps it out of rotation, an orchestrator does not kill it.
+      expect((await fetch(`${cut.url}/healthz`)).status).toBe(200);
+      cut.expectConformant();
+      expect(cut.logLines.join('\n')).not.toContain('not-to-be-seen');
+    } finally {
+      await cut.stop();
+    }
+  });
+
+  it('is not ready when the database is gone', async () => {
+    const other = await startTestServer();
+    await other.services.db.destroy();
+    const res = await fetch(`${other.url}/readyz`);
+    expect(res.status).toBe(503);
+    expect((await json(res)).checks.database).toMatch(/^unreachable: /);
+    other.expectConformant();
+    await other.stop().catch(() => {}); // the database is already closed
+  });
+});
+
+describe('documentation page', () => {
+  it('serves Swagger UI and the three specs from the server itself', async () => {
+    const page = await fetch(`${s.url}/docs`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    expect(html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/); // no CDN
+    const refs = [...html.matchAll(/(?:href|src)="(docs\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThanOrEqual(3);
+    for (const ref of refs) {
+      const asset = await fetch(`${s.url}/${ref}`);
+      expect(asset.status, ref).toBe(200);
+      expect(asset.headers.get('content-type'), ref).toMatch(/^(text\/css|text\/javascript|image\/png)/);
+      expect((await asset.arrayBuffer()).byteLength, ref).toBeGreaterThan(100);
+    }
+    const specs = [...html.matchAll(/url: '(docs\/openapi\/[a-z-]+)'/g)].map((m) => m[1]!);
+    expect(specs).toHaveLength(3);
+    for (const ref of specs) {
+      const spec = await json(await fetch(`${s.url}/${ref}`));
+      expect(spec.openapi).toBe('3.1.0');
+      expect(Object.keys(spec.paths).length).toBeGreaterThan(2);
+    }
+    const missing = await fetch(`${s.url}/docs/assets/..%2Fpackage.json`);
+    expect(missing.status).toBe(404);
+    await missing.body?.cancel();
+    s.expectConformant();
+  });
+});
+
+describe('graceful shutdown', () => {
+  /** Starts a basic PUT whose body arrives in two halves, the second when `release` is called. */
+  async function slowUpload(srv: TestServer, bytes: Buffer) {
+    const oid = createHash('sha256').update(bytes).digest('hex');
+    const batch = await fetch(`${srv.url}/acme/site.git/info/lfs/objects/batch`, {
+      method: 'POST',
+      headers: { authorization: AUTH, accept: GIT_LFS, 'content-type': GIT_LFS },
+      body: JSON.stringify({ operation: 'upload', transfers: ['basic'], objects: [{ oid, size: bytes.length }] }),
+    });
+    const upload = (await json(batch)).objects[0].actions.upload;
+    let release!: () => void;
+    const status = new Promise<number | string>((resolve) => {
+      const req = request(upload.href, { method: 'PUT', headers: { ...upload.header, 'content-length': String(bytes.length) } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      });
+      req.on('error', (err) => resolve(`error: ${(err as NodeJS.ErrnoException).code}`));
+      req.write(bytes.subarray(0, bytes.length / 2));
+      release = () => req.end(bytes.subarray(bytes.length / 2));
+    });
+    // The first half has reached the server when its handler is running; a short wait suffices as a hint, correctness does not depend on it.
+    await new Promise((r) => setTimeout(r, 300));
+    return { oid, status, release };
+  }
+
+  it('lets an upload in flight finish, refuses new connections, then closes', async () => {
+    const srv = await startTestServer({ SHUTDOWN_TIMEOUT_MS: '10000' });
+    await lfsFixture(srv.services.db, { org: 'acme', repo: 'site', username: 'wally', password: 'wally-password-1', access: 'write' });
+    const bytes = randomBytes(256 * 1024);
+    const up = await slowUpload(srv, bytes);
+    const closing = srv.close();
+    await new Promise((r) => setTimeout(r, 200));
+    const refused = await fetch(`${srv.directUrl}/healthz`).then((r) => r.status, (err) => `refused: ${err.cause?.code ?? err.message}`);
+    expect(String(refused)).toMatch(/^refused/);
+    up.release();
+    expect(await up.status).toBe(200);
+    await closing;
+    // On the same data, the object is there and whole.
+    const again = await startTestServer({ DATA_DIR: srv.dataDir });
+    const read = await again.services.objects.store.read(up.oid);
+    const hash = createHash('sha256');
+    for await (const chunk of read) hash.update(chunk as Buffer);
+    expect(hash.digest('hex')).toBe(up.oid);
+    await again.stop();
+    await srv.stop();
+  });
+
+  it('cuts an upload that outlives the timeout, and keeps nothing of it', async () => {
+    const srv = await startTestServer({ SHUTDOWN_TIMEOUT_MS: '300' });
+    await lfsFixture(srv.services.db, { org: 'acme', repo: 'site', username: 'wally', password: 'wally-password-1', access: 'write' });
+    const bytes = randomBytes(256 * 1024);
+    const up = await slowUpload(srv, bytes);
+    await srv.close(); // returns although the upload never finished
+    expect(String(await up.status)).toMatch(/^error: /);
+    const again = await startTestServer({ DATA_DIR: srv.dataDir });
+    expect(await again.services.objects.store.stat(up.oid)).toBeNull();
+    await again.stop();
+    await srv.stop();
+  });
+});
