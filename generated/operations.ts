@@ -249,7 +249,7 @@ export const operations: readonly OperationSpec[] = [
     validateParams: dashboard.params_ops_docsAsset,
     requestBody: null,
     responses: {
-      '200': { mediaTypes: ["text/css","text/javascript","image/png"], validate: null, headers: [] },
+      '200': { mediaTypes: ["text/css","text/javascript"], validate: null, headers: [] },
       '404': { mediaTypes: ["application/json"], validate: dashboard.response_ops_docsAsset_404, headers: [] },
     },
     tool: null,

@@ -3471,6 +3471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html lang="en"><head><title>pactum API documentation</title></head><body><div id="swagger-ui"></div></body></html> */
                     "text/html": string;
                 };
             };
@@ -3482,7 +3483,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                file: "swagger-ui.css" | "swagger-ui-bundle.js" | "swagger-ui-standalone-preset.js" | "favicon-32x32.png";
+                /** @example swagger-ui.css */
+                file: "swagger-ui.css" | "swagger-ui-bundle.js" | "swagger-ui-standalone-preset.js";
             };
             cookie?: never;
         };
@@ -3494,9 +3496,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example .swagger-ui{font-family:sans-serif} */
                     "text/css": string;
+                    /** @example !function(){"use strict"}(); */
                     "text/javascript": string;
-                    "image/png": string;
                 };
             };
             /** @description No such file. */
@@ -3522,6 +3525,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example dashboard-mcp */
                 api: "dashboard-mcp" | "objects-legacy" | "objects-batch";
             };
             cookie?: never;
@@ -3534,6 +3538,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "pactum dashboard MCP endpoint",
+                     *         "version": "3.4.0"
+                     *       },
+                     *       "paths": {}
+                     *     }
+                     */
                     "application/json": Record<string, unknown>;
                 };
             };

@@ -9,7 +9,7 @@ import type { Handler } from '../http/router.js';
 import { loadBundledSpec } from '../spec/documents.js';
 
 const assetDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-const TYPES: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8', png: 'image/png' };
+const TYPES: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' };
 const SPECS = { 'dashboard-mcp': 'dashboard', 'objects-legacy': 'legacy', 'objects-batch': 'batch' } as const;
 
 const PAGE = `<!doctype html>
@@ -18,7 +18,6 @@ const PAGE = `<!doctype html>
 <meta charset="utf-8">
 <title>pactum API documentation</title>
 <link rel="stylesheet" href="docs/assets/swagger-ui.css">
-<link rel="icon" type="image/png" href="docs/assets/favicon-32x32.png">
 </head>
 <body>
 <div id="swagger-ui"></div>

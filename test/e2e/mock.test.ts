@@ -294,7 +294,8 @@ describe('the mock servers', () => {
       expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(statuses));
       for (const status of statuses) {
         // Each vendor type the status answers in, or no Accept at all (downloads, empty bodies).
-        const media = api === 'dashboard' ? [undefined] : [...vendorMedia(api, op, status), undefined];
+        // The dashboard's one type per status (HTML for the docs page, JSON for its errors).
+        const media = api === 'dashboard' ? [op.operationId === 'mcp.post' ? undefined : op.responses[status]?.mediaTypes[0]] : [...vendorMedia(api, op, status), undefined];
         for (const mediaType of media) {
           await exchange(api, op, buildRequest(bundled[api], op, { mediaType }), { status, mediaType }, { prefer: `code=${status}` });
         }

@@ -1766,7 +1766,7 @@ export type OpsDocsResponse = OpsDocsResponses[keyof OpsDocsResponses];
 export type OpsDocsAssetData = {
     body?: never;
     path: {
-        file: 'swagger-ui.css' | 'swagger-ui-bundle.js' | 'swagger-ui-standalone-preset.js' | 'favicon-32x32.png';
+        file: 'swagger-ui.css' | 'swagger-ui-bundle.js' | 'swagger-ui-standalone-preset.js';
     };
     query?: never;
     url: '/docs/assets/{file}';

@@ -6,6 +6,7 @@ import * as m003 from './003_dashboard.js';
 import * as m004 from './004_objects.js';
 import * as m005 from './005_accessibility.js';
 import * as m006 from './006_upload_leases.js';
+import * as m007 from './007_lock_path_key.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_core': m001,
@@ -14,6 +15,7 @@ const migrations: Record<string, Knex.Migration> = {
   '004_objects': m004,
   '005_accessibility': m005,
   '006_upload_leases': m006,
+  '007_lock_path_key': m007,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

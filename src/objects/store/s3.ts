@@ -210,9 +210,12 @@ export function s3Backend(opts: S3Options): S3Backend {
         };
         try {
           await sending;
-          if (!upload.started) return void (await put(Key, rest()));
-          if (buffered > 0) await upload.upload(rest());
-          await upload.complete();
+          if (!upload.started) {
+            await put(Key, rest()); // it all fitted in one part
+          } else {
+            if (buffered > 0) await upload.upload(rest());
+            await upload.complete();
+          }
         } catch (err) {
           await upload.abort();
           throw err;
@@ -273,9 +276,15 @@ export function s3Backend(opts: S3Options): S3Backend {
 
   /** Writes the chunks as object `Key`, on the server's side when S3 allows it. */
   async function assemble(run: Chunk[], size: number, Key: string) {
-    if (run.length === 0) return void (await put(Key, Buffer.alloc(0)));
-    // A chunk is about partSize: far below CopyObject's 5 GiB limit.
-    if (run.length === 1) return void (await client.send(new CopyObjectCommand({ Bucket, Key, CopySource: copySource(Bucket, run[0]!.key) })));
+    if (run.length === 0) {
+      await put(Key, Buffer.alloc(0));
+      return;
+    }
+    if (run.length === 1) {
+      // A chunk is about partSize: far below CopyObject's 5 GiB limit.
+      await client.send(new CopyObjectCommand({ Bucket, Key, CopySource: copySource(Bucket, run[0]!.key) }));
+      return;
+    }
     if (run.slice(0, -1).every((c) => c.size >= MIN_PART)) {
       const upload = multipartUpload(Key);
       try {

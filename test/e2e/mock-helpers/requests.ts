@@ -105,7 +105,7 @@ export function buildRequest(doc: JsonObject, op: OperationSpec, opts: { mediaTy
 
   const mediaType = opts.mediaType;
   const req: MockRequest = { method: op.method, path, headers };
-  if (op.apis.includes('dashboard')) headers.accept = op.operationId === 'mcp.post' ? MCP_ACCEPT : 'application/json';
+  if (op.apis.includes('dashboard')) headers.accept = op.operationId === 'mcp.post' ? MCP_ACCEPT : mediaType ?? successMediaType(op) ?? 'application/json';
   else if (mediaType) headers.accept = mediaType;
 
   const body = operation.requestBody ? (deref(doc, operation.requestBody as JsonObject) as JsonObject) : undefined;
@@ -252,3 +252,8 @@ export function bodyOf(res: MockResponse): Json | string | undefined {
 }
 
 export const isObjectApi = (api: ApiName) => api !== 'dashboard';
+
+/** The media type of the operation's first success response (text/html for the documentation page). */
+function successMediaType(op: OperationSpec): string | undefined {
+  return Object.entries(op.responses).filter(([status]) => status.startsWith('2')).flatMap(([, r]) => r.mediaTypes)[0];
+}
