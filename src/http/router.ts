@@ -157,7 +157,8 @@ function hasBody(ctx: Context): boolean {
 export function createRouter(options: RouterOptions): Middleware {
   const { statics, dynamic } = compile(options);
 
-  function match(path: string): { entry: PathEntry; vars: Record<string, string> } | null {
+  /** badEncoding: a path parameter is not valid percent-encoded UTF-8 (refused like any bad parameter, once the route is known). */
+  function match(path: string): { entry: PathEntry; vars: Record<string, string>; badEncoding?: boolean } | null {
     const entry = statics.get(path);
     if (entry) return { entry, vars: {} };
     for (const e of dynamic) {
@@ -167,7 +168,7 @@ export function createRouter(options: RouterOptions): Middleware {
       try {
         for (const [k, v] of Object.entries(m.groups!)) vars[k] = decodeURIComponent(v);
       } catch {
-        throw new HttpError(400, 'The path is not valid percent-encoding');
+        return { entry: e, vars: {}, badEncoding: true };
       }
       return { entry: e, vars };
     }
@@ -233,9 +234,11 @@ export function createRouter(options: RouterOptions): Middleware {
     if (stub) return void (await writeReply(ctx, route, { ctx, op: route.op, params: {}, body: undefined, identity: null }));
 
     // Syntax before credentials: a malformed request gets the same answer with or without them.
-    if (route.successTypes.length && !negotiate(ctx.get('accept'), route.successTypes)) {
-      const status = '406' in route.op.responses ? 406 : 400;
-      throw new HttpError(status, `Accept must admit ${route.successTypes.join(' or ')}`);
+    if (found.badEncoding) throw new HttpError(route.paramRefusal, 'The path is not valid percent-encoded UTF-8');
+    // An operation that declares no 406 serves its one representation whatever Accept says
+    // (RFC 9110 lets a server disregard Accept), so clients only meet declared statuses.
+    if (route.successTypes.length && '406' in route.op.responses && !negotiate(ctx.get('accept'), route.successTypes)) {
+      throw new HttpError(406, `Accept must admit ${route.successTypes.join(' or ')}`);
     }
 
     const params: Record<string, unknown> = { ...found.vars };
