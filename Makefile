@@ -7,7 +7,7 @@ export npm_config_fund := false
 export npm_config_audit := false
 export npm_config_update_notifier := false
 
-.PHONY: help install install-conformance generate clients conformance mock check-generated lint typecheck build migrate run serve test bench clean
+.PHONY: help install install-conformance generate clients conformance mock check-generated lint typecheck build migrate run serve test reliability bench clean
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
@@ -53,6 +53,10 @@ serve: ## serve the current build
 
 test: install ## everything: spec lint, generated drift, types, unit/integration/e2e tests
 	@bash scripts/test.sh
+
+# One file at a time: the load test measures a server's memory and throughput on shared cores.
+reliability: install ## the full reliability suite: fuzz, faults, load, security (RELIABILITY=full)
+	RELIABILITY=full npx vitest run test/reliability --testTimeout=1800000 --hookTimeout=600000 --no-file-parallelism
 
 clients: install ## partner clients in TypeScript, Python, Go and Java with OpenAPI Generator (needs Java and its jar)
 	@bash scripts/clients.sh

@@ -25,11 +25,13 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 const SECRET_KEYS = /^(password|clientSecret|secret|token|authorization|cookie|passwordHash)$/i;
 
 /** A copy of a JSON value with secret-named members replaced, for logs and the audit trail. */
-export function redactSecrets(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redactSecrets);
+export function redactSecrets(value: unknown, depth = 0): unknown {
+  // A hostile argument may nest thousands of levels: the copy stops well before the stack does.
+  if (depth > 32 && value && typeof value === 'object') return '[nested too deep]';
+  if (Array.isArray(value)) return value.map((v) => redactSecrets(v, depth + 1));
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, SECRET_KEYS.test(k) ? '[redacted]' : redactSecrets(v)]),
+      Object.entries(value).map(([k, v]) => [k, SECRET_KEYS.test(k) ? '[redacted]' : redactSecrets(v, depth + 1)]),
     );
   }
   return value;

@@ -2,6 +2,7 @@
  * The Koa application: a request id and a log line for every request, one error boundary that
  * turns every failure into the API's own error shape, then the spec router.
  */
+import type { OperationSpec } from '../../generated/operations.js';
 import Koa, { type Context, type Middleware } from 'koa';
 import { ulid } from '../ids.js';
 import type { Logger } from '../log.js';
@@ -59,6 +60,13 @@ export function writeError(ctx: Context, err: unknown) {
   ctx.status = status;
   for (const name of Object.keys(ctx.response.headers)) if (name !== 'x-request-id') ctx.remove(name);
   if (known) ctx.set(err.headers);
+  // Where the operation declares this status without a body (tus OPTIONS), none is sent.
+  const declared = (ctx.state.operation as OperationSpec | undefined)?.responses[String(status)];
+  if (declared && declared.mediaTypes.length === 0) {
+    ctx.body = null;
+    ctx.status = status;
+    return;
+  }
   ctx.type = jsonTypeFor(ctx, api);
   ctx.body = JSON.stringify(errorBody(api, status, message, ctx.state.requestId ?? ''));
 }

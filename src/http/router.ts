@@ -154,6 +154,34 @@ function hasBody(ctx: Context): boolean {
   return (len !== '' && len !== '0') || ctx.get('transfer-encoding') !== '';
 }
 
+const MAX_JSON_DEPTH = 64;
+
+/**
+ * What no field accepts: nesting deeper than MAX_JSON_DEPTH (recursive code downstream — the
+ * validators, the MCP SDK, the audit copy — would meet it), and U+0000 in a string, which
+ * PostgreSQL cannot store while SQLite can (one database would fail where the other answers).
+ * Iterative, so a hostile nesting cannot exhaust the stack here either.
+ */
+export function unacceptableJson(value: unknown, what = 'The body'): string | null {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return `${what} contains a NUL character (\\u0000), which no field accepts`;
+      continue;
+    }
+    if (!v || typeof v !== 'object') continue;
+    if (depth > MAX_JSON_DEPTH) return `${what} nests deeper than ${MAX_JSON_DEPTH} levels`;
+    for (const [k, child] of Object.entries(v)) {
+      if (k.includes('\u0000')) return `${what} contains a NUL character (\\u0000), which no field accepts`;
+      stack.push([child, depth + 1]);
+    }
+  }
+  return null;
+}
+
+const hasNul = (s: unknown) => typeof s === 'string' && s.includes('\u0000');
+
 export function createRouter(options: RouterOptions): Middleware {
   const { statics, dynamic } = compile(options);
 
@@ -212,6 +240,9 @@ export function createRouter(options: RouterOptions): Middleware {
     } catch (err) {
       throw new HttpError(route.bodyRefusal, `Body is not valid JSON: ${(err as Error).message}`);
     }
+    // MCP tool arguments get this check per call (mcp/dispatch.ts), so the caller reads a tool error.
+    const unacceptable = route.op.operationId === 'mcp.post' ? null : unacceptableJson(body);
+    if (unacceptable) throw new HttpError(route.bodyRefusal, unacceptable);
     if (validate && !validate(body)) throw new HttpError(route.schemaRefusal, describeErrors(validate.errors, 'body'));
     return body;
   }
@@ -247,6 +278,7 @@ export function createRouter(options: RouterOptions): Middleware {
       const value = convert(raw, p.type);
       if (value !== undefined) params[p.name] = value;
     }
+    if (Object.values(params).some(hasNul)) throw new HttpError(route.paramRefusal, 'A parameter contains a NUL character, which none accepts');
     const validateParams = route.op.validateParams;
     if (validateParams && !validateParams(params)) {
       // A header precondition that fails (Tus-Resumable) is 412 where the operation declares it.

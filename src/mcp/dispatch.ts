@@ -8,7 +8,7 @@ import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/
 import { tools, type ToolName, type ToolSpec } from '../../generated/tools.js';
 import { grants } from '../auth/permissions.js';
 import { CursorError } from '../db/pagination.js';
-import { describeErrors } from '../http/router.js';
+import { describeErrors, unacceptableJson } from '../http/router.js';
 import { toolHandlers } from './tools/index.js';
 import { ToolFailure, type ToolContext } from './tool-context.js';
 
@@ -23,6 +23,8 @@ async function run(tool: ToolSpec, args: Record<string, unknown>, ctx: ToolConte
   if (!grants(ctx.caller.permissions, tool.permission)) {
     throw new ToolFailure('forbidden', `${tool.name} needs the permission ${tool.permission}`);
   }
+  const unacceptable = unacceptableJson(args, 'The arguments');
+  if (unacceptable) throw new ToolFailure('invalid_arguments', unacceptable);
   if (!tool.validateInput(args)) {
     const details = (tool.validateInput.errors ?? []).map((e) => ({ path: e.instancePath || '/', problem: e.message ?? e.keyword }));
     throw new ToolFailure('invalid_arguments', describeErrors(tool.validateInput.errors, 'arguments'), details);

@@ -6,12 +6,39 @@
  */
 import { Readable } from 'node:stream';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
 import { HttpError } from '../http/errors.js';
 import { negotiate } from '../http/media.js';
 import { writeStatus, type Handler } from '../http/router.js';
 import type { Services } from '../server.js';
 import { createMcpServer } from './server.js';
+
+/**
+ * The SDK answers a known method whose params do not parse with -32603 and a dump of its schema
+ * errors; JSON-RPC says -32602, with a message a person can act on.
+ */
+const REQUEST_SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }> = {
+  initialize: InitializeRequestSchema,
+  'tools/call': CallToolRequestSchema,
+  'tools/list': ListToolsRequestSchema,
+  ping: PingRequestSchema,
+};
+
+function invalidParams(body: { method?: string; id?: unknown }): object | null {
+  const schema = body.id === undefined ? undefined : REQUEST_SCHEMAS[body.method ?? ''];
+  if (!schema) return null;
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return null;
+  const issues = (parsed.error?.issues ?? []).slice(0, 3).map((i) => `${i.path.join('.') || 'params'}: ${i.message}`);
+  return { jsonrpc: '2.0', id: body.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params for ${body.method}: ${issues.join('; ')}` } };
+}
 
 const wantsProgress = (body: { params?: { _meta?: { progressToken?: unknown } } }) => body.params?._meta?.progressToken !== undefined;
 
@@ -26,6 +53,14 @@ export function mcpEndpoint(services: Services): Handler {
     const accept = ctx.get('accept');
     if (!negotiate(accept, ['application/json']) || !negotiate(accept, ['text/event-stream'])) {
       throw new HttpError(406, 'Accept must list application/json and text/event-stream');
+    }
+
+    const refusal = invalidParams(body);
+    if (refusal) {
+      ctx.status = 200;
+      ctx.type = 'application/json';
+      ctx.body = JSON.stringify(refusal);
+      return;
     }
 
     const stream = wantsProgress(body);

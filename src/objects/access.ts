@@ -50,7 +50,8 @@ export function basicAuth(db: Db): SecurityHandler & { forget(userId: string): v
     const username = decoded.slice(0, colon);
     const secret = decoded.slice(colon + 1);
     const refuse = () => new HttpError(401, 'Invalid username, password or token', LFS_CHALLENGE);
-    if (colon < 1 || !secret) throw refuse();
+    // No user name or secret holds a NUL (and PostgreSQL could not even look one up).
+    if (colon < 1 || !secret || decoded.includes('\0')) throw refuse();
     const cacheKey = createHash('sha256').update(`${username}\0${secret}`).digest('hex');
     const hit = verified.get(cacheKey);
     let user: UserRow | undefined;

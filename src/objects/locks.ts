@@ -14,7 +14,7 @@ import { authorize } from './access.js';
 import { rateKey } from './rate-key.js';
 
 type Lock = B['schemas']['lock'];
-interface LockRow { id: string; repo_id: string; path: string; owner_id: string; owner_name: string; ref_name: string | null; locked_at: string }
+interface LockRow { id: string; repo_id: string; path: string; path_key?: string; owner_id: string; owner_name: string; ref_name: string | null; locked_at: string }
 
 /** Uniqueness and lookups go by the path's SHA-256: a 4,096-character path is too long for a PostgreSQL index. */
 const pathKey = (path: string) => createHash('sha256').update(path).digest('hex');

@@ -30,9 +30,12 @@ export function createTransferTokens(config: Config) {
       return `${payload}.${mac(payload).toString('base64url')}`;
     },
     verify(token: string, now = Date.now()): TransferClaims {
-      const [payload, signature] = token.split('.');
-      if (!payload || !signature) throw new TransferTokenError('malformed transfer token');
+      const parts = token.split('.');
+      const [payload, signature] = parts;
+      if (parts.length !== 2 || !payload || !signature) throw new TransferTokenError('malformed transfer token');
       const given = Buffer.from(signature, 'base64url');
+      // Node's decoder skips what is not base64url: only the canonical spelling of the MAC counts.
+      if (given.toString('base64url') !== signature) throw new TransferTokenError('malformed transfer token');
       const expected = mac(payload);
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new TransferTokenError('the transfer token is not valid');
       const [v, repoId, oid, size, op, subject, username, orgId, exp] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));

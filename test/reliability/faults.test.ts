@@ -367,7 +367,7 @@ describe('faults on the way in (in process)', () => {
     expect(rows.length).toBe(stored.length);
     // Cut-off uploads are cleaned up once their requests have ended.
     let files = checkStoreFiles(s.dataDir);
-    for (let i = 0; i < 50 && files && files.tmp > 0; i++) {
+    for (let i = 0; i < 200 && files && files.tmp > 0; i++) {
       await sleep(100);
       files = checkStoreFiles(s.dataDir);
     }

@@ -5,14 +5,17 @@
  * phase over many seeds, the negative phase, the MCP phase) plus mutations of valid requests —
  * fields deleted, types swapped, huge strings, hostile unicode, deep nesting, truncated JSON,
  * wrong content types, odd path parameters and encodings, odd query strings and headers,
- * oversized headers, odd methods, tus and basic transfers with broken headers.
+ * oversized headers, odd methods, tus and basic transfers with broken headers; and edge cases
+ * sent in every run (deep nesting where each parser meets it, NUL characters where strings reach
+ * the database, JSON-RPC requests with missing or misshapen params).
  *
  * Asserted: no 5xx (from the client's side and in the server's request log), no error-level log
  * line (an unhandled error, a tool that failed unexpectedly, an output its schema refuses), no
  * JSON-RPC internal error, no response that breaks the specs (the server's response checker and
  * the runner's checks), and the server still healthy and serving at the end.
  *
- * Size: RELIABILITY=full sends at least 10,000 requests; the quick form in `make test` about 800.
+ * Size: RELIABILITY=full sends at least 10,000 requests (about 12,000); the quick form in
+ * `make test` about 1,200, in some ten seconds. RELIABILITY_SEED=N replays another sequence.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSync } from 'json-schema-faker';
@@ -62,6 +65,8 @@ type Rng = ReturnType<typeof rng>;
 interface Attempt {
   phase: string;
   name: string;
+  /** The operation of the specs it exercises, when it is one of the runner's cases. */
+  operationId?: string;
   run(): Promise<{ status: number; res?: ConformanceResponse }>;
   check?(res: ConformanceResponse): string[];
 }
@@ -73,6 +78,7 @@ let orgId: string;
 const statuses = new Map<number, number>();
 const byPhase = new Map<string, number>();
 const problems: string[] = [];
+const covered = new Set<string>();
 let tried = 0;
 
 beforeAll(async () => {
@@ -91,6 +97,7 @@ async function runAll(attempts: Attempt[]) {
   await pool(attempts, CONCURRENCY, async (a) => {
     tried++;
     count(byPhase, a.phase);
+    if (a.operationId) covered.add(a.operationId);
     let status = 0;
     try {
       const r = await a.run();
@@ -108,6 +115,7 @@ async function runAll(attempts: Attempt[]) {
 const fromCase = (c: Case, extra?: (res: ConformanceResponse) => string[]): Attempt => ({
   phase: c.phase,
   name: `${c.operationId} ${c.name}`,
+  operationId: c.operationId,
   run: async () => {
     const res = await send(c.request, 30_000);
     return { status: res.status, res };
@@ -130,7 +138,7 @@ const request = (phase: string, name: string, req: ConformanceRequest, expect: '
 function mcpInternalError(req: ConformanceRequest, res: ConformanceResponse): string[] {
   if (!req.url.endsWith('/api/v1/mcp') || res.status !== 200) return [];
   const m = messageOf(res);
-  return m?.error?.code === -32603 ? [`JSON-RPC internal error: ${m.error.message}`] : [];
+  return m?.error?.code === -32603 ? [`JSON-RPC internal error: ${JSON.stringify(m.error.message).slice(0, 300)}`] : [];
 }
 
 const mcpRequest = (body: string, extraHeaders: Record<string, string> = {}): ConformanceRequest => ({
@@ -205,7 +213,9 @@ describe('fuzz', () => {
     const errors = s.logLines.filter((l) => /"level":(50|60)/.test(l));
     const five = [...statuses.entries()].filter(([k]) => k >= 500).reduce((n, [, v]) => n + v, 0);
     report(`fuzz: ${tried} requests (seed ${SEED}${FULL ? ', full' : ', quick'}), ${five} 5xx, ${s.violations.length} spec violations, ${problems.length} problems, ${errors.length} error log lines`);
-    report(`fuzz: by phase: ${histogram(byPhase)}`);
+    const operations = docs.map((d) => d.op.operationId);
+    const uncovered = operations.filter((o) => !covered.has(o));
+    report(`fuzz: by phase: ${histogram(byPhase)}; operations exercised ${operations.length - uncovered.length}/${operations.length}`);
     report(`fuzz: statuses: ${histogram(statuses)}`);
     for (const p of problems.slice(0, 40)) report(`fuzz problem: ${p.slice(0, 600)}`);
     const violations = distinctViolations(s.violations);
@@ -213,6 +223,7 @@ describe('fuzz', () => {
     for (const l of [...errors, ...logged5xx].slice(0, 20)) report(`fuzz server log: ${l.slice(0, 800)}`);
 
     expect(tried).toBeGreaterThanOrEqual(WANTED);
+    expect(uncovered, 'operations of the specs never exercised').toEqual([]);
     expect(five, '5xx answers').toBe(0);
     expect(logged5xx, '5xx in the request log').toEqual([]);
     expect(errors, 'error-level log lines').toEqual([]);
@@ -453,13 +464,17 @@ async function mutationAttempts(r: Rng, n: number): Promise<Attempt[]> {
       const tool = r.pick(Object.values(tools) as ToolSpec[]);
       const example = ((tool.inputSchema.examples as Json[] | undefined)?.[0] ?? {}) as Json;
       const m = mutateJson(r, example);
+      // Spliced in as text: a deeply nested value is more than JSON.stringify can walk.
+      let argsText = m.body.toString();
       let args: unknown;
       try {
-        args = JSON.parse(m.body.toString());
+        args = JSON.parse(argsText);
       } catch {
-        args = m.body.toString();
+        args = argsText;
+        argsText = JSON.stringify(argsText);
       }
-      return request('mutation', `#${i} tools/call ${tool.name} ${m.name}`, mcpRequest(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: tool.name, arguments: args } })), 'any', (res) =>
+      const envelope = `{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":${JSON.stringify(tool.name)},"arguments":${argsText}}}`;
+      return request('mutation', `#${i} tools/call ${tool.name} ${m.name}`, mcpRequest(envelope), 'any', (res) =>
         typeof args === 'object' && args !== null && !Array.isArray(args) && m.body.length < 4_000_000 ? toolAnswer(tool, res) : [],
       );
     },
@@ -653,6 +668,41 @@ async function mutationAttempts(r: Rng, n: number): Promise<Attempt[]> {
     edge('batch extra member', { method: 'POST', url: `${lfsBase}/objects/batch`, headers: { authorization: basic, accept: GIT_LFS, 'content-type': GIT_LFS }, body: `{"operation":"download","objects":[{"oid":"${stored.oid}","size":${stored.size}}],"extra":${deep}}` });
     edge('lock ref', { method: 'POST', url: `${lfsBase}/locks`, headers: { authorization: basic, accept: GIT_LFS, 'content-type': GIT_LFS }, body: `{"path":"deep.bin","ref":${deep}}` });
     edge('login', { method: 'POST', url: `${target.base}/api/v1/auth/login`, headers: { accept: 'application/json', 'content-type': 'application/json' }, body: `{"username":"x","password":${deep}}` });
+  }
+
+  // JSON-RPC requests whose params are missing or of the wrong shape: invalid params (-32602).
+  for (const body of [
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}',
+    '{"jsonrpc":"2.0","id":1,"method":"initialize"}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call"}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[]}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[]}',
+  ]) out.push(request('edge', `JSON-RPC ${body}`, mcpRequest(body)));
+
+  // NUL characters where a string reaches the database (PostgreSQL refuses them in text): path
+  // parameters, a Basic username, a login, tool arguments.
+  const nulEdge = (name: string, req: ConformanceRequest, extra?: (res: ConformanceResponse) => string[]) => out.push(request('edge', `NUL in ${name}`, req, 'any', extra));
+  const lfsGet = (path: string, auth = basic): ConformanceRequest => ({ method: 'GET', url: `${target.base}${path}`, headers: { authorization: auth, accept: GIT_LFS } });
+  nulEdge('the org of a path', lfsGet('/ac%00me/site.git/info/lfs/locks'));
+  nulEdge('the repository of a path', lfsGet('/acme/si%00te.git/info/lfs/locks'));
+  nulEdge('a lock id', { method: 'POST', url: `${lfsBase}/locks/lck%00x/unlock`, headers: { authorization: basic, accept: GIT_LFS, 'content-type': GIT_LFS }, body: '{}' });
+  nulEdge('a lock path', { method: 'POST', url: `${lfsBase}/locks`, headers: { authorization: basic, accept: GIT_LFS, 'content-type': GIT_LFS }, body: JSON.stringify({ path: 'a\u0000b.bin' }) });
+  nulEdge('a locks query', lfsGet(`${new URL(lfsBase).pathname}/locks?path=a%00b&id=x%00y&refspec=r%00`));
+  nulEdge('a Basic username', lfsGet(`${new URL(lfsBase).pathname}/locks`, `Basic ${Buffer.from(`wa\u0000lly:${PASSWORD}`).toString('base64')}`));
+  nulEdge('a Basic password', lfsGet(`${new URL(lfsBase).pathname}/locks`, `Basic ${Buffer.from(`wally:pat_\u0000x`).toString('base64')}`));
+  nulEdge('a login', { method: 'POST', url: `${target.base}/api/v1/auth/login`, headers: { accept: 'application/json', 'content-type': 'application/json' }, body: JSON.stringify({ username: 'wa\u0000lly', password: 'x\u0000'.repeat(4) }) });
+  for (const [tool, args] of [
+    ['dashboard_get_user', { userId: 'usr_\u0000' }],
+    ['dashboard_get_org', { targetOrgId: `${orgId}\u0000` }],
+    ['dashboard_list_orgs', { query: 'a\u0000b' }],
+    ['dashboard_get_scan_progress', { scanId: 'scn_\u0000' }],
+    ['dashboard_get_service_connection', { serviceId: 'compliance\u0000' }],
+    ['dashboard_create_org', { name: 'N\u0000L', slug: 'nul-org' }],
+    ['dashboard_list_reports', { siteUrl: 'https://example.com/\u0000' }],
+    ['dashboard_coordinated_pr_status', { id: 'cpr_\u0000' }],
+  ] as const) {
+    nulEdge(`${tool} arguments`, mcpRequest(toolCall(tool, args)), (res) => toolAnswer(tools[tool] as ToolSpec, res));
   }
 
   for (let i = 0; i < n; i++) out.push(r.pick(makers)(i));

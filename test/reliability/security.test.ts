@@ -38,7 +38,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { lfsFixture } from '../helpers/git-lfs.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/site.js';
 import { createPersonalToken } from '../../src/db/repos.js';
-import { GIT_LFS, basicHeader, content, rawRequest, report, sha256 } from './support.js';
+import { FULL, GIT_LFS, basicHeader, content, rawRequest, report, sha256, sized } from './support.js';
 
 const JWT_SECRET = `jwt-${randomBytes(24).toString('hex')}`;
 const ISSUER = 'https://id.pactum.test';
@@ -631,6 +631,40 @@ describe('transfer tokens and action hrefs', () => {
     attack('the stored object is intact', sha256(bytes) === stored.oid);
     // The genuine actions still work: the refusals were about the tokens, not the server.
     expect((await fetch(upload.href, { method: 'PUT', headers: upload.header, body: new Uint8Array(victim.bytes) })).status).toBe(200);
+  });
+});
+
+describe('transfer tokens that expire while held', () => {
+  it(FULL ? 'refuses a genuine action of a server with LFS_ACTION_TTL_SECONDS=60 once it has expired' : 'refuses a token that expires two seconds after it was signed, once it has', async () => {
+    const ttl = sized(2, 60);
+    const srv = FULL ? await startTestServer({ LFS_ACTION_TTL_SECONDS: String(ttl) }) : s1;
+    try {
+      if (FULL) await lfsFixture(srv.services.db, { org: 'acme', repo: 'site', username: 'wally', password: PASSWORDS.wally, access: 'write' });
+      const lfs = `${srv.url}/acme/site.git/info/lfs`;
+      const c = content(512);
+      const res = await fetch(`${lfs}/objects/batch`, { method: 'POST', headers: { authorization: wallyAuth, accept: GIT_LFS, 'content-type': GIT_LFS }, body: JSON.stringify({ operation: 'upload', transfers: ['basic'], objects: [{ oid: c.oid, size: c.size }] }) });
+      let upload = (await res.json()).objects[0].actions.upload as { href: string; header: Record<string, string>; expires_in: number };
+      if (FULL) expect(upload.expires_in).toBe(ttl);
+      else {
+        // The same action, signed by the server's own key to expire in two seconds.
+        const [payload] = upload.header.Authorization!.slice('Bearer '.length).split('.') as [string];
+        const [, repoId, oid, size, op, subject, username, orgId] = JSON.parse(Buffer.from(payload, 'base64url').toString()) as [number, string, string, number, 'upload', string, string, string];
+        const token = srv.services.objects.tokens.sign({ repoId, oid, size, op, subject, username, orgId, exp: Math.floor(Date.now() / 1000) + ttl });
+        upload = { ...upload, header: { Authorization: `Bearer ${token}` } };
+      }
+      transferTokens.add(upload.header.Authorization!.slice('Bearer '.length));
+      // Wait until the token's expiry has passed (whole seconds, plus one).
+      await new Promise((r) => setTimeout(r, (ttl + 2) * 1000));
+      const late = await fetch(upload.href, { method: 'PUT', headers: upload.header, body: new Uint8Array(c.bytes) });
+      const text = await late.text();
+      attack(`an upload action used after its expiry (${ttl} s)`, late.status === 401 && /expired/.test(text), `answered ${late.status} ${text.slice(0, 200)}`);
+      const check = await fetch(`${lfs}/objects/${c.oid}`, { headers: { authorization: wallyAuth, accept: GIT_LFS } });
+      await check.body?.cancel();
+      attack('nothing was stored through the expired action', check.status === 404, `answered ${check.status}`);
+      if (FULL) srv.expectConformant();
+    } finally {
+      if (FULL) await srv.stop();
+    }
   });
 });
 

@@ -6,7 +6,7 @@
  * durable bytes, and the next append truncates whatever followed.
  */
 import { constants, createReadStream, createWriteStream } from 'node:fs';
-import { access, mkdir, open, readFile, rename, rm, stat, statfs, truncate, unlink, writeFile } from 'node:fs/promises';
+import { access, mkdir, open, readdir, readFile, rename, rm, stat, statfs, truncate, unlink, writeFile } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -186,3 +186,29 @@ const isServerSide = (err: unknown) => {
 };
 
 export type { Readable };
+
+/**
+ * Removes temporary files of writes nobody finishes: a process killed mid-upload leaves them.
+ * A live upload touches its file continuously, and the server closes a connection idle for two
+ * minutes, so a file untouched for longer is dead. Returns how many went.
+ */
+export async function sweepTemporaryFiles(root: string, maxIdleMs = 2 * 60_000): Promise<number> {
+  const dir = join(root, 'tmp');
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => null);
+    if (info && Date.now() - info.mtimeMs > maxIdleMs) {
+      await unlink(path).catch(() => {});
+      removed++;
+    }
+  }
+  return removed;
+}

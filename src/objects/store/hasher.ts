@@ -2,7 +2,7 @@
  * SHA-256 off the event loop. Hashing a GiB costs about 0.7 s of CPU; done inline it stalls the
  * socket reads of the very upload it hashes (and every other request). A worker thread hashes
  * while the main thread keeps reading and writing; the stream waits only when the worker falls a
- * ring buffer (4 MiB) behind, so memory stays bounded and nothing is allocated per chunk.
+ * ring buffer (1 MiB) behind, so memory stays bounded and nothing is allocated per chunk.
  *
  * The worker is a few lines of plain JavaScript evaluated from a string, so the same code runs
  * from the TypeScript sources and from dist/ without a separate file to resolve.
@@ -10,8 +10,13 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 
-const RING = 4 << 20; // bytes of a stream's ring buffer: how far hashing may lag behind
+const RING = 1 << 20; // bytes of a stream's ring buffer: how far hashing may lag behind
 const PIECE = RING / 4;
+// Rings are reused, never left to the garbage collector: a SharedArrayBuffer is freed only when
+// both threads have collected it, and the worker, which allocates almost nothing, rarely
+// collects; under many concurrent uploads dropped rings piled up by gigabytes. The pool holds as
+// many as were ever in use at once, up to this many.
+const MAX_SPARE_RINGS = 64;
 
 // Each stream copies its bytes into its own shared ring buffer and posts only (start, length):
 // no buffer is allocated per chunk, so nothing piles up for the garbage collector.
@@ -35,7 +40,10 @@ parentPort.on('message', (m) => {
     const s = streams.get(m.id);
     streams.delete(m.id);
     parentPort.postMessage({ id: m.id, digest: s.hash.digest('hex') });
-  } else if (m.op === 'drop') streams.delete(m.id);
+  } else if (m.op === 'drop') {
+    streams.delete(m.id);
+    parentPort.postMessage({ id: m.id, released: true });
+  }
 });`;
 
 interface Pending {
@@ -46,23 +54,30 @@ interface Pending {
 class HashWorker {
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
+  /** Called once the worker no longer reads a stream's ring (after its digest or its drop). */
+  private readonly releases = new Map<number, () => void>();
   streams = 0;
   constructor() {
     this.worker = new Worker(WORKER_SOURCE, { eval: true });
-    this.worker.on('message', (m: { id: number; hashed?: number; digest?: string }) => {
+    this.worker.on('message', (m: { id: number; hashed?: number; digest?: string; released?: true }) => {
+      if (m.digest !== undefined || m.released) {
+        this.releases.get(m.id)?.();
+        this.releases.delete(m.id);
+      }
       const p = this.pending.get(m.id);
       if (!p) return;
       if (m.digest !== undefined) {
         this.pending.delete(m.id);
         p.onDigest(m.digest);
-      } else p.onHashed(m.hashed!);
+      } else if (m.hashed !== undefined) p.onHashed(m.hashed);
     });
     // After the listener: adding one re-references the port, and an idle hasher must not keep
     // the process alive.
     this.worker.unref();
   }
-  open(id: number, ring: SharedArrayBuffer, p: Pending) {
+  open(id: number, ring: SharedArrayBuffer, p: Pending, release: () => void) {
     this.pending.set(id, p);
+    this.releases.set(id, release);
     this.streams++;
     this.worker.postMessage({ op: 'open', id, ring });
   }
@@ -114,14 +129,15 @@ export function hashingStream(limit: number, tooLong: () => Error) {
       }
     },
     onDigest: (hex) => resolveDigest(hex),
+  }, () => {
+    if (spareRings.length < MAX_SPARE_RINGS) spareRings.push(ring);
   });
   let closed = false;
   const close = () => {
     if (closed) return;
     closed = true;
+    // The ring goes back to the pool when the worker says it is done with it.
     worker.close(id);
-    // A ring can be reused only when the worker can no longer be reading it.
-    void digestPromise.then(() => spareRings.length < 4 && spareRings.push(ring));
   };
 
   const push = (piece: Buffer) => {

@@ -3,19 +3,27 @@ import { join } from 'node:path';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { BlobBackend } from './backend.js';
-import { fsBackend } from './fs.js';
+import { fsBackend, sweepTemporaryFiles } from './fs.js';
 import { s3Backend } from './s3.js';
 
 export interface StorageLifecycle {
   store: BlobBackend;
-  /** Housekeeping at start-up (S3: multipart uploads abandoned by a killed process). Never fatal. */
+  /** Housekeeping at start-up: what a killed process left (temporary files, multipart uploads). Never fatal. */
   start(): Promise<void>;
   close(): void;
 }
 
 export function openBackend(config: Config, log: Logger): StorageLifecycle {
   if (config.storage.kind === 'fs') {
-    return { store: fsBackend(join(config.dataDir, 'lfs')), start: async () => {}, close: () => {} };
+    const root = join(config.dataDir, 'lfs');
+    return {
+      store: fsBackend(root),
+      async start() {
+        const swept = await sweepTemporaryFiles(root).catch((err) => (log.warn({ err: (err as Error).message }, 'could not sweep temporary files'), 0));
+        if (swept) log.info({ swept }, 'removed temporary files of uploads a previous process left');
+      },
+      close: () => {},
+    };
   }
   const s3 = s3Backend(config.storage);
   return {
