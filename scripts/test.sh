@@ -48,11 +48,10 @@ vitest_step "vitest" .tmp/vitest.json npx vitest run
 PACTUM_VIA_PRISM=1 vitest_step "end-to-end through prism proxy" .tmp/vitest-prism.json \
   npx vitest run test/e2e/git-lfs.test.ts test/e2e/mcp-admin-tools.test.ts test/e2e/mcp-accessibility.test.ts
 
-# The integration, end-to-end and reliability suites again on PostgreSQL (127.0.0.1:5432, a
-# database per test server) and S3 (s3rver, started by test/global-setup.ts); then the suites
-# of real client traffic against two instances sharing them, behind a round-robin proxy.
-PACTUM_TEST_BACKEND=postgres-s3 vitest_step "on PostgreSQL and S3" .tmp/vitest-postgres-s3.json \
-  npx vitest run test/integration test/e2e test/reliability
+# The whole suite again on PostgreSQL (127.0.0.1:5432, a database per test server) and S3
+# (s3rver, started by test/global-setup.ts); then the suites of real client traffic against two
+# instances sharing them, behind a round-robin proxy.
+PACTUM_TEST_BACKEND=postgres-s3 vitest_step "on PostgreSQL and S3" .tmp/vitest-postgres-s3.json npx vitest run
 PACTUM_TEST_BACKEND=postgres-s3 PACTUM_TEST_TOPOLOGY=pair vitest_step "two instances behind a round-robin proxy" .tmp/vitest-pair.json \
   npx vitest run test/e2e/git-lfs.test.ts test/e2e/mcp-admin-tools.test.ts test/e2e/mcp-accessibility.test.ts test/integration/objects-http.test.ts
 

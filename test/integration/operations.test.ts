@@ -136,6 +136,8 @@ describe('graceful shutdown', () => {
     up.release();
     expect(await up.status).toBe(200);
     await closing;
+    // The database was closed last.
+    await expect(srv.services.db.raw('select 1')).rejects.toThrow();
     // On the same data, the object is there and whole.
     const again = await startTestServer({ DATA_DIR: srv.dataDir });
     const read = await again.services.objects.store.read(up.oid);
