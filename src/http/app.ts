@@ -8,6 +8,7 @@ import { ulid } from '../ids.js';
 import type { Logger } from '../log.js';
 import { HttpError, apiOfPath, errorBody } from './errors.js';
 import { jsonTypeFor } from './media.js';
+import { writeStatus } from './router.js';
 
 export function requestContext(log: Logger): Middleware {
   return async function requestLog(ctx, next) {
@@ -62,11 +63,7 @@ export function writeError(ctx: Context, err: unknown) {
   if (known) ctx.set(err.headers);
   // Where the operation declares this status without a body (tus OPTIONS), none is sent.
   const declared = (ctx.state.operation as OperationSpec | undefined)?.responses[String(status)];
-  if (declared && declared.mediaTypes.length === 0) {
-    ctx.body = null;
-    ctx.status = status;
-    return;
-  }
+  if (declared && declared.mediaTypes.length === 0) return writeStatus(ctx, status, true);
   ctx.type = jsonTypeFor(ctx, api);
   ctx.body = JSON.stringify(errorBody(api, status, message, ctx.state.requestId ?? ''));
 }

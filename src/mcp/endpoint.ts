@@ -56,12 +56,7 @@ export function mcpEndpoint(services: Services): Handler {
     }
 
     const refusal = invalidParams(body);
-    if (refusal) {
-      ctx.status = 200;
-      ctx.type = 'application/json';
-      ctx.body = JSON.stringify(refusal);
-      return;
-    }
+    if (refusal) return { status: 200, body: refusal };
 
     const stream = wantsProgress(body);
     const server = createMcpServer(services, identity!, { requestId: ctx.state.requestId, log: ctx.state.log });

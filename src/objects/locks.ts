@@ -2,22 +2,19 @@
  * The Git LFS file locking API: locks.create, locks.list, locks.verify, locks.unlock. Writers
  * lock; anyone who may read lists; only the owner unlocks, or a repository admin with force.
  */
-import { createHash } from 'node:crypto';
 import type { components as B } from '../../generated/types/batch.js';
 import { newId } from '../ids.js';
 import { HttpError } from '../http/errors.js';
 import type { Handler } from '../http/router.js';
 import { decodeCursor, encodeCursor } from '../db/pagination.js';
 import { isUniqueViolation } from '../db/users.js';
+import { lockPathKey } from '../db/lock-path-key.js';
 import type { Services } from '../server.js';
 import { authorize } from './access.js';
 import { rateKey } from './rate-key.js';
 
 type Lock = B['schemas']['lock'];
 interface LockRow { id: string; repo_id: string; path: string; path_key?: string; owner_id: string; owner_name: string; ref_name: string | null; locked_at: string }
-
-/** Uniqueness and lookups go by the path's SHA-256: a 4,096-character path is too long for a PostgreSQL index. */
-const pathKey = (path: string) => createHash('sha256').update(path).digest('hex');
 
 const toLock = (r: LockRow): Lock => ({ id: r.id, path: r.path, locked_at: r.locked_at, owner: { name: r.owner_name } });
 
@@ -39,10 +36,10 @@ export function createLock(s: Services): Handler {
       ref_name: ref?.name ?? null, locked_at: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
     };
     try {
-      await s.db('lfs_locks').insert({ ...row, path_key: pathKey(path) });
+      await s.db('lfs_locks').insert({ ...row, path_key: lockPathKey(path) });
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
-      const existing = await s.db<LockRow>('lfs_locks').where({ repo_id: repo.id, path_key: pathKey(path) }).first();
+      const existing = await s.db<LockRow>('lfs_locks').where({ repo_id: repo.id, path_key: lockPathKey(path) }).first();
       return { status: 409, body: { lock: toLock(existing!), message: `${path} is already locked by ${existing!.owner_name}` } };
     }
     return { status: 201, body: { lock: toLock(row) } };
@@ -51,7 +48,7 @@ export function createLock(s: Services): Handler {
 
 async function pageOfLocks(s: Services, repoId: string, opts: { path?: string; id?: string; cursor?: string; limit: number }) {
   const q = s.db<LockRow>('lfs_locks').where({ repo_id: repoId });
-  if (opts.path) q.where({ path_key: pathKey(opts.path) });
+  if (opts.path) q.where({ path_key: lockPathKey(opts.path) });
   if (opts.id) q.where({ id: opts.id });
   const after = cursorOf(opts.cursor);
   if (after) q.where('path', '>', after);

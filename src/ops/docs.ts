@@ -59,4 +59,12 @@ export const docsAsset: Handler = async ({ ctx, params }) => {
   ctx.body = bytes;
 };
 
-export const docsSpec: Handler = ({ params }) => ({ status: 200, body: loadBundledSpec(SPECS[params.api as keyof typeof SPECS]) });
+const specCache = new Map<string, unknown>();
+
+/** Each spec is read and parsed once, on first request. */
+export const docsSpec: Handler = ({ params }) => {
+  const name = SPECS[params.api as keyof typeof SPECS];
+  let spec = specCache.get(name);
+  if (!spec) specCache.set(name, (spec = loadBundledSpec(name)));
+  return { status: 200, body: spec };
+};

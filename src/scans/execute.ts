@@ -12,7 +12,7 @@ import type { CheckPool } from '../domain/scan/pool.js';
 import { scanSite } from '../domain/scan/scan-site.js';
 import type { Logger } from '../log.js';
 
-export const now = () => new Date().toISOString();
+const now = () => new Date().toISOString();
 
 export interface ScanDeps {
   db: Db;

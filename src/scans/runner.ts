@@ -17,7 +17,7 @@ import { isPostgres, type Db } from '../db/knex.js';
 import type { ScanRow } from '../db/scans.js';
 import { createCheckPool, type CheckPool } from '../domain/scan/pool.js';
 import type { Logger } from '../log.js';
-import { executeScan, failScan, now, requeueScan, type ScanDeps } from './execute.js';
+import { executeScan, failScan, requeueScan, type ScanDeps } from './execute.js';
 
 /** Attempts before a scan whose runs keep being cut off (restarts, dead workers) is failed. */
 export const MAX_ATTEMPTS = 3;
@@ -37,11 +37,9 @@ export interface ScanRunner {
   recover(): Promise<void>;
   /** Stops: scans in flight are aborted and go back to the queue. */
   stop(): Promise<void>;
-  /** Whether the queue's store answers (for /readyz). */
-  ready(): Promise<void>;
   /** For scan_page: the engine's pool and fetch settings. */
   checkPool(): CheckPool;
-  fetchOptions(): ScanDeps['fetchOptions'] extends () => infer R ? R : never;
+  fetchOptions(): ReturnType<ScanDeps['fetchOptions']>;
 }
 
 export function createScanRunner(opts: ScanRunnerOptions): ScanRunner {
@@ -63,7 +61,7 @@ export function createScanRunner(opts: ScanRunnerOptions): ScanRunner {
   };
 }
 
-type Queue = Pick<ScanRunner, 'enqueue' | 'recover' | 'stop' | 'ready'>;
+type Queue = Pick<ScanRunner, 'enqueue' | 'recover' | 'stop'>;
 
 /** Tracks the scans this process is running, so stop() can abort them and wait. */
 function inFlight() {
@@ -125,9 +123,6 @@ function inProcessQueue(deps: ScanDeps): Queue {
       stopping = true;
       await flight.abortAll(5000);
     },
-    async ready() {
-      await db.raw('select 1');
-    },
   };
 }
 
@@ -184,9 +179,6 @@ function pgBossQueue(deps: ScanDeps): Queue {
       await flight.abortAll(5000);
       await boss.stop({ graceful: true, wait: true, timeout: 5000 });
     },
-    async ready() {
-      await db.raw('select 1');
-    },
   };
 }
 
@@ -200,4 +192,3 @@ async function ensureQueue(boss: PgBoss, queue: PgBoss.Queue) {
   }
 }
 
-export { now };
