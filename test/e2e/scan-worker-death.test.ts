@@ -8,13 +8,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import PgBoss from 'pg-boss';
 import { backendEnv, backendMode } from '../helpers/backends.js';
 import { bearer, mcpClient, ok } from '../helpers/mcp.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/site.js';
+import { freePort } from '../helpers/ports.js';
 import { openDb, type Db } from '../../src/db/knex.js';
 import { insertOrg } from '../../src/db/users.js';
 import { createTokenService } from '../../src/auth/jwt.js';
@@ -27,13 +27,6 @@ let site: FixtureSite;
 let db: Db;
 const children: ChildProcess[] = [];
 
-async function freePort() {
-  const srv = createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => srv.once('listening', r));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 /** `pactum serve` as its own process; resolves once it serves. */
 async function serve(): Promise<ChildProcess> {

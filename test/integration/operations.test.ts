@@ -5,11 +5,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { lfsFixture } from '../helpers/git-lfs.js';
 import { json } from '../helpers/http.js';
+import { freePort } from '../helpers/ports.js';
 
 const GIT_LFS = 'application/vnd.git-lfs+json';
 const AUTH = `Basic ${Buffer.from('wally:wally-password-1').toString('base64')}`;
@@ -19,15 +19,6 @@ beforeAll(async () => {
   s = await startTestServer();
 });
 afterAll(() => s.stop());
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const srv = createNetServer().listen(0, '127.0.0.1');
-  await new Promise((r) => srv.once('listening', r));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 describe('health and readiness', () => {
   it('is alive and ready when the database and the storage answer', async () => {
@@ -41,7 +32,7 @@ describe('health and readiness', () => {
   });
 
   it('is not ready, and says which dependency failed, when the storage cannot be reached', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const cut = await startTestServer({ STORAGE: 's3', S3_BUCKET: 'nowhere', S3_ENDPOINT: `http://127.0.0.1:${port}`, S3_FORCE_PATH_STYLE: 'true', S3_ACCESS_KEY_ID: 'key-id', S3_SECRET_ACCESS_KEY: 'not-to-be-seen' });
     try {
       const res = await fetch(`${cut.url}/readyz`);

@@ -4,7 +4,6 @@
  * headers the contract declares (the server's own checkResponse), header values against their
  * schemas, and the example the served mock spec says Prism answers with.
  */
-import { createServer } from 'node:net';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { ApiName, OperationSpec } from '../../../generated/operations.js';
@@ -24,19 +23,7 @@ export const CREDENTIALS: Record<string, Record<string, string>> = {
   transferToken: { authorization: 'Bearer eyJyIjoiYWNtZS9zaXRlIn0.c2ln' },
 };
 
-/** n distinct ports that were free a moment ago. */
-export async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<ReturnType<typeof createServer>>((ok, fail) => {
-      const s = createServer();
-      s.once('error', fail);
-      s.listen(0, '127.0.0.1', () => ok(s));
-    })),
-  );
-  const ports = servers.map((s) => (s.address() as { port: number }).port);
-  await Promise.all(servers.map((s) => new Promise((ok) => s.close(ok))));
-  return ports;
-}
+export { freePorts } from '../../helpers/ports.js';
 
 /** The base path of a spec's server URL: '' for the dashboard, /{org}/{repo}.git/info/lfs for the object APIs. */
 export function basePathOf(doc: JsonObject): string {

@@ -4,7 +4,7 @@
  * is particular to S3: multipart writes, chunked resumable uploads, server-side copies, sweep, ping.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
+import { freePort } from '../../helpers/ports.js';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -301,18 +301,10 @@ describe('ping', () => {
     backends.push(missing);
     await expect(missing.ping()).rejects.toThrow();
 
-    const port = await closedPort();
+    const port = await freePort();
     const down = s3Backend({ ...backendOptions(s3, ''), endpoint: `http://127.0.0.1:${port}` });
     backends.push(down);
     await expect(down.ping()).rejects.toThrow();
   });
 });
 
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
