@@ -39,8 +39,10 @@ const schema = z.object({
   SHUTDOWN_TIMEOUT_MS: int(0).default(15_000),
   /** Lifetime of the signed hrefs in object-API actions and links. */
   LFS_ACTION_TTL_SECONDS: int(60, 7 * 86400).default(3600),
-  /** Most objects one batch request may name (413 beyond). */
+  /** Most objects one batch request may name (413 beyond). git-lfs sends at most 100. */
   LFS_MAX_BATCH_OBJECTS: int(1).default(1000),
+  /** Largest batch request body (bytes; 413 beyond, before the body is parsed). 1,000 objects take about 100 kB. */
+  LFS_MAX_BATCH_BYTES: int(1024).default(1024 * 1024),
   /** Object-API requests a user (or an anonymous address) may make a minute; 0: no limit. */
   LFS_RATE_LIMIT_PER_MINUTE: int(0).default(0),
   /** Refuse uploads (507) when the store has less free space than this; 0: no floor. */
@@ -131,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     lfs: {
       actionTtlSeconds: e.LFS_ACTION_TTL_SECONDS,
       maxBatchObjects: e.LFS_MAX_BATCH_OBJECTS,
+      maxBatchBytes: e.LFS_MAX_BATCH_BYTES,
       rateLimitPerMinute: e.LFS_RATE_LIMIT_PER_MINUTE,
       minFreeBytes: e.LFS_MIN_FREE_BYTES,
       bandwidthQuotaPerDay: e.LFS_BANDWIDTH_QUOTA_BYTES_PER_DAY,

@@ -124,6 +124,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       },
       challenge: (api) => (api === 'dashboard' ? dashboardChallenge(config) : LFS_CHALLENGE),
       maxJsonBytes: config.maxJsonBytes,
+      bodyLimits: { 'batch.batch': { bytes: config.lfs.maxBatchBytes, setting: 'LFS_MAX_BATCH_BYTES' } },
     }),
   ]);
   server.on('request', app.callback());

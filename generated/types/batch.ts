@@ -14,6 +14,15 @@ export interface paths {
          * @description Per object: actions, or an error with code 404 (missing, on download), 409 (hash_algo other
          *     than sha256), 410 (deleted) or 422 (invalid oid or size), inside a 200. An upload of an
          *     object the server already has gets neither (nothing to do).
+         *
+         *     Every shape the Git LFS batch API allows is accepted: `transfers`, `ref`, `ref.name` and
+         *     `hash_algo` may be left out or null (`"ref": {}` too, as git-lfs's own compliance tool
+         *     sends it), and unknown properties are ignored. A whole-request 422 is only for a body that
+         *     breaks the schema (no `operation`, an oid that is not a string, …).
+         *
+         *     413 when the request names more than `LFS_MAX_BATCH_OBJECTS` objects (default 1000; git-lfs
+         *     sends at most 100) or its body exceeds `LFS_MAX_BATCH_BYTES` (default 1 MiB, checked before
+         *     the body is parsed); the message names the setting.
          */
         post: operations["batch.batch"];
         delete?: never;
@@ -120,7 +129,13 @@ export interface paths {
         /** List locks */
         get: operations["locks.list"];
         put?: never;
-        /** Lock a path */
+        /**
+         * Lock a path
+         * @description The path is normalised first (`./a/b`, `a//b` and `a/b/` all lock `a/b`), and the lock is
+         *     stored and returned under the normalised path, so that one file has one lock whatever
+         *     its spelling, and the paths that `/locks/verify` returns are the ones git compares with
+         *     the files of a push. A `..` segment or an absolute path is refused with 422.
+         */
         post: operations["locks.create"];
         delete?: never;
         options?: never;
@@ -227,10 +242,14 @@ export interface components {
         };
         /**
          * ObjectSpec
-         * @description An object named by its oid and size. Syntax is checked per object in batch requests (code 422 there), so the batch request schema does not constrain the oid.
+         * @description An object named by its oid and size. Only the JSON types are checked here: a malformed oid (not 64 lower-case hex digits) or a size below zero gets a per-object 422 inside the batch's 200, as the Git LFS batch API asks, rather than refusing the whole request. Unknown properties are ignored.
          * @example {
          *       "oid": "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03",
          *       "size": 6
+         *     }
+         * @example {
+         *       "oid": "a345cde",
+         *       "size": -1
          *     }
          */
         "object-spec": {
@@ -241,6 +260,7 @@ export interface components {
         };
         /**
          * BatchRequest
+         * @description What the Git LFS batch API documents, and no more: `operation` and `objects` are required; `transfers`, `ref` (and `name` inside it) and `hash_algo` may be left out or sent as null; unknown properties anywhere are ignored. An object whose oid or size is invalid (a short oid, a negative size) gets its own 422 inside a 200, so one bad object never refuses the whole batch. At most LFS_MAX_BATCH_OBJECTS objects and LFS_MAX_BATCH_BYTES bytes (413 beyond).
          * @example {
          *       "operation": "upload",
          *       "transfers": [
@@ -258,23 +278,37 @@ export interface components {
          *       ],
          *       "hash_algo": "sha256"
          *     }
+         * @example {
+         *       "operation": "download",
+         *       "ref": {},
+         *       "objects": [
+         *         {
+         *           "oid": "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03",
+         *           "size": 6
+         *         }
+         *       ],
+         *       "hash_algo": "sha256"
+         *     }
          */
         "batch-request": {
             /** @enum {string} */
             operation: "upload" | "download";
+            /** @description May be empty (the answer is then an empty list). */
             objects: components["schemas"]["object-spec"][];
-            /** @description Transfer methods the client supports (v1.3); basic is implied. Order carries no meaning: the server chooses by its own preference. */
-            transfers?: string[];
-            ref?: {
-                name: string;
+            /** @description Transfer methods the client supports (v1.3); basic is implied, and left out or null means basic only. Order carries no meaning: the server chooses by its own preference. */
+            transfers?: string[] | null;
+            /** @description The server ref the objects belong to (added in Git LFS 2.4). Optional: left out, null, `{}` or a null name all mean no ref. */
+            ref?: ({
+                /** @description Fully-qualified server refspec. */
+                name?: string | null;
             } & {
                 [key: string]: unknown;
-            };
+            }) | null;
             /**
-             * @description Only sha256 is supported; objects of a request naming another algorithm fail with code 409.
+             * @description Left out or null means sha256, the only one supported; every object of a request naming another algorithm fails with code 409.
              * @default sha256
              */
-            hash_algo?: string;
+            hash_algo?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -399,20 +433,25 @@ export interface components {
         };
         /**
          * LockCreateRequest
+         * @description `path` is relative to the repository root. It is normalised before it is locked, stored and returned: `.` segments, empty segments (`a//b`) and a trailing slash are dropped, so `./a/b`, `a//b` and `a/b/` all lock `a/b`. A `..` segment, an absolute path (leading `/`) or a path with nothing left is refused with 422. `ref` may be left out, null or `{}`; unknown properties are ignored.
          * @example {
          *       "path": "assets/logo.psd",
          *       "ref": {
          *         "name": "refs/heads/main"
          *       }
          *     }
+         * @example {
+         *       "path": "assets/logo.psd"
+         *     }
          */
         "lock-create-request": {
             path: string;
-            ref?: {
-                name: string;
+            /** @description The server ref the lock belongs to (added in Git LFS 2.4). Optional: left out, null, `{}` or a null name all mean no ref. */
+            ref?: ({
+                name?: string | null;
             } & {
                 [key: string]: unknown;
-            };
+            }) | null;
         } & {
             [key: string]: unknown;
         };
@@ -475,21 +514,28 @@ export interface components {
         };
         /**
          * LockVerifyRequest
+         * @description Every property is optional and may be null; unknown properties are ignored.
          * @example {
          *       "ref": {
          *         "name": "refs/heads/main"
          *       },
          *       "limit": 100
          *     }
+         * @example {
+         *       "ref": null
+         *     }
          */
         "lock-verify-request": {
-            cursor?: string;
-            limit?: number;
-            ref?: {
-                name: string;
+            /** @description The `next_cursor` of the previous page. */
+            cursor?: string | null;
+            /** @description Locks per page: left out, null or 0 means 100; more than 1000 is served as 1000 (the server's own bound, as the locking API lets it choose). */
+            limit?: number | null;
+            /** @description The server ref (added in Git LFS 2.4). Optional: left out, null, `{}` or a null name all mean no ref. */
+            ref?: ({
+                name?: string | null;
             } & {
                 [key: string]: unknown;
-            };
+            }) | null;
         } & {
             [key: string]: unknown;
         };
@@ -516,18 +562,26 @@ export interface components {
         };
         /**
          * UnlockRequest
+         * @description Every property is optional and may be null; unknown properties are ignored.
          * @example {
          *       "force": false
          *     }
+         * @example {
+         *       "force": true,
+         *       "ref": {
+         *         "name": "refs/heads/main"
+         *       }
+         *     }
          */
         "unlock-request": {
-            /** @description Release another user's lock (repository admins only). */
-            force?: boolean;
-            ref?: {
-                name: string;
+            /** @description Release another user's lock (repository admins only). Left out or null means false. */
+            force?: boolean | null;
+            /** @description The server ref (added in Git LFS 2.4). Optional: left out, null, `{}` or a null name all mean no ref. */
+            ref?: ({
+                name?: string | null;
             } & {
                 [key: string]: unknown;
-            };
+            }) | null;
         } & {
             [key: string]: unknown;
         };
@@ -1102,11 +1156,12 @@ export interface operations {
     "locks.list": {
         parameters: {
             query?: {
-                /** @description Only the lock of this path. */
+                /** @description Only the lock of this path, normalised as locks.create does (an invalid path matches no lock). */
                 path?: string;
                 /** @description Only the lock with this id. */
                 id?: string;
                 cursor?: string;
+                /** @description Locks per page: 0 means 100; more than 1000 is served as 1000 (the server's own bound). */
                 limit?: number;
                 refspec?: string;
             };

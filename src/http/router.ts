@@ -50,6 +50,8 @@ export interface RouterOptions {
   /** Headers of a 401 for an API: the challenge (WWW-Authenticate, LFS-Authenticate). */
   challenge: (api: ApiName) => Record<string, string>;
   maxJsonBytes: number;
+  /** Operations with a body cap of their own, and the setting that sets it (named in the 413). */
+  bodyLimits?: Partial<Record<OperationId, { bytes: number; setting: string }>>;
 }
 
 interface Route {
@@ -225,12 +227,14 @@ export function createRouter(options: RouterOptions): Middleware {
       throw new HttpError(status, `Content-Type must be ${spec.mediaTypes.join(' or ')}`);
     }
     let text: string;
+    // The cap applies while reading (or at once, from Content-Length), never after a parse.
+    const cap = options.bodyLimits?.[route.op.operationId] ?? { bytes: options.maxJsonBytes, setting: 'MAX_JSON_BYTES' };
     try {
-      text = await getRawBody(ctx.req, { length: ctx.get('content-length') || undefined, limit: options.maxJsonBytes, encoding: 'utf8' });
+      text = await getRawBody(ctx.req, { length: ctx.get('content-length') || undefined, limit: cap.bytes, encoding: 'utf8' });
     } catch (err) {
       const e = err as { type?: string; status?: number };
       if (e.type === 'entity.too.large') {
-        throw new HttpError('413' in route.op.responses ? 413 : route.bodyRefusal, `The body exceeds ${options.maxJsonBytes} bytes`);
+        throw new HttpError('413' in route.op.responses ? 413 : route.bodyRefusal, `The body exceeds ${cap.bytes} bytes (the server's ${cap.setting} setting)`);
       }
       throw new HttpError(route.bodyRefusal, `The body could not be read: ${(err as Error).message}`);
     }

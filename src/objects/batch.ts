@@ -19,7 +19,7 @@ type BatchObject = B['schemas']['batch-object'];
 const OID = /^[0-9a-f]{64}$/;
 const PREFERENCE = { upload: ['tus', 'basic'], download: ['basic'] } as const;
 
-export function chooseTransfer(operation: 'upload' | 'download', offered: string[] | undefined): 'basic' | 'tus' {
+export function chooseTransfer(operation: 'upload' | 'download', offered: string[] | null | undefined): 'basic' | 'tus' {
   const listed = new Set(offered ?? []);
   return PREFERENCE[operation].find((t) => t === 'basic' || listed.has(t)) ?? 'basic';
 }
@@ -30,10 +30,11 @@ export function batch(s: Services): Handler {
     const { repo } = await authorize(s.db, params as never, identity, req.operation === 'upload' ? 'write' : 'read');
     await s.objects.limits.rate(rateKey(identity, ctx));
     if (req.objects.length > s.config.lfs.maxBatchObjects) {
-      throw new HttpError(413, `A batch may name at most ${s.config.lfs.maxBatchObjects} objects; this one names ${req.objects.length}`);
+      throw new HttpError(413, `A batch may name at most ${s.config.lfs.maxBatchObjects} objects (the server's LFS_MAX_BATCH_OBJECTS setting); this one names ${req.objects.length}`);
     }
     const transfer = chooseTransfer(req.operation, req.transfers);
-    const hashOk = req.hash_algo === undefined || req.hash_algo === 'sha256';
+    // Left out or null is the documented default, sha256. `ref` plays no part: access is per repository.
+    const hashOk = req.hash_algo == null || req.hash_algo === 'sha256';
     const valid = req.objects.filter((o) => OID.test(o.oid) && Number.isSafeInteger(o.size) && o.size >= 0);
     const rows = await findObjects(s.db, repo.id, valid.map((o) => o.oid));
     const actions = actionFactory({ publicUrl: s.config.publicUrl, ttlSeconds: s.config.lfs.actionTtlSeconds, tokens: s.objects.tokens, repo, identity });

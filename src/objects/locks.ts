@@ -8,7 +8,7 @@ import { HttpError } from '../http/errors.js';
 import type { Handler } from '../http/router.js';
 import { decodeCursor, encodeCursor } from '../db/pagination.js';
 import { isUniqueViolation } from '../db/users.js';
-import { lockPathKey } from '../db/lock-path-key.js';
+import { lockPathKey, normaliseLockPath } from '../db/lock-path-key.js';
 import type { Services } from '../server.js';
 import { authorize } from './access.js';
 import { rateKey } from './rate-key.js';
@@ -16,7 +16,19 @@ import { rateKey } from './rate-key.js';
 type Lock = B['schemas']['lock'];
 interface LockRow { id: string; repo_id: string; path: string; path_key?: string; owner_id: string; owner_name: string; ref_name: string | null; locked_at: string }
 
+type LockCreateRequest = B['schemas']['lock-create-request'];
+type LockVerifyRequest = B['schemas']['lock-verify-request'];
+type UnlockRequest = B['schemas']['unlock-request'];
+
 const toLock = (r: LockRow): Lock => ({ id: r.id, path: r.path, locked_at: r.locked_at, owner: { name: r.owner_name } });
+
+/** The locking API lets the server bound page sizes: 0 or none is the default, beyond the cap is the cap. */
+const DEFAULT_PAGE = 100;
+const MAX_PAGE = 1000;
+const pageSize = (limit: number | null | undefined) => Math.min(limit || DEFAULT_PAGE, MAX_PAGE);
+
+/** `ref` may be missing, null, `{}` or carry a null or empty name: all mean no ref. */
+const refName = (ref: { name?: string | null } | null | undefined) => ref?.name || null;
 
 function cursorOf(cursor: string | undefined) {
   try {
@@ -30,10 +42,13 @@ export function createLock(s: Services): Handler {
   return async ({ ctx, params, body, identity }) => {
     const { repo } = await authorize(s.db, params as never, identity, 'write');
     await s.objects.limits.rate(rateKey(identity, ctx));
-    const { path, ref } = body as { path: string; ref?: { name: string } };
+    const req = body as LockCreateRequest;
+    const normal = normaliseLockPath(req.path);
+    if (!normal.ok) throw new HttpError(422, normal.reason);
+    const { path } = normal;
     const row: LockRow = {
       id: newId('lck'), repo_id: repo.id, path, owner_id: identity!.subject, owner_name: identity!.username ?? identity!.subject,
-      ref_name: ref?.name ?? null, locked_at: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      ref_name: refName(req.ref), locked_at: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
     };
     try {
       await s.db('lfs_locks').insert({ ...row, path_key: lockPathKey(path) });
@@ -48,7 +63,12 @@ export function createLock(s: Services): Handler {
 
 async function pageOfLocks(s: Services, repoId: string, opts: { path?: string; id?: string; cursor?: string; limit: number }) {
   const q = s.db<LockRow>('lfs_locks').where({ repo_id: repoId });
-  if (opts.path) q.where({ path_key: lockPathKey(opts.path) });
+  if (opts.path) {
+    // A path no lock can have (`..`, absolute) matches nothing rather than refusing the listing.
+    const normal = normaliseLockPath(opts.path);
+    if (!normal.ok) return { rows: [], next: undefined };
+    q.where({ path_key: lockPathKey(normal.path) });
+  }
   if (opts.id) q.where({ id: opts.id });
   const after = cursorOf(opts.cursor);
   if (after) q.where('path', '>', after);
@@ -62,7 +82,7 @@ export function listLocks(s: Services): Handler {
   return async ({ ctx, params, identity }) => {
     const { repo } = await authorize(s.db, params as never, identity, 'read');
     await s.objects.limits.rate(rateKey(identity, ctx));
-    const { rows, next } = await pageOfLocks(s, repo.id, { path: params.path, id: params.id, cursor: params.cursor, limit: params.limit ?? 100 });
+    const { rows, next } = await pageOfLocks(s, repo.id, { path: params.path, id: params.id, cursor: params.cursor, limit: pageSize(params.limit) });
     return { status: 200, body: { locks: rows.map(toLock), ...(next ? { next_cursor: next } : {}) } };
   };
 }
@@ -71,8 +91,8 @@ export function verifyLocks(s: Services): Handler {
   return async ({ ctx, params, body, identity }) => {
     const { repo } = await authorize(s.db, params as never, identity, 'write');
     await s.objects.limits.rate(rateKey(identity, ctx));
-    const { cursor, limit } = (body ?? {}) as { cursor?: string; limit?: number };
-    const { rows, next } = await pageOfLocks(s, repo.id, { cursor, limit: limit ?? 100 });
+    const { cursor, limit } = (body ?? {}) as LockVerifyRequest;
+    const { rows, next } = await pageOfLocks(s, repo.id, { cursor: cursor ?? undefined, limit: pageSize(limit) });
     const mine = (r: LockRow) => r.owner_id === identity!.subject;
     return { status: 200, body: { ours: rows.filter(mine).map(toLock), theirs: rows.filter((r) => !mine(r)).map(toLock), ...(next ? { next_cursor: next } : {}) } };
   };
@@ -82,7 +102,7 @@ export function unlock(s: Services): Handler {
   return async ({ ctx, params, body, identity }) => {
     const { repo, access } = await authorize(s.db, params as never, identity, 'write');
     await s.objects.limits.rate(rateKey(identity, ctx));
-    const force = Boolean((body as { force?: boolean } | undefined)?.force);
+    const force = Boolean((body as UnlockRequest | undefined)?.force);
     const row = await s.db<LockRow>('lfs_locks').where({ repo_id: repo.id, id: params.id }).first();
     if (!row) throw new HttpError(404, `No lock ${params.id} in ${repo.org_slug}/${repo.name}`);
     if (row.owner_id !== identity!.subject) {

@@ -34,6 +34,18 @@ describe('configuration', () => {
     expect(message).not.toContain('short'); // a rejected secret is not echoed
   });
 
+  it('caps batch requests by object count and body size, far above what git-lfs sends, and names a bad cap', () => {
+    const d = loadConfig({});
+    expect(d.lfs.maxBatchObjects).toBeGreaterThanOrEqual(10 * 100); // git-lfs batches 100 objects at most
+    expect(d.lfs.maxBatchBytes).toBeGreaterThanOrEqual(d.lfs.maxBatchObjects * 200); // about 90 bytes an object
+    const c = loadConfig({ LFS_MAX_BATCH_OBJECTS: '5000', LFS_MAX_BATCH_BYTES: '2097152' });
+    expect(c.lfs.maxBatchObjects).toBe(5000);
+    expect(c.lfs.maxBatchBytes).toBe(2097152);
+    for (const [name, value] of [['LFS_MAX_BATCH_OBJECTS', '0'], ['LFS_MAX_BATCH_OBJECTS', 'many'], ['LFS_MAX_BATCH_BYTES', '100'], ['LFS_MAX_BATCH_BYTES', '1.5']]) {
+      expect(() => loadConfig({ [name!]: value! }), `${name}=${value}`).toThrow(new RegExp(name!));
+    }
+  });
+
   it('reads booleans and lists', () => {
     const c = loadConfig({ SCAN_ALLOW_PRIVATE_NETWORKS: 'true', ALLOWED_ORIGINS: 'https://a.example, https://b.example' });
     expect(c.scanAllowPrivateNetworks).toBe(true);

@@ -25,6 +25,15 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
  * than sha256), 410 (deleted) or 422 (invalid oid or size), inside a 200. An upload of an
  * object the server already has gets neither (nothing to do).
  *
+ * Every shape the Git LFS batch API allows is accepted: `transfers`, `ref`, `ref.name` and
+ * `hash_algo` may be left out or null (`"ref": {}` too, as git-lfs's own compliance tool
+ * sends it), and unknown properties are ignored. A whole-request 422 is only for a body that
+ * breaks the schema (no `operation`, an oid that is not a string, …).
+ *
+ * 413 when the request names more than `LFS_MAX_BATCH_OBJECTS` objects (default 1000; git-lfs
+ * sends at most 100) or its body exceeds `LFS_MAX_BATCH_BYTES` (default 1 MiB, checked before
+ * the body is parsed); the message names the setting.
+ *
  */
 export const batchBatch = <ThrowOnError extends boolean = false>(options: Options<BatchBatchData, ThrowOnError>) => (options.client ?? client).post<BatchBatchResponses, BatchBatchErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }],
@@ -131,6 +140,12 @@ export const locksList = <ThrowOnError extends boolean = false>(options?: Option
 
 /**
  * Lock a path
+ *
+ * The path is normalised first (`./a/b`, `a//b` and `a/b/` all lock `a/b`), and the lock is
+ * stored and returned under the normalised path, so that one file has one lock whatever
+ * its spelling, and the paths that `/locks/verify` returns are the ones git compares with
+ * the files of a push. A `..` segment or an absolute path is refused with 422.
+ *
  */
 export const locksCreate = <ThrowOnError extends boolean = false>(options: Options<LocksCreateData, ThrowOnError>) => (options.client ?? client).post<LocksCreateResponses, LocksCreateErrors, ThrowOnError>({
     security: [{ scheme: 'basic', type: 'http' }],

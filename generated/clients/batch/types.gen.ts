@@ -49,7 +49,7 @@ export type Link = {
 /**
  * ObjectSpec
  *
- * An object named by its oid and size. Syntax is checked per object in batch requests (code 422 there), so the batch request schema does not constrain the oid.
+ * An object named by its oid and size. Only the JSON types are checked here: a malformed oid (not 64 lower-case hex digits) or a size below zero gets a per-object 422 inside the batch's 200, as the Git LFS batch API asks, rather than refusing the whole request. Unknown properties are ignored.
  */
 export type ObjectSpec = {
     oid: string;
@@ -59,22 +59,33 @@ export type ObjectSpec = {
 
 /**
  * BatchRequest
+ *
+ * What the Git LFS batch API documents, and no more: `operation` and `objects` are required; `transfers`, `ref` (and `name` inside it) and `hash_algo` may be left out or sent as null; unknown properties anywhere are ignored. An object whose oid or size is invalid (a short oid, a negative size) gets its own 422 inside a 200, so one bad object never refuses the whole batch. At most LFS_MAX_BATCH_OBJECTS objects and LFS_MAX_BATCH_BYTES bytes (413 beyond).
  */
 export type BatchRequest = {
     operation: 'upload' | 'download';
+    /**
+     * May be empty (the answer is then an empty list).
+     */
     objects: Array<ObjectSpec>;
     /**
-     * Transfer methods the client supports (v1.3); basic is implied. Order carries no meaning: the server chooses by its own preference.
+     * Transfer methods the client supports (v1.3); basic is implied, and left out or null means basic only. Order carries no meaning: the server chooses by its own preference.
      */
-    transfers?: Array<string>;
-    ref?: {
-        name: string;
-        [key: string]: unknown;
-    };
+    transfers?: Array<string> | null;
     /**
-     * Only sha256 is supported; objects of a request naming another algorithm fail with code 409.
+     * The server ref the objects belong to (added in Git LFS 2.4). Optional: left out, null, `{}` or a null name all mean no ref.
      */
-    hash_algo?: string;
+    ref?: {
+        /**
+         * Fully-qualified server refspec.
+         */
+        name?: string | null;
+        [key: string]: unknown;
+    } | null;
+    /**
+     * Left out or null means sha256, the only one supported; every object of a request naming another algorithm fails with code 409.
+     */
+    hash_algo?: string | null;
     [key: string]: unknown;
 };
 
@@ -143,13 +154,18 @@ export type Lock = {
 
 /**
  * LockCreateRequest
+ *
+ * `path` is relative to the repository root. It is normalised before it is locked, stored and returned: `.` segments, empty segments (`a//b`) and a trailing slash are dropped, so `./a/b`, `a//b` and `a/b/` all lock `a/b`. A `..` segment, an absolute path (leading `/`) or a path with nothing left is refused with 422. `ref` may be left out, null or `{}`; unknown properties are ignored.
  */
 export type LockCreateRequest = {
     path: string;
+    /**
+     * The server ref the lock belongs to (added in Git LFS 2.4). Optional: left out, null, `{}` or a null name all mean no ref.
+     */
     ref?: {
-        name: string;
+        name?: string | null;
         [key: string]: unknown;
-    };
+    } | null;
     [key: string]: unknown;
 };
 
@@ -182,14 +198,25 @@ export type LockList = {
 
 /**
  * LockVerifyRequest
+ *
+ * Every property is optional and may be null; unknown properties are ignored.
  */
 export type LockVerifyRequest = {
-    cursor?: string;
-    limit?: number;
+    /**
+     * The `next_cursor` of the previous page.
+     */
+    cursor?: string | null;
+    /**
+     * Locks per page: left out, null or 0 means 100; more than 1000 is served as 1000 (the server's own bound, as the locking API lets it choose).
+     */
+    limit?: number | null;
+    /**
+     * The server ref (added in Git LFS 2.4). Optional: left out, null, `{}` or a null name all mean no ref.
+     */
     ref?: {
-        name: string;
+        name?: string | null;
         [key: string]: unknown;
-    };
+    } | null;
     [key: string]: unknown;
 };
 
@@ -204,16 +231,21 @@ export type LockVerifyResponse = {
 
 /**
  * UnlockRequest
+ *
+ * Every property is optional and may be null; unknown properties are ignored.
  */
 export type UnlockRequest = {
     /**
-     * Release another user's lock (repository admins only).
+     * Release another user's lock (repository admins only). Left out or null means false.
      */
-    force?: boolean;
+    force?: boolean | null;
+    /**
+     * The server ref (added in Git LFS 2.4). Optional: left out, null, `{}` or a null name all mean no ref.
+     */
     ref?: {
-        name: string;
+        name?: string | null;
         [key: string]: unknown;
-    };
+    } | null;
     [key: string]: unknown;
 };
 
@@ -617,7 +649,7 @@ export type LocksListData = {
     path?: never;
     query?: {
         /**
-         * Only the lock of this path.
+         * Only the lock of this path, normalised as locks.create does (an invalid path matches no lock).
          */
         path?: string;
         /**
@@ -625,6 +657,9 @@ export type LocksListData = {
          */
         id?: string;
         cursor?: string;
+        /**
+         * Locks per page: 0 means 100; more than 1000 is served as 1000 (the server's own bound).
+         */
         limit?: number;
         refspec?: string;
     };
