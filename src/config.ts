@@ -79,6 +79,20 @@ const schema = z.object({
   SCAN_QUEUE_POLL_SECONDS: int(1, 60).default(2),
   /** Lets scans reach private, loopback and link-local addresses (tests, intranets). */
   SCAN_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  /** Failed password checks of one username from one address before back-off (429) begins. */
+  AUTH_BACKOFF_AFTER: int(1).default(5),
+  /** Failed password checks from one address, across usernames, before back-off begins. */
+  AUTH_ADDRESS_BACKOFF_AFTER: int(1).default(30),
+  /** Failed password checks of one username, across addresses, after which its checks are slowed (never refused). */
+  AUTH_USER_SLOW_AFTER: int(1).default(100),
+  /** A request's headers must arrive within this (slowloris). */
+  HTTP_HEADERS_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  /** A connection that sends and receives nothing for this long is closed. */
+  HTTP_IDLE_TIMEOUT_MS: int(100, 3_600_000).default(120_000),
+  /** A request body must arrive at this average rate (bytes/s) over each window after the first; 0: no floor. */
+  HTTP_MIN_BODY_RATE: int(0).default(1024),
+  /** The window over which HTTP_MIN_BODY_RATE is measured (the first one is a grace period). */
+  HTTP_BODY_RATE_WINDOW_MS: int(100, 600_000).default(30_000),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -129,6 +143,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     scanAllowPrivateNetworks: e.SCAN_ALLOW_PRIVATE_NETWORKS,
     scanConcurrency: e.SCAN_CONCURRENCY,
     scanTimeoutSeconds: e.SCAN_TIMEOUT_SECONDS,
+    authThrottle: { backoffAfter: e.AUTH_BACKOFF_AFTER, addressBackoffAfter: e.AUTH_ADDRESS_BACKOFF_AFTER, userSlowAfter: e.AUTH_USER_SLOW_AFTER },
+    http: {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_MS,
+      minBodyRate: e.HTTP_MIN_BODY_RATE,
+      bodyRateWindowMs: e.HTTP_BODY_RATE_WINDOW_MS,
+    },
     scanQueue: { maintenanceSeconds: e.SCAN_QUEUE_MAINTENANCE_SECONDS, pollSeconds: e.SCAN_QUEUE_POLL_SECONDS },
     lfs: {
       actionTtlSeconds: e.LFS_ACTION_TTL_SECONDS,

@@ -26,6 +26,8 @@ import { connectionStore, type ConnectionStore } from './db/connections.js';
 import { originGuard } from './http/origin-guard.js';
 import { createAuditLog, type AuditLog } from './mcp/audit.js';
 import { createUserState, type UserState } from './auth/user-state.js';
+import { createPasswordThrottle, type PasswordThrottle } from './auth/throttle.js';
+import { guardSlowClients, serverTimeouts } from './http/slow-clients.js';
 
 export interface Services {
   config: Config;
@@ -36,6 +38,8 @@ export interface Services {
   connections: ConnectionStore;
   audit: AuditLog;
   users: UserState;
+  /** Back-off for failed password checks (sign-in and HTTP Basic). */
+  passwords: PasswordThrottle;
   objects: {
     store: ContentStore;
     /** Start-up and shutdown work of the storage backend. */
@@ -67,6 +71,7 @@ export function createServices(config: Config, log: Logger): Services {
   const secrets = createSecretBox(config);
   const backend = openBackend(config, log);
   const store = contentStore(withUploadLeases(backend.store, db, config.lfs.uploadLeaseSeconds));
+  const passwords = createPasswordThrottle(db, config.authThrottle);
   const services: Services = {
     config,
     db,
@@ -76,7 +81,8 @@ export function createServices(config: Config, log: Logger): Services {
     connections: connectionStore(db, secrets),
     audit: createAuditLog(db),
     users: createUserState(db),
-    objects: { store, backend, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), basic: basicAuth(db) },
+    passwords,
+    objects: { store, backend, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), basic: basicAuth(db, passwords) },
     scans: createScanRunner({ db, config, log, onCompleted: (scan) => afterScan(services, scan) }),
   };
   return services;
@@ -85,10 +91,10 @@ export function createServices(config: Config, log: Logger): Services {
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
   const env = opts.env ?? process.env;
   let config = loadConfig(env);
-  // No limit on a whole request (a multi-GiB upload takes minutes); instead a connection that
-  // sends and receives nothing for two minutes is closed, which frees a stalled upload.
-  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 });
-  server.setTimeout(120_000);
+  // No limit on a whole request (a multi-GiB upload takes minutes); headers, silence and a body's
+  // average rate are bounded instead (http/slow-clients.ts).
+  const server = createServer(serverTimeouts(config.http));
+  guardSlowClients(server, config.http);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

@@ -1,18 +1,14 @@
 /**
- * auth.login, auth.logout and the RFC 9728 protected-resource metadata. Failed logins are counted
- * per username; past the limit the answer is 429 with Retry-After, so passwords cannot be
- * guessed at speed.
+ * auth.login, auth.logout and the RFC 9728 protected-resource metadata. Failed sign-ins go through
+ * the same throttle as HTTP Basic on the object APIs (auth/throttle.ts): 429 with Retry-After.
  */
 import { HttpError } from '../http/errors.js';
 import type { Handler } from '../http/router.js';
 import type { Services } from '../server.js';
 import { findUserByName } from '../db/users.js';
-import { DUMMY_HASH, verifyPassword } from './passwords.js';
+import { checkPassword, hashPassword, needsRehash } from './passwords.js';
 import { PERMISSIONS, ROLE_PERMISSIONS } from './permissions.js';
 import { createSession, revokeSession } from './sessions.js';
-
-const FAILURE_LIMIT = 10;
-const FAILURE_WINDOW_MS = 15 * 60_000;
 
 function cookie(services: Services, value: string, maxAge: number): string {
   const secure = services.config.publicUrl.startsWith('https:') ? '; Secure' : '';
@@ -20,27 +16,13 @@ function cookie(services: Services, value: string, maxAge: number): string {
 }
 
 export function login(services: Services): Handler {
-  const failures = new Map<string, { count: number; since: number }>();
   return async ({ ctx, body }) => {
     const { username, password } = body as { username: string; password: string };
-    const key = username.toLowerCase();
-    const now = Date.now();
-    const f = failures.get(key);
-    if (f && now - f.since > FAILURE_WINDOW_MS) failures.delete(key);
-    else if (f && f.count >= FAILURE_LIMIT) {
-      const retry = Math.ceil((f.since + FAILURE_WINDOW_MS - now) / 1000);
-      throw new HttpError(429, `Too many failed sign-ins for this user; retry in ${retry} s`, { 'Retry-After': String(retry) });
-    }
     const user = await findUserByName(services.db, username);
-    // The same work, and the same answer, whether the user exists or not.
-    const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
-    if (!user || !ok || !user.active) {
-      const entry = failures.get(key) ?? { count: 0, since: now };
-      entry.count++;
-      failures.set(key, entry);
-      throw new HttpError(401, 'Invalid username or password');
-    }
-    failures.delete(key);
+    // The same work, and the same answer, whether the user exists or not; throttled before scrypt.
+    const ok = await services.passwords.guard(username, ctx.ip, () => checkPassword(password, user?.password_hash));
+    if (!user || !ok || !user.active) throw new HttpError(401, 'Invalid username or password');
+    if (needsRehash(user.password_hash)) await services.db('users').where({ id: user.id }).update({ password_hash: await hashPassword(password) });
     const session = await createSession(services.db, user.id, services.config.sessionTtlSeconds);
     await services.db('users').where({ id: user.id }).update({ last_login_at: new Date().toISOString() });
     ctx.set('Set-Cookie', cookie(services, session.token, services.config.sessionTtlSeconds));

@@ -13,7 +13,8 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Identity } from '../auth/identity.js';
 import { ROLE_PERMISSIONS } from '../auth/permissions.js';
-import { verifyPassword } from '../auth/passwords.js';
+import { checkPassword, hashPassword, needsRehash } from '../auth/passwords.js';
+import type { PasswordThrottle } from '../auth/throttle.js';
 import { findGrant, findPersonalToken, findRepo, type RepoAccess, type RepoRow } from '../db/repos.js';
 import { findUserById, findUserByName, type UserRow } from '../db/users.js';
 import type { Db } from '../db/knex.js';
@@ -40,7 +41,7 @@ function identityOfUser(user: UserRow, scheme: Identity['scheme']): Identity {
  * password checks are remembered for a minute (by a hash of the credentials), because git-lfs
  * sends them on every request and scrypt is deliberately slow.
  */
-export function basicAuth(db: Db): SecurityHandler & { forget(userId: string): void } {
+export function basicAuth(db: Db, throttle: PasswordThrottle): SecurityHandler & { forget(userId: string): void } {
   const verified = new Map<string, { userId: string; until: number }>();
   const handler = async (ctx: Context) => {
     const m = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(ctx.get('authorization'));
@@ -61,8 +62,10 @@ export function basicAuth(db: Db): SecurityHandler & { forget(userId: string): v
       user = token && (await findUserById(db, token.user_id));
       if (user && user.username !== username) user = undefined;
     } else {
+      // Throttled before scrypt; an unknown user costs the same scrypt as a known one.
       const candidate = await findUserByName(db, username);
-      if (candidate && (await verifyPassword(secret, candidate.password_hash))) user = candidate;
+      if (await throttle.guard(username, ctx.ip, () => checkPassword(secret, candidate?.password_hash))) user = candidate;
+      if (user && needsRehash(user.password_hash)) await db('users').where({ id: user.id }).update({ password_hash: await hashPassword(secret) });
     }
     if (!user || !user.active) throw refuse();
     if (!hit) {

@@ -1,0 +1,48 @@
+/**
+ * Slow clients. The whole request is not time-bounded (a multi-GiB upload over a slow link takes
+ * as long as it takes); instead:
+ *   - headers must arrive within HTTP_HEADERS_TIMEOUT_MS (slowloris);
+ *   - a connection silent for HTTP_IDLE_TIMEOUT_MS is closed (a stalled body);
+ *   - a body must keep an average of HTTP_MIN_BODY_RATE bytes/s over each window of
+ *     HTTP_BODY_RATE_WINDOW_MS after the first: a trickle of a byte every few seconds resets an
+ *     idle timer forever, but not this. The first window is grace for a slow start.
+ * The rate is read from the socket's byte count, so watching never touches the body stream.
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import type { Config } from '../config.js';
+
+const hasBody = (req: IncomingMessage) => (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
+
+export function serverTimeouts(http: Config['http']) {
+  return {
+    headersTimeout: http.headersTimeoutMs,
+    // Node checks the headers deadline on this interval; a coarse one would let slowloris linger.
+    connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(http.headersTimeoutMs / 4))),
+    requestTimeout: 0,
+    keepAliveTimeout: 65_000,
+  };
+}
+
+export function guardSlowClients(server: Server, http: Config['http']) {
+  server.setTimeout(http.idleTimeoutMs);
+  if (!http.minBodyRate) return;
+  const floor = (http.minBodyRate * http.bodyRateWindowMs) / 1000;
+  server.on('request', (req: IncomingMessage) => {
+    if (!hasBody(req)) return;
+    const socket = req.socket;
+    let seen = socket.bytesRead;
+    let windows = 0;
+    const timer = setInterval(() => {
+      if (req.complete || socket.destroyed) return stop();
+      const got = socket.bytesRead - seen;
+      seen = socket.bytesRead;
+      if (++windows > 1 && got < floor) {
+        stop();
+        socket.destroy();
+      }
+    }, http.bodyRateWindowMs);
+    timer.unref();
+    const stop = () => clearInterval(timer);
+    req.once('close', stop);
+  });
+}

@@ -1,0 +1,165 @@
+/**
+ * Guessing passwords is slow and tells nothing (issue 14, section 3): one throttle for sign-in and
+ * HTTP Basic on both object APIs, keyed so that a guesser cannot lock the real user out from the
+ * user's own address; personal tokens and sessions keep working; an unknown user costs the same
+ * scrypt as a known one; hashes with older parameters verify and are upgraded.
+ *
+ * Requests go straight to one instance from chosen loopback addresses (127.0.0.x), so the server
+ * sees distinct client addresses.
+ */
+import { request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes, scrypt } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { lfsFixture } from '../helpers/git-lfs.js';
+import { createPersonalToken } from '../../src/db/repos.js';
+import { SCRYPT } from '../../src/auth/passwords.js';
+
+const GIT_LFS = 'application/vnd.git-lfs+json';
+const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
+
+interface Answer { status: number; headers: Record<string, string | string[] | undefined>; body: string }
+
+function send(s: TestServer, path: string, opts: { from?: string; method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
+  const port = (s.instances[0]!.server.address() as AddressInfo).port;
+  const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, path, localAddress: opts.from ?? '127.0.0.1', method: opts.method ?? (body ? 'POST' : 'GET'), headers: { ...(body ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...opts.headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const batch = (s: TestServer, auth: string, from?: string) =>
+  send(s, '/acme/site.git/info/lfs/objects/batch', {
+    from,
+    headers: { authorization: auth, accept: GIT_LFS, 'content-type': GIT_LFS },
+    body: { operation: 'download', objects: [{ oid: 'a'.repeat(64), size: 1 }] },
+  });
+const legacy = (s: TestServer, auth: string, from?: string) =>
+  send(s, `/acme/site.git/info/lfs/objects/${'a'.repeat(64)}`, { from, headers: { authorization: auth, accept: GIT_LFS } });
+const login = (s: TestServer, username: string, password: string, from?: string) =>
+  send(s, '/api/v1/auth/login', { from, headers: { 'content-type': 'application/json', accept: 'application/json' }, body: { username, password } });
+
+function expectRetryAfter(a: Answer) {
+  expect(a.status).toBe(429);
+  expect(Number(a.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  expect(JSON.parse(a.body).message).toMatch(/retry in \d+ s/);
+}
+
+describe('one throttle for every password check', () => {
+  let s: TestServer;
+  let pat: string;
+  beforeAll(async () => {
+    s = await startTestServer({ AUTH_BACKOFF_AFTER: '5', AUTH_ADDRESS_BACKOFF_AFTER: '8' });
+    const { user } = await lfsFixture(s.services.db, { org: 'acme', repo: 'site', username: 'gina', password: 'gina-password-1', access: 'write' });
+    pat = (await createPersonalToken(s.services.db, user.id, 'ci')).token;
+  });
+  afterAll(() => s.stop());
+
+  it('answers wrong Basic passwords with 429 and Retry-After after a few, on both object APIs and at sign-in', async () => {
+    const statuses: number[] = [];
+    let last429: Answer | undefined;
+    for (let i = 0; i < 60; i++) {
+      const a = await (i % 2 ? legacy : batch)(s, basic('gina', `wrong-${i}`));
+      statuses.push(a.status);
+      if (a.status === 429) last429 = a;
+    }
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(statuses.filter((x) => x === 429).length).toBeGreaterThan(40);
+    expect(statuses).not.toContain(200);
+    expectRetryAfter(last429!);
+    // While held back, even the right password is not checked from this address, on any door.
+    expectRetryAfter(await batch(s, basic('gina', 'gina-password-1')));
+    expectRetryAfter(await legacy(s, basic('gina', 'gina-password-1')));
+    expectRetryAfter(await login(s, 'gina', 'gina-password-1'));
+    s.expectConformant();
+  });
+
+  it('does not lock the real user out from another address', async () => {
+    expect((await login(s, 'gina', 'gina-password-1', '127.0.0.2')).status).toBe(200);
+    expect((await batch(s, basic('gina', 'gina-password-1'), '127.0.0.2')).status).toBe(200);
+  });
+
+  it('keeps personal tokens and sessions working from the guessed address', async () => {
+    expect((await batch(s, basic('gina', pat))).status).toBe(200);
+    const signedIn = await login(s, 'gina', 'gina-password-1', '127.0.0.2');
+    const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
+    const mcp = await send(s, '/api/v1/mcp', {
+      headers: { cookie, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+    });
+    expect(mcp.status).toBe(200);
+  });
+
+  it('holds back an address that sprays one password over many usernames', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await login(s, `nobody-${i}`, 'Summer2026!', '127.0.0.3')).status);
+    expect(statuses.slice(0, 8)).toEqual(Array(8).fill(401));
+    expect(statuses.slice(8)).toContain(429);
+    // A username never tried from that address is held back too; another address is not.
+    expectRetryAfter(await login(s, 'gina', 'gina-password-1', '127.0.0.3'));
+    expect((await login(s, 'gina', 'gina-password-1', '127.0.0.4')).status).toBe(200);
+    s.expectConformant();
+  });
+
+  it('forgets the failures of a pair once its user signs in', async () => {
+    for (let i = 0; i < 4; i++) expect((await login(s, 'gina', `typo-${i}`, '127.0.0.5')).status).toBe(401);
+    expect((await login(s, 'gina', 'gina-password-1', '127.0.0.5')).status).toBe(200);
+    // Four more typos after the sign-in stay under the five free ones.
+    for (let i = 0; i < 4; i++) expect((await login(s, 'gina', `typo-${i}`, '127.0.0.5')).status).toBe(401);
+  });
+});
+
+describe('what a password check costs and keeps', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    // Thresholds out of the way: this measures the check itself.
+    s = await startTestServer({ AUTH_BACKOFF_AFTER: '1000', AUTH_ADDRESS_BACKOFF_AFTER: '1000', AUTH_USER_SLOW_AFTER: '1000' });
+    await lfsFixture(s.services.db, { org: 'acme', repo: 'site', username: 'kim', password: 'kim-password-1', access: 'read' });
+  });
+  afterAll(() => s.stop());
+
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+  it('spends as long on an unknown user as on a known one (sign-in and Basic)', async () => {
+    for (const attempt of [
+      (u: string) => login(s, u, 'not-the-password'),
+      (u: string) => batch(s, basic(u, 'not-the-password')),
+    ]) {
+      await attempt('warm-up');
+      const known: number[] = [];
+      const unknown: number[] = [];
+      for (let i = 0; i < 15; i++) {
+        for (const [user, into] of [['kim', known], [`ghost-${i}`, unknown]] as const) {
+          const t = performance.now();
+          expect((await attempt(user)).status).toBe(401);
+          into.push(performance.now() - t);
+        }
+      }
+      const ratio = median(unknown) / median(known);
+      expect(ratio, `unknown/known median ${median(unknown).toFixed(1)}/${median(known).toFixed(1)} ms`).toBeGreaterThan(0.5);
+      expect(ratio).toBeLessThan(2);
+    }
+  });
+
+  it('verifies a hash made with older scrypt parameters and upgrades it at the next sign-in', async () => {
+    const salt = randomBytes(16);
+    const key = await new Promise<Buffer>((res, rej) => scrypt('old-password-1', salt, 32, { N: 16384, r: 8, p: 1 }, (e, k) => (e ? rej(e) : res(k))));
+    const old = `scrypt$16384$8$1$${salt.toString('base64')}$${key.toString('base64')}`;
+    await s.services.db('users').where({ username: 'kim' }).update({ password_hash: old });
+    expect((await login(s, 'kim', 'old-password-1')).status).toBe(200);
+    const row = await s.services.db('users').where({ username: 'kim' }).first('password_hash');
+    expect(row.password_hash).toMatch(new RegExp(`^scrypt\\$${SCRYPT.N}\\$${SCRYPT.r}\\$${SCRYPT.p}\\$`));
+    expect((await login(s, 'kim', 'old-password-1')).status).toBe(200);
+    expect((await batch(s, basic('kim', 'old-password-1'))).status).toBe(200);
+  });
+});
