@@ -19,7 +19,8 @@ export function serverTimeouts(http: Config['http']) {
     // Node checks the headers deadline on this interval; a coarse one would let slowloris linger.
     connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(http.headersTimeoutMs / 4))),
     requestTimeout: 0,
-    keepAliveTimeout: 65_000,
+    // Never longer than the idle timeout, so the Keep-Alive hint clients read is one the server keeps.
+    keepAliveTimeout: Math.min(65_000, http.idleTimeoutMs),
   };
 }
 

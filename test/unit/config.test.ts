@@ -77,4 +77,17 @@ describe('configuration', () => {
     expect(secret).toMatch(/set both or neither/);
     expect(secret).not.toContain('very-secret-value');
   });
+
+  it('bounds slow clients and password guessing, with defaults git-lfs uploads survive, and names a bad value', () => {
+    const d = loadConfig({});
+    expect(d.http).toEqual({ headersTimeoutMs: 30_000, idleTimeoutMs: 120_000, minBodyRate: 1024, bodyRateWindowMs: 30_000 });
+    expect(d.authThrottle).toEqual({ backoffAfter: 5, addressBackoffAfter: 30, userSlowAfter: 100 });
+    const c = loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_MIN_BODY_RATE: '0', AUTH_BACKOFF_AFTER: '3' });
+    expect(c.http.headersTimeoutMs).toBe(1000);
+    expect(c.http.minBodyRate).toBe(0);
+    expect(c.authThrottle.backoffAfter).toBe(3);
+    for (const [name, value] of [['HTTP_HEADERS_TIMEOUT_MS', '10'], ['HTTP_IDLE_TIMEOUT_MS', 'soon'], ['HTTP_MIN_BODY_RATE', '-1'], ['HTTP_BODY_RATE_WINDOW_MS', '0'], ['AUTH_BACKOFF_AFTER', '0'], ['AUTH_ADDRESS_BACKOFF_AFTER', 'x'], ['AUTH_USER_SLOW_AFTER', '1.5']] as const) {
+      expect(() => loadConfig({ [name]: value }), name).toThrow(new RegExp(name));
+    }
+  });
 });
