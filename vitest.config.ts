@@ -5,6 +5,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
+    // The test servers run inside these workers: a promise rejection that nothing handles is
+    // raised as an uncaught exception there, so a regression (issue 13) fails loudly.
+    execArgv: ['--unhandled-rejections=strict'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Servers, git-lfs and scans are real processes and sockets: give each file its own process.

@@ -1,11 +1,37 @@
 import { loadConfig } from '../config.js';
 import { migrate, openDb } from '../db/knex.js';
 import { startServer } from '../server.js';
+import { requestScope } from '../http/request-scope.js';
+import type { Logger } from '../log.js';
+
+/**
+ * The last line of defence: an error that no code handled. No request path should ever get here
+ * (a client that goes away is handled where the bytes move); if one does, the process state is
+ * unknown — a stream half torn down, a lock or a file handle never released — so it is logged
+ * loudly, with the request whose code raised it, and the process exits non-zero after a bounded
+ * graceful shutdown, for the supervisor to restart it. A second fault meanwhile exits at once.
+ */
+export function guardProcess(log: Logger, shutdown: () => Promise<void>, timeoutMs: number) {
+  let exiting = false;
+  const fatal = (kind: 'uncaughtException' | 'unhandledRejection') => (reason: unknown) => {
+    log.fatal({ err: reason, request: requestScope.getStore() ?? null, kind }, `${kind}: exiting so that a supervisor restarts a clean process`);
+    if (exiting) process.exit(1);
+    exiting = true;
+    setTimeout(() => process.exit(1), timeoutMs + 1000).unref();
+    shutdown().then(
+      () => process.exit(1),
+      () => process.exit(1),
+    );
+  };
+  process.on('uncaughtException', fatal('uncaughtException'));
+  process.on('unhandledRejection', fatal('unhandledRejection'));
+}
 
 /** `pactum serve`: migrate, then serve until SIGTERM or SIGINT, shutting down gracefully. */
 export async function serve(): Promise<number> {
   const running = await startServer();
   const log = running.services.log;
+  guardProcess(log, running.close, running.services.config.shutdownTimeoutMs);
   log.info({ url: running.url, dataDir: running.services.config.dataDir }, 'pactum is serving');
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {

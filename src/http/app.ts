@@ -8,6 +8,7 @@ import { ulid } from '../ids.js';
 import type { Logger } from '../log.js';
 import { HttpError, apiOfPath, errorBody } from './errors.js';
 import { jsonTypeFor } from './media.js';
+import { requestScope } from './request-scope.js';
 import { writeStatus } from './router.js';
 
 export function requestContext(log: Logger): Middleware {
@@ -18,7 +19,7 @@ export function requestContext(log: Logger): Middleware {
     ctx.state.log = log.child({ requestId });
     ctx.set('X-Request-Id', requestId);
     try {
-      await next();
+      await requestScope.run({ requestId, method: ctx.method, path: ctx.path }, next);
     } finally {
       const log = () =>
         (ctx.state.log as Logger).info(

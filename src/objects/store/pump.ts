@@ -4,30 +4,70 @@
  * when tens of MiB of it have piled up, and resident memory follows. Here memory is two buffers,
  * whatever the size, and a slow client slows the reads (each buffer is reused only once the
  * socket has taken its bytes).
+ *
+ * Abort-safe: when the sink closes or fails first (the client went away), the pump stops reading,
+ * closes the file and rejects with SinkGone; no write's outcome is ever left unobserved.
  */
 import { open } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 
 const SIZE = 256 * 1024;
 
-export async function pumpFile(path: string, start: number, end: number, res: Writable): Promise<void> {
+/** The sink closed or failed before it took every byte: the client went away. */
+export class SinkGone extends Error {
+  constructor(cause?: unknown) {
+    super('the receiver went away before the transfer ended', { cause });
+  }
+}
+
+/** Rejects (with SinkGone) once `sink` closes or fails; `release` stops listening. Never an unhandled rejection. */
+function whenGone(sink: Writable) {
+  let release = () => {};
+  const gone = new Promise<never>((_, reject) => {
+    const onClose = () => reject(new SinkGone());
+    const onError = (err: Error) => reject(new SinkGone(err));
+    sink.once('close', onClose);
+    sink.once('error', onError);
+    release = () => {
+      sink.off('close', onClose);
+      sink.off('error', onError);
+    };
+    if (sink.destroyed) onClose();
+  });
+  gone.catch(() => {}); // observed where it is raced; this only keeps an unraced one quiet
+  return { gone, release };
+}
+
+/** Resolves once `sink` has taken `chunk`; the rejection of a failed write is marked handled here and observed by whoever awaits it. */
+function write(sink: Writable, chunk: Buffer): Promise<void> {
+  const done = new Promise<void>((resolve, reject) => {
+    sink.write(chunk, (err) => (err ? reject(new SinkGone(err)) : resolve()));
+  });
+  done.catch(() => {});
+  return done;
+}
+
+export async function pumpFile(path: string, start: number, end: number, sink: Writable): Promise<void> {
+  if (sink.destroyed) throw new SinkGone();
+  const { gone, release } = whenGone(sink);
   const handle = await open(path, 'r');
   const buffers = [Buffer.allocUnsafe(SIZE), Buffer.allocUnsafe(SIZE)];
-  const flushed: (Promise<void> | null)[] = [null, null];
+  const flushed: Promise<void>[] = [Promise.resolve(), Promise.resolve()];
   try {
     let position = start;
     for (let i = 0; position <= end; i ^= 1) {
-      if (res.destroyed) return;
-      await flushed[i]; // the socket is done with this buffer
+      await Promise.race([flushed[i], gone]); // the socket is done with this buffer, or gone
       const want = Math.min(SIZE, end - position + 1);
       const { bytesRead } = await handle.read(buffers[i]!, 0, want, position);
       if (bytesRead === 0) throw new Error(`${path} ended at ${position}, before ${end + 1}`);
+      if (sink.destroyed) throw new SinkGone();
       position += bytesRead;
-      flushed[i] = new Promise<void>((resolve, reject) => res.write(buffers[i]!.subarray(0, bytesRead), (err) => (err ? reject(err) : resolve())));
+      flushed[i] = write(sink, buffers[i]!.subarray(0, bytesRead));
     }
-    await Promise.all(flushed);
-    res.end();
+    await Promise.race([Promise.all(flushed), gone]);
+    sink.end();
   } finally {
+    release();
     await handle.close();
   }
 }

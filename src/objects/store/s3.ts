@@ -31,6 +31,7 @@ import {
   type CompletedPart,
 } from '@aws-sdk/client-s3';
 import { OffsetConflict, TooLarge, type BlobBackend, type ByteRange, type PendingWrite } from './backend.js';
+import { SinkGone } from './pump.js';
 
 const MiB = 1 << 20;
 /** S3's minimum size of every part but the last. */
@@ -88,9 +89,9 @@ export function s3Backend(opts: S3Options): S3Backend {
 
   const put = (Key: string, Body: Buffer) => client.send(new PutObjectCommand({ Bucket, Key, Body, ContentLength: Body.length }));
 
-  async function get(Key: string, range?: ByteRange): Promise<Readable> {
+  async function get(Key: string, range?: ByteRange, abortSignal?: AbortSignal): Promise<Readable> {
     try {
-      const res = await client.send(new GetObjectCommand({ Bucket, Key, Range: range && `bytes=${range.start}-${range.end}` }));
+      const res = await client.send(new GetObjectCommand({ Bucket, Key, Range: range && `bytes=${range.start}-${range.end}` }), { abortSignal });
       return res.Body as Readable;
     } catch (err) {
       if (isMissing(err)) throw Object.assign(new Error(`ENOENT: no object ${Key} in bucket ${Bucket}`), { code: 'ENOENT' });
@@ -312,6 +313,28 @@ export function s3Backend(opts: S3Options): S3Backend {
     beginWrite: async (oid) => pendingWrite(objectKey(oid)),
 
     read: (oid, range) => get(objectKey(oid), range),
+
+    /**
+     * The GetObject is tied to the sink: when the client goes away (even before S3 answered),
+     * the request is aborted and its socket released, instead of reading on into nothing.
+     */
+    async writeTo(oid, range, sink) {
+      const abort = new AbortController();
+      const stop = () => abort.abort(new SinkGone());
+      sink.once('close', stop);
+      try {
+        if (sink.destroyed) throw new SinkGone();
+        const body = await get(objectKey(oid), range, abort.signal).catch((err) => {
+          throw abort.signal.aborted ? new SinkGone(err) : err;
+        });
+        await pipeline(body, sink, { signal: abort.signal }).catch((err) => {
+          body.destroy();
+          throw abort.signal.aborted || sink.destroyed ? new SinkGone(err) : err;
+        });
+      } finally {
+        sink.off('close', stop);
+      }
+    },
 
     async stat(oid) {
       try {

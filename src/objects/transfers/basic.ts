@@ -9,6 +9,8 @@ import type { Services } from '../../server.js';
 import { authorize } from '../access.js';
 import { findObject, gone, isLive, recordObject } from '../objects-table.js';
 import { ContentMismatch } from '../store/content-store.js';
+import { SinkGone } from '../store/pump.js';
+import type { Logger } from '../../log.js';
 
 /** A single `bytes=` range against an object of `size` bytes: null for none, 'unsatisfiable', or the range. */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {
@@ -56,7 +58,12 @@ export function download(s: Services): Handler {
     try {
       await s.objects.store.writeTo(row.oid, range ?? { start: 0, end: size - 1 }, ctx.res);
     } catch (err) {
-      ctx.res.destroy(err as Error); // mid-body: the client sees a cut-off transfer and resumes with Range
+      // The store has closed its file or aborted its S3 request; the client, if still there, sees
+      // a cut-off transfer and resumes with Range. A client that left is routine, not an error.
+      const log = ctx.state.log as Logger;
+      if (err instanceof SinkGone) log.info({ oid: row.oid, length }, 'the client went away mid-download');
+      else log.error({ err, oid: row.oid }, 'the store failed mid-download');
+      ctx.res.destroy();
     }
   };
 }
