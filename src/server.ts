@@ -102,7 +102,14 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   // Port 0 means any free port: the public URL (and so hrefs and audience) follows the real one.
   if (config.port === 0) config = loadConfig({ ...env, PORT: String((server.address() as AddressInfo).port) });
   const log = opts.log ?? createLogger(config.logLevel);
-  const services = createServices(config, log);
+  let services: Services;
+  try {
+    services = createServices(config, log);
+  } catch (err) {
+    // A refused key file, say: stop listening, so the process can exit with the message.
+    server.close();
+    throw err;
+  }
   try {
     await migrate(services.db);
     await services.objects.backend.start();

@@ -1,8 +1,10 @@
 /**
  * Keys kept in DATA_DIR/keys when the environment supplies none: generated once, mode 0600,
- * created with O_EXCL so two processes starting together agree on one key.
+ * created with O_EXCL so two processes starting together agree on one key. A key file that
+ * others may read is refused: the server does not start on a key that may already be known.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { ConfigError } from '../config.js';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
@@ -15,6 +17,8 @@ export function loadOrCreateKey(dataDir: string, name: string, bytes = 32): Buff
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
+  const mode = statSync(file).mode & 0o777;
+  if (mode & 0o077) throw new ConfigError(`${file} is open to other users (mode ${mode.toString(8).padStart(4, '0')}); run: chmod 600 ${file}`);
   const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
   if (key.length < bytes) throw new Error(`${file} holds ${key.length} bytes; expected ${bytes}`);
   return key;

@@ -2,7 +2,7 @@
  * The database: SQLite (better-sqlite3) in DATA_DIR by default, PostgreSQL when DATABASE_URL is a
  * postgres:// URL. Both run the same migrations; queries stay within what both support.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { migrationSource } from './migrations/index.js';
@@ -14,10 +14,14 @@ export function openDb(opts: { databaseUrl: string | null; dataDir: string }): D
     return knexFactory({ client: 'pg', connection: opts.databaseUrl, pool: { min: 0, max: 10 } });
   }
   if (opts.databaseUrl) throw new Error('DATABASE_URL must be a postgres:// URL (unset means SQLite in DATA_DIR)');
-  mkdirSync(opts.dataDir, { recursive: true });
+  // Owner only: SQLite gives its -wal and -shm files the database file's mode.
+  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  const filename = join(opts.dataDir, 'pactum.sqlite');
+  closeSync(openSync(filename, 'a', 0o600));
+  chmodSync(filename, 0o600);
   return knexFactory({
     client: 'better-sqlite3',
-    connection: { filename: join(opts.dataDir, 'pactum.sqlite') },
+    connection: { filename },
     useNullAsDefault: true,
     pool: {
       min: 1,

@@ -44,7 +44,7 @@ export function fsBackend(root: string): BlobBackend {
 
   async function place(from: string, oid: string) {
     const to = objectPath(oid);
-    await mkdir(dirname(to), { recursive: true });
+    await mkdir(dirname(to), { recursive: true, mode: 0o700 });
     await rename(from, to);
     await fsyncDir(dirname(to));
   }
@@ -61,7 +61,7 @@ export function fsBackend(root: string): BlobBackend {
   async function writeOffset(key: string, offset: number) {
     const file = `${partialPath(key)}.offset`;
     const tmp = `${file}.${randomBytes(6).toString('hex')}`;
-    await writeFile(tmp, JSON.stringify({ offset }));
+    await writeFile(tmp, JSON.stringify({ offset }), { mode: 0o600 });
     await rename(tmp, file);
   }
 
@@ -69,7 +69,7 @@ export function fsBackend(root: string): BlobBackend {
     name: 'fs',
 
     async beginWrite(oid): Promise<PendingWrite> {
-      await mkdir(tmpDir, { recursive: true });
+      await mkdir(tmpDir, { recursive: true, mode: 0o700 });
       const path = join(tmpDir, randomBytes(12).toString('hex'));
       // The stream owns its descriptor; durability comes from an fsync of the file afterwards.
       const stream = createWriteStream(path, { flags: 'wx', mode: 0o600, highWaterMark: CHUNK });
@@ -119,10 +119,10 @@ export function fsBackend(root: string): BlobBackend {
       async append(key, offset, body, limit) {
         const current = await readOffset(key);
         if (offset !== current) throw new OffsetConflict(current);
-        await mkdir(partialDir, { recursive: true });
+        await mkdir(partialDir, { recursive: true, mode: 0o700 });
         const path = partialPath(key);
         // Bytes after the recorded offset were never acknowledged: cut them before appending.
-        const cut = await open(path, 'a+');
+        const cut = await open(path, 'a+', 0o600);
         try {
           await cut.truncate(offset);
         } finally {
@@ -167,12 +167,12 @@ export function fsBackend(root: string): BlobBackend {
     },
 
     async ping() {
-      await mkdir(root, { recursive: true });
+      await mkdir(root, { recursive: true, mode: 0o700 });
       await access(root, constants.W_OK);
     },
 
     async freeBytes() {
-      await mkdir(root, { recursive: true });
+      await mkdir(root, { recursive: true, mode: 0o700 });
       const s = await statfs(root);
       return s.bavail * s.bsize;
     },
