@@ -66,6 +66,8 @@ export type OperationId =
   | 'mcp.tool.dashboard_get_user'
   | 'mcp.tool.dashboard_list_users'
   | 'mcp.tool.dashboard_update_user'
+  | 'mcp.tool.dashboard_list_user_tokens'
+  | 'mcp.tool.dashboard_revoke_user_token'
   | 'mcp.tool.dashboard_create_service_connection'
   | 'mcp.tool.dashboard_get_service_connection'
   | 'mcp.tool.dashboard_list_service_connections'
@@ -389,6 +391,36 @@ export const operations: readonly OperationSpec[] = [
       '405': { mediaTypes: ["application/json"], validate: dashboard.response_mcp_tool_dashboard_update_user_405, headers: [{"name":"allow","required":true}] },
     },
     tool: 'dashboard_update_user',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_list_user_tokens',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_list_user_tokens',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: dashboard.request_mcp_tool_dashboard_list_user_tokens },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: dashboard.response_mcp_tool_dashboard_list_user_tokens_200, headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: dashboard.response_mcp_tool_dashboard_list_user_tokens_405, headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_list_user_tokens',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_revoke_user_token',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_revoke_user_token',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: dashboard.request_mcp_tool_dashboard_revoke_user_token },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: dashboard.response_mcp_tool_dashboard_revoke_user_token_200, headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: dashboard.response_mcp_tool_dashboard_revoke_user_token_405, headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_revoke_user_token',
   },
   {
     apis: ["dashboard"],
@@ -842,6 +874,7 @@ export const operations: readonly OperationSpec[] = [
       '200': { mediaTypes: ["application/octet-stream"], validate: null, headers: [{"name":"content-length","required":false},{"name":"accept-ranges","required":false}] },
       '206': { mediaTypes: ["application/octet-stream"], validate: null, headers: [{"name":"content-range","required":true},{"name":"content-length","required":false}] },
       '401': { mediaTypes: ["application/vnd.git-lfs+json","application/vnd.objstore+json"], validate: legacy.response_objects_download_401, headers: [{"name":"lfs-authenticate","required":true},{"name":"www-authenticate","required":true}] },
+      '403': { mediaTypes: ["application/vnd.git-lfs+json","application/vnd.objstore+json"], validate: legacy.response_objects_download_403, headers: [] },
       '404': { mediaTypes: ["application/vnd.git-lfs+json","application/vnd.objstore+json"], validate: legacy.response_objects_download_404, headers: [] },
       '410': { mediaTypes: ["application/vnd.git-lfs+json","application/vnd.objstore+json"], validate: legacy.response_objects_download_410, headers: [] },
       '416': { mediaTypes: ["application/vnd.git-lfs+json","application/vnd.objstore+json"], validate: legacy.response_objects_download_416, headers: [{"name":"content-range","required":true}] },

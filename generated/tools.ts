@@ -27,10 +27,12 @@ export type ToolName =
   | 'dashboard_list_regulations'
   | 'dashboard_list_reports'
   | 'dashboard_list_service_connections'
+  | 'dashboard_list_user_tokens'
   | 'dashboard_list_users'
   | 'dashboard_list_wcag_criteria'
   | 'dashboard_query_issues'
   | 'dashboard_queue_bulk_fix'
+  | 'dashboard_revoke_user_token'
   | 'dashboard_scan_page'
   | 'dashboard_scan_site'
   | 'dashboard_scan_summary_for_fleet'
@@ -64,10 +66,12 @@ export interface ToolInputs {
   dashboard_list_regulations: components['schemas']['dashboard_list_regulations.input'];
   dashboard_list_reports: components['schemas']['dashboard_list_reports.input'];
   dashboard_list_service_connections: components['schemas']['dashboard_list_service_connections.input'];
+  dashboard_list_user_tokens: components['schemas']['dashboard_list_user_tokens.input'];
   dashboard_list_users: components['schemas']['dashboard_list_users.input'];
   dashboard_list_wcag_criteria: components['schemas']['dashboard_list_wcag_criteria.input'];
   dashboard_query_issues: components['schemas']['dashboard_query_issues.input'];
   dashboard_queue_bulk_fix: components['schemas']['dashboard_queue_bulk_fix.input'];
+  dashboard_revoke_user_token: components['schemas']['dashboard_revoke_user_token.input'];
   dashboard_scan_page: components['schemas']['dashboard_scan_page.input'];
   dashboard_scan_site: components['schemas']['dashboard_scan_site.input'];
   dashboard_scan_summary_for_fleet: components['schemas']['dashboard_scan_summary_for_fleet.input'];
@@ -101,10 +105,12 @@ export interface ToolOutputs {
   dashboard_list_regulations: components['schemas']['dashboard_list_regulations.output'];
   dashboard_list_reports: components['schemas']['dashboard_list_reports.output'];
   dashboard_list_service_connections: components['schemas']['dashboard_list_service_connections.output'];
+  dashboard_list_user_tokens: components['schemas']['dashboard_list_user_tokens.output'];
   dashboard_list_users: components['schemas']['dashboard_list_users.output'];
   dashboard_list_wcag_criteria: components['schemas']['dashboard_list_wcag_criteria.output'];
   dashboard_query_issues: components['schemas']['dashboard_query_issues.output'];
   dashboard_queue_bulk_fix: components['schemas']['dashboard_queue_bulk_fix.output'];
+  dashboard_revoke_user_token: components['schemas']['dashboard_revoke_user_token.output'];
   dashboard_scan_page: components['schemas']['dashboard_scan_page.output'];
   dashboard_scan_site: components['schemas']['dashboard_scan_site.output'];
   dashboard_scan_summary_for_fleet: components['schemas']['dashboard_scan_summary_for_fleet.output'];
@@ -378,6 +384,17 @@ export const tools: { readonly [N in ToolName]: ToolSpec<N> } = {
     validateInput: v.schema_dashboard_list_service_connections_input,
     validateOutput: v.schema_dashboard_list_service_connections_output,
   },
+  dashboard_list_user_tokens: {
+    name: 'dashboard_list_user_tokens',
+    title: "List a user's personal tokens",
+    description: "Lists a user's personal tokens: id, name, creation, expiry, last use and state. Their secrets are shown once at creation and never listed.",
+    permission: 'admin.users',
+    annotations: {"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false},
+    inputSchema: {"title":"dashboard_list_user_tokens arguments","description":"List a user's personal tokens (never their secrets), newest first, revoked and expired ones included.","type":"object","required":["userId"],"properties":{"userId":{"type":"string","minLength":1}},"additionalProperties":true,"examples":[{"userId":"usr_01jdq3v8k2m5n7p9r1s3t5v7x9"}]} as ToolSpec['inputSchema'],
+    outputSchema: {"title":"dashboard_list_user_tokens result","type":"object","required":["tokens"],"properties":{"tokens":{"type":"array","items":{"title":"PersonalToken","description":"A user's personal access token, the password for Git LFS. Its secret is shown once, when it is created, and only its SHA-256 is stored: it is never listed.","type":"object","required":["id","userId","name","createdAt","expiresAt","lastUsedAt","revokedAt","state"],"properties":{"id":{"type":"string","pattern":"^pat_[0-9a-z]{26}$"},"userId":{"type":"string"},"name":{"type":"string"},"createdAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]},"expiresAt":{"type":["string","null"],"format":"date-time","description":"Null for a token without expiry."},"lastUsedAt":{"type":["string","null"],"format":"date-time","description":"Recorded at most once a minute."},"revokedAt":{"type":["string","null"],"format":"date-time"},"state":{"type":"string","enum":["live","expired","revoked"]}},"additionalProperties":false,"examples":[{"id":"pat_01jdq3v8k2m5n7p9r1s3t5v7x9","userId":"usr_01jdq3v8k2m5n7p9r1s3t5v7x9","name":"laptop","createdAt":"2026-11-20T09:30:00.000Z","expiresAt":null,"lastUsedAt":"2026-11-21T10:00:00.000Z","revokedAt":null,"state":"live"}]}}},"additionalProperties":false,"examples":[{"tokens":[{"id":"pat_01jdq3v8k2m5n7p9r1s3t5v7x9","userId":"usr_01jdq3v8k2m5n7p9r1s3t5v7x9","name":"laptop","createdAt":"2026-11-20T09:30:00.000Z","expiresAt":null,"lastUsedAt":null,"revokedAt":null,"state":"live"}]}]} as ToolSpec['outputSchema'],
+    validateInput: v.schema_dashboard_list_user_tokens_input,
+    validateOutput: v.schema_dashboard_list_user_tokens_output,
+  },
   dashboard_list_users: {
     name: 'dashboard_list_users',
     title: "List users",
@@ -421,6 +438,17 @@ export const tools: { readonly [N in ToolName]: ToolSpec<N> } = {
     outputSchema: {"title":"dashboard_queue_bulk_fix result","type":"object","required":["pr","legs"],"properties":{"pr":{"title":"CoordinatedPr","description":"One fix rolled out as a pull request per affected site (its legs).","type":"object","required":["id","orgId","teamId","createdBy","status","summary","createdAt"],"properties":{"id":{"type":"string","minLength":1},"orgId":{"type":"string"},"teamId":{"type":["string","null"]},"createdBy":{"type":"string","description":"User id of its creator."},"status":{"type":"string","enum":["draft","opening","partial","complete","rolled_back"]},"summary":{"type":"string"},"wcagCriterion":{"type":["string","null"]},"createdAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]}},"additionalProperties":false,"examples":[{"id":"cpr_01jdq3v8k2m5n7p9r1s3t5v7x9","orgId":"org_01jdq3v8k2m5n7p9r1s3t5v7x9","teamId":null,"createdBy":"usr_01jdq3v8k2m5n7p9r1s3t5v7x9","status":"draft","summary":"Fix 1.1.1 Non-text Content across 3 sites","wcagCriterion":"1.1.1","createdAt":"2026-11-20T09:30:00.000Z"}]},"legs":{"type":"array","items":{"title":"CoordinatedPrLeg","type":"object","required":["id","coordinatedPrId","siteId","hostPrUrl","hostPrState","lastError","legStatus","approvalStatus"],"properties":{"id":{"type":"string"},"coordinatedPrId":{"type":"string"},"siteId":{"type":"string"},"siteUrl":{"type":"string","format":"uri"},"hostPrUrl":{"type":["string","null"],"format":"uri"},"hostPrState":{"type":["string","null"],"enum":["open","merged","closed",null]},"lastError":{"type":["string","null"]},"legStatus":{"type":"string","enum":["queued","opening","opened","failed","rolled_back"]},"approvalStatus":{"type":"string","enum":["pending","approved","changes_requested"]}},"additionalProperties":false,"examples":[{"id":"leg_01jdq3v8k2m5n7p9r1s3t5v7x9","coordinatedPrId":"cpr_01jdq3v8k2m5n7p9r1s3t5v7x9","siteId":"site_01jdq3v8k2m5n7p9r1s3t5v7x9","siteUrl":"https://www.example.com/","hostPrUrl":null,"hostPrState":null,"lastError":null,"legStatus":"queued","approvalStatus":"pending"}]}}},"additionalProperties":false,"examples":[{"pr":{"id":"cpr_01jdq3v8k2m5n7p9r1s3t5v7x9","orgId":"org_01jdq3v8k2m5n7p9r1s3t5v7x9","teamId":null,"createdBy":"usr_01jdq3v8k2m5n7p9r1s3t5v7x9","status":"draft","summary":"Fix 1.1.1 Non-text Content across 1 site","wcagCriterion":"1.1.1","createdAt":"2026-11-20T09:30:00.000Z"},"legs":[{"id":"leg_01jdq3v8k2m5n7p9r1s3t5v7x9","coordinatedPrId":"cpr_01jdq3v8k2m5n7p9r1s3t5v7x9","siteId":"site_01jdq3v8k2m5n7p9r1s3t5v7x9","siteUrl":"https://www.example.com/","hostPrUrl":null,"hostPrState":null,"lastError":null,"legStatus":"queued","approvalStatus":"pending"}]}]} as ToolSpec['outputSchema'],
     validateInput: v.schema_dashboard_queue_bulk_fix_input,
     validateOutput: v.schema_dashboard_queue_bulk_fix_output,
+  },
+  dashboard_revoke_user_token: {
+    name: 'dashboard_revoke_user_token',
+    title: "Revoke a user's personal token",
+    description: "Revokes a user's live personal tokens with the given id or name. They stop working at their next request, on every instance; Git LFS credentials remembered for them are dropped.",
+    permission: 'admin.users',
+    annotations: {"readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false},
+    inputSchema: {"title":"dashboard_revoke_user_token arguments","description":"Revoke a user's live personal tokens with this id or name. The token stops working at its next request on every instance.","type":"object","required":["userId","token"],"properties":{"userId":{"type":"string","minLength":1},"token":{"type":"string","minLength":1,"maxLength":100,"description":"The token's id (pat_…) or its name."}},"additionalProperties":true,"examples":[{"userId":"usr_01jdq3v8k2m5n7p9r1s3t5v7x9","token":"laptop"}]} as ToolSpec['inputSchema'],
+    outputSchema: {"title":"dashboard_revoke_user_token result","type":"object","required":["revoked","tokens"],"properties":{"revoked":{"type":"integer","minimum":1,"description":"How many live tokens were revoked."},"tokens":{"type":"array","description":"The user's tokens after the revocation.","items":{"title":"PersonalToken","description":"A user's personal access token, the password for Git LFS. Its secret is shown once, when it is created, and only its SHA-256 is stored: it is never listed.","type":"object","required":["id","userId","name","createdAt","expiresAt","lastUsedAt","revokedAt","state"],"properties":{"id":{"type":"string","pattern":"^pat_[0-9a-z]{26}$"},"userId":{"type":"string"},"name":{"type":"string"},"createdAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]},"expiresAt":{"type":["string","null"],"format":"date-time","description":"Null for a token without expiry."},"lastUsedAt":{"type":["string","null"],"format":"date-time","description":"Recorded at most once a minute."},"revokedAt":{"type":["string","null"],"format":"date-time"},"state":{"type":"string","enum":["live","expired","revoked"]}},"additionalProperties":false,"examples":[{"id":"pat_01jdq3v8k2m5n7p9r1s3t5v7x9","userId":"usr_01jdq3v8k2m5n7p9r1s3t5v7x9","name":"laptop","createdAt":"2026-11-20T09:30:00.000Z","expiresAt":null,"lastUsedAt":"2026-11-21T10:00:00.000Z","revokedAt":null,"state":"live"}]}}},"additionalProperties":false,"examples":[{"revoked":1,"tokens":[{"id":"pat_01jdq3v8k2m5n7p9r1s3t5v7x9","userId":"usr_01jdq3v8k2m5n7p9r1s3t5v7x9","name":"laptop","createdAt":"2026-11-20T09:30:00.000Z","expiresAt":null,"lastUsedAt":null,"revokedAt":"2026-11-22T08:00:00.000Z","state":"revoked"}]}]} as ToolSpec['outputSchema'],
+    validateInput: v.schema_dashboard_revoke_user_token_input,
+    validateOutput: v.schema_dashboard_revoke_user_token_output,
   },
   dashboard_scan_page: {
     name: 'dashboard_scan_page',

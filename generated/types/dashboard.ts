@@ -350,6 +350,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/mcp/tools/dashboard_list_user_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List a user's personal tokens
+         * @description Lists a user's personal tokens: id, name, creation, expiry, last use and state. Their secrets are shown once at creation and never listed.
+         */
+        post: operations["mcp.tool.dashboard_list_user_tokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/tools/dashboard_revoke_user_token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a user's personal token
+         * @description Revokes a user's live personal tokens with the given id or name. They stop working at their next request, on every instance; Git LFS credentials remembered for them are dropped.
+         */
+        post: operations["mcp.tool.dashboard_revoke_user_token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/mcp/tools/dashboard_create_service_connection": {
         parameters: {
             query?: never;
@@ -1983,6 +2023,40 @@ export interface components {
          */
         "service-id": "compliance" | "branding" | "llm";
         /**
+         * PersonalToken
+         * @description A user's personal access token, the password for Git LFS. Its secret is shown once, when it is created, and only its SHA-256 is stored: it is never listed.
+         * @example {
+         *       "id": "pat_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "userId": "usr_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "name": "laptop",
+         *       "createdAt": "2026-11-20T09:30:00.000Z",
+         *       "expiresAt": null,
+         *       "lastUsedAt": "2026-11-21T10:00:00.000Z",
+         *       "revokedAt": null,
+         *       "state": "live"
+         *     }
+         */
+        "personal-token": {
+            id: string;
+            userId: string;
+            name: string;
+            createdAt: components["schemas"]["timestamp"];
+            /**
+             * Format: date-time
+             * @description Null for a token without expiry.
+             */
+            expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description Recorded at most once a minute.
+             */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @enum {string} */
+            state: "live" | "expired" | "revoked";
+        };
+        /**
          * User
          * @description A dashboard user. The password and its hash are never returned.
          * @example {
@@ -3064,6 +3138,77 @@ export interface components {
         }) & (unknown | unknown | unknown);
         /** dashboard_update_user result */
         "dashboard_update_user.output": components["schemas"]["user"];
+        /**
+         * dashboard_list_user_tokens arguments
+         * @description List a user's personal tokens (never their secrets), newest first, revoked and expired ones included.
+         * @example {
+         *       "userId": "usr_01jdq3v8k2m5n7p9r1s3t5v7x9"
+         *     }
+         */
+        "dashboard_list_user_tokens.input": {
+            userId: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_list_user_tokens result
+         * @example {
+         *       "tokens": [
+         *         {
+         *           "id": "pat_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *           "userId": "usr_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *           "name": "laptop",
+         *           "createdAt": "2026-11-20T09:30:00.000Z",
+         *           "expiresAt": null,
+         *           "lastUsedAt": null,
+         *           "revokedAt": null,
+         *           "state": "live"
+         *         }
+         *       ]
+         *     }
+         */
+        "dashboard_list_user_tokens.output": {
+            tokens: components["schemas"]["personal-token"][];
+        };
+        /**
+         * dashboard_revoke_user_token arguments
+         * @description Revoke a user's live personal tokens with this id or name. The token stops working at its next request on every instance.
+         * @example {
+         *       "userId": "usr_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "token": "laptop"
+         *     }
+         */
+        "dashboard_revoke_user_token.input": {
+            userId: string;
+            /** @description The token's id (pat_…) or its name. */
+            token: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_revoke_user_token result
+         * @example {
+         *       "revoked": 1,
+         *       "tokens": [
+         *         {
+         *           "id": "pat_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *           "userId": "usr_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *           "name": "laptop",
+         *           "createdAt": "2026-11-20T09:30:00.000Z",
+         *           "expiresAt": null,
+         *           "lastUsedAt": null,
+         *           "revokedAt": "2026-11-22T08:00:00.000Z",
+         *           "state": "revoked"
+         *         }
+         *       ]
+         *     }
+         */
+        "dashboard_revoke_user_token.output": {
+            /** @description How many live tokens were revoked. */
+            revoked: number;
+            /** @description The user's tokens after the revocation. */
+            tokens: components["schemas"]["personal-token"][];
+        };
     };
     responses: {
         /** @description Malformed request: not JSON, not a JSON-RPC 2.0 request object, a batch array, or a body that fails the schema. */
@@ -3780,6 +3925,60 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["tool-result"] & {
                         structuredContent?: components["schemas"]["dashboard_update_user.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_list_user_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_list_user_tokens.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_list_user_tokens through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_list_user_tokens.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_revoke_user_token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_revoke_user_token.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_revoke_user_token through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_revoke_user_token.output"];
                     };
                 };
             };

@@ -335,7 +335,7 @@ export interface components {
                 "application/vnd.objstore+json": components["schemas"]["lfs-error"];
             };
         };
-        /** @description The user may read the repository but not write to it. */
+        /** @description The user may read the repository but not write to it; or, for a transfer token, the grant it was issued under has been revoked since (a revoked grant stops transfers in flight). */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -609,6 +609,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
             416: components["responses"]["RangeNotSatisfiable"];

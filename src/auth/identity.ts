@@ -11,6 +11,8 @@ export interface Identity {
   orgId: string;
   role: Role | null;
   permissions: ReadonlySet<Permission>;
+  /** For a local user: its credential version when it authenticated (transfer tokens carry it). */
+  credentialVersion?: number;
   /** For the session cookie: the session's id (logout revokes it). */
   sessionId?: string;
   /** For a transfer token: the one operation on one object it allows. */

@@ -12,7 +12,7 @@ import { HttpError } from '../http/errors.js';
 import type { SecurityHandler } from '../http/router.js';
 import type { Identity } from './identity.js';
 import type { TokenService } from './jwt.js';
-import { ROLE_PERMISSIONS } from './permissions.js';
+import { ROLE_PERMISSIONS, grants, type Permission } from './permissions.js';
 import { resolveSession } from './sessions.js';
 
 export function dashboardChallenge(config: Config, error?: string): Record<string, string> {
@@ -28,6 +28,7 @@ export const identityOfUser = (user: UserRow, scheme: Identity['scheme'], sessio
   role: user.role,
   permissions: new Set(ROLE_PERMISSIONS[user.role]),
   sessionId,
+  credentialVersion: Number(user.credential_version),
 });
 
 export function bearerAuth(config: Config, users: UserState, tokens: TokenService): SecurityHandler {
@@ -41,18 +42,47 @@ export function bearerAuth(config: Config, users: UserState, tokens: TokenServic
     } catch (err) {
       throw new HttpError(401, `The bearer token is not valid: ${(err as Error).message}`, dashboardChallenge(config, 'invalid_token'));
     }
-    // A token may name a user; a deactivated user's tokens stop working at once.
-    const user = claims.sub.startsWith('usr_') ? await users.get(claims.sub) : undefined;
-    if (user && !user.active) throw new HttpError(401, 'The user of this token is deactivated', dashboardChallenge(config, 'invalid_token'));
+    const refuse = (why: string) => new HttpError(401, why, dashboardChallenge(config, 'invalid_token'));
+    // A user's token carries what the user holds now, not what it held when the token was minted.
+    if (claims.sub.startsWith('usr_')) {
+      const user = await users.get(claims.sub);
+      if (!user) throw refuse('The user of this token does not exist');
+      if (!user.active) throw refuse('The user of this token is deactivated');
+      if (user.org_id !== claims.orgId) throw refuse('This token names an organization its user does not belong to');
+      return {
+        scheme: 'bearerAuth',
+        subject: user.id,
+        username: user.username,
+        orgId: user.org_id,
+        role: user.role,
+        permissions: narrowed(ROLE_PERMISSIONS[user.role], claims.permissions),
+        credentialVersion: Number(user.credential_version),
+      } satisfies Identity;
+    }
+    // Service principals and external issuers keep their claims, within an org that exists.
+    if (!(await users.orgExists(claims.orgId))) throw refuse(`The organization ${claims.orgId} of this token does not exist`);
     return {
       scheme: 'bearerAuth',
       subject: claims.sub,
-      username: user?.username ?? null,
+      username: null,
       orgId: claims.orgId,
       role: claims.role,
       permissions: claims.permissions,
     } satisfies Identity;
   };
+}
+
+/**
+ * The permissions both the user's current role and the token allow: each side's permissions
+ * that the other side implies (admin.org implies the org-level ones), so a token scoped to
+ * reports.view stays at reports.view and an org admin's token for a demoted user falls to member.
+ */
+export function narrowed(current: readonly Permission[], token: ReadonlySet<Permission>): Set<Permission> {
+  const held = new Set(current);
+  const out = new Set<Permission>();
+  for (const p of held) if (grants(token, p)) out.add(p);
+  for (const p of token) if (grants(held, p)) out.add(p);
+  return out;
 }
 
 export function sessionCookie(config: Config, db: Db): SecurityHandler {
@@ -61,7 +91,7 @@ export function sessionCookie(config: Config, db: Db): SecurityHandler {
     if (!token) return null;
     const session = await resolveSession(db, token);
     const user = session && (await findUserById(db, session.userId));
-    if (!session || !user || !user.active) {
+    if (!session || !user || !user.active || Number(user.credential_version) !== session.credentialVersion) {
       throw new HttpError(401, 'The session has ended; sign in again', dashboardChallenge(config, 'invalid_token'));
     }
     return identityOfUser(user, 'sessionCookie', session.id);

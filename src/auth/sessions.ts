@@ -1,6 +1,8 @@
 /**
  * Server-side sessions behind the `session` cookie. The cookie holds 32 random bytes; the table
- * holds their SHA-256, the user and the expiry. Logout, deactivation and a password reset revoke.
+ * holds their SHA-256, the user, the expiry and the user's credential version at sign-in. Logout
+ * revokes one; anything that moves the credential version (a password or role change,
+ * deactivation) ends them all.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/knex.js';
@@ -11,16 +13,19 @@ export async function createSession(db: Db, userId: string, ttlSeconds: number) 
   const token = randomBytes(32).toString('base64url');
   const now = new Date();
   const expiresAt = new Date(now.getTime() + ttlSeconds * 1000).toISOString();
-  await db('sessions').insert({ token_hash: hashOf(token), user_id: userId, created_at: now.toISOString(), expires_at: expiresAt, revoked_at: null });
+  await db('sessions').insert({
+    token_hash: hashOf(token), user_id: userId, created_at: now.toISOString(), expires_at: expiresAt, revoked_at: null,
+    credential_version: db.raw('(select credential_version from users where id = ?)', [userId]),
+  });
   return { token, id: hashOf(token), expiresAt };
 }
 
-/** The live session's user id, or null for an unknown, expired or revoked one. */
-export async function resolveSession(db: Db, token: string): Promise<{ id: string; userId: string } | null> {
+/** The live session's user id and credential version, or null for an unknown, expired or revoked one. */
+export async function resolveSession(db: Db, token: string): Promise<{ id: string; userId: string; credentialVersion: number } | null> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
   const row = await db('sessions').where({ token_hash: hashOf(token) }).first();
   if (!row || row.revoked_at || row.expires_at <= new Date().toISOString()) return null;
-  return { id: row.token_hash, userId: row.user_id };
+  return { id: row.token_hash, userId: row.user_id, credentialVersion: Number(row.credential_version) };
 }
 
 export async function revokeSession(db: Db, token: string): Promise<void> {

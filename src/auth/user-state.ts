@@ -1,25 +1,35 @@
 /**
- * Whether a token's user still exists and is active, read on every authenticated request. The
- * answer is kept for a second: a change made through this process drops it at once; another
- * instance (or the CLI) sees it within that second. That keeps the bearer check off the
- * database on the hot path while a deactivated user loses access within a second everywhere.
+ * The current state of a token's user and the existence of a token's org, read on every
+ * authenticated request. There is no time-to-live: a user's row is one primary-key lookup (a few
+ * microseconds on SQLite's cached statement, one round trip on PostgreSQL), so a demotion,
+ * deactivation or deletion made by any instance or by the CLI counts at the very next request.
+ * Orgs are never deleted, so an org once seen is remembered; an unknown one is asked again.
  */
 import type { Db } from '../db/knex.js';
-import { findUserById, type UserRow } from '../db/users.js';
+import type { Role } from './permissions.js';
 
-export function createUserState(db: Db, ttlMs = 1000) {
-  const cache = new Map<string, { user: UserRow | undefined; until: number }>();
+export interface UserSnapshot {
+  id: string;
+  org_id: string;
+  username: string;
+  role: Role;
+  active: boolean | 0 | 1;
+  credential_version: number;
+}
+
+export function createUserState(db: Db) {
+  const knownOrgs = new Set<string>();
   return {
-    async get(userId: string): Promise<UserRow | undefined> {
-      const hit = cache.get(userId);
-      if (hit && hit.until > Date.now()) return hit.user;
-      const user = await findUserById(db, userId);
-      if (cache.size >= 10_000) cache.clear();
-      cache.set(userId, { user, until: Date.now() + ttlMs });
-      return user;
+    get(userId: string): Promise<UserSnapshot | undefined> {
+      return db<UserSnapshot>('users').where({ id: userId }).first('id', 'org_id', 'username', 'role', 'active', 'credential_version');
     },
-    forget(userId: string) {
-      cache.delete(userId);
+    async orgExists(orgId: string): Promise<boolean> {
+      if (knownOrgs.has(orgId)) return true;
+      const row = await db('orgs').where({ id: orgId }).first('id');
+      if (!row) return false;
+      if (knownOrgs.size >= 100_000) knownOrgs.clear();
+      knownOrgs.add(orgId);
+      return true;
     },
   };
 }

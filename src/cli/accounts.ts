@@ -9,9 +9,10 @@ import { hashPassword } from '../auth/passwords.js';
 import { isRole, type Role } from '../auth/permissions.js';
 import { revokeUserSessions } from '../auth/sessions.js';
 import type { Db } from '../db/knex.js';
-import { findOrgById, findOrgBySlug, findUserByName, insertOrg, insertUser, isUniqueViolation } from '../db/users.js';
+import { findOrgById, findOrgBySlug, findUserByName, insertOrg, insertUser, isUniqueViolation, updateUserRevoking } from '../db/users.js';
 import { UsageError, readPasswordFromStdin, withDb } from './args.js';
-import { createPersonalToken } from '../db/repos.js';
+import { createPersonalToken, listPersonalTokens, revokePersonalTokens } from '../db/repos.js';
+import { parseTtl } from '../auth/jwt.js';
 
 function check(validate: (typeof tools)[keyof typeof tools]['validateInput'], input: unknown) {
   if (!validate(input)) throw new UsageError(describeErrors(validate.errors, 'input').replace(/input\//g, ''));
@@ -87,21 +88,52 @@ export async function user(args: string[]): Promise<number> {
     return withDb(async (db) => {
       const u = await findUserByName(db, positionals[0]!);
       if (!u) throw new UsageError(`no user ${positionals[0]}`);
-      await db('users').where({ id: u.id }).update({ password_hash: await hashPassword(password), updated_at: new Date().toISOString() });
+      await updateUserRevoking(db, u.id, { password_hash: await hashPassword(password) });
       await revokeUserSessions(db, u.id);
       console.log(`changed the password of ${u.username}; its sessions are ended`);
       return 0;
     });
   }
+  if (sub === 'token' && rest[0] === 'revoke' && rest.length === 3) {
+    const [, username, ref] = rest as [string, string, string];
+    return withDb(async (db) => {
+      const u = await findUserByName(db, username);
+      if (!u) throw new UsageError(`no user ${username}`);
+      const n = await revokePersonalTokens(db, u.id, ref);
+      if (!n) throw new UsageError(`${username} has no live token named ${ref} (list them with: pactum user tokens ${username})`);
+      console.log(`revoked ${n} token${n === 1 ? '' : 's'} of ${username} (${ref}); it stops working at its next request`);
+      return 0;
+    });
+  }
   if (sub === 'token') {
-    const { positionals, values } = parseArgs({ args: rest, allowPositionals: true, options: { name: { type: 'string', default: 'git-lfs' } } });
-    if (!positionals[0]) throw new UsageError('usage: pactum user token <username> [--name NAME]');
+    const { positionals, values } = parseArgs({ args: rest, allowPositionals: true, options: { name: { type: 'string', default: 'git-lfs' }, ttl: { type: 'string' } } });
+    if (!positionals[0]) throw new UsageError('usage: pactum user token <username> [--name NAME] [--ttl 90d]');
+    let ttl: number | undefined;
+    try {
+      ttl = values.ttl ? parseTtl(values.ttl) : undefined;
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
     return withDb(async (db) => {
       const u = await findUserByName(db, positionals[0]!);
       if (!u) throw new UsageError(`no user ${positionals[0]}`);
-      const token = await createPersonalToken(db, u.id, values.name!);
-      console.log(token);
-      console.error(`a personal token for ${u.username} (${values.name}): use it as the password of Git LFS; it is shown only once`);
+      const created = await createPersonalToken(db, u.id, values.name!, ttl);
+      console.log(created.token);
+      const until = created.expiresAt ? `, valid until ${created.expiresAt}` : '';
+      console.error(`a personal token for ${u.username} (${values.name}, ${created.id}${until}): use it as the password of Git LFS; it is shown only once`);
+      return 0;
+    });
+  }
+  if (sub === 'tokens') {
+    if (!rest[0]) throw new UsageError('usage: pactum user tokens <username>');
+    return withDb(async (db) => {
+      const u = await findUserByName(db, rest[0]!);
+      if (!u) throw new UsageError(`no user ${rest[0]}`);
+      const now = new Date().toISOString();
+      for (const t of await listPersonalTokens(db, u.id)) {
+        const state = t.revoked_at ? `revoked ${t.revoked_at}` : t.expires_at && t.expires_at <= now ? `expired ${t.expires_at}` : 'live';
+        console.log([t.id, t.name, t.created_at, t.expires_at ?? 'no-expiry', t.last_used_at ?? 'never-used', state].join('\t'));
+      }
       return 0;
     });
   }
@@ -112,5 +144,5 @@ export async function user(args: string[]): Promise<number> {
       return 0;
     });
   }
-  throw new UsageError('usage: pactum user create|passwd|token|list …');
+  throw new UsageError('usage: pactum user create|passwd|token|tokens|list …');
 }

@@ -22,7 +22,9 @@ Usage:
   pactum org list
   pactum user create <username> --org <slug> (--role ROLE | --admin) --password-stdin
   pactum user passwd <username> --password-stdin
-  pactum user token <username> [--name NAME]   a personal token, the Git LFS password
+  pactum user token <username> [--name NAME] [--ttl 90d]   a personal token, the Git LFS password
+  pactum user tokens <username>    its personal tokens: id, name, created, expires, last used, state
+  pactum user token revoke <username> <name|id>
   pactum user list
   pactum repo create <org>/<repo> [--public]
   pactum repo grant <org>/<repo> <username> read|write|admin

@@ -34,12 +34,63 @@ export async function setGrant(db: Db, repoId: string, userId: string, access: R
 
 const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 
-/** A personal access token: shown once, stored as its SHA-256. */
-export async function createPersonalToken(db: Db, userId: string, name: string) {
+/** A personal access token: shown once, stored as its SHA-256; optionally expiring. */
+export async function createPersonalToken(db: Db, userId: string, name: string, ttlSeconds?: number) {
   const token = `pat_${randomBytes(24).toString('base64url')}`;
-  await db('personal_tokens').insert({ id: newId('pat'), user_id: userId, token_hash: tokenHash(token), name, created_at: new Date().toISOString(), last_used_at: null, revoked_at: null });
-  return token;
+  const now = new Date();
+  const expiresAt = ttlSeconds ? new Date(now.getTime() + ttlSeconds * 1000).toISOString() : null;
+  const id = newId('pat');
+  await db('personal_tokens').insert({ id, user_id: userId, token_hash: tokenHash(token), name, created_at: now.toISOString(), last_used_at: null, revoked_at: null, expires_at: expiresAt });
+  return { token, id, expiresAt };
 }
 
+/** The live token (not revoked, not expired) with this secret. */
 export const findPersonalToken = (db: Db, token: string) =>
-  db('personal_tokens').where({ token_hash: tokenHash(token) }).whereNull('revoked_at').first<{ id: string; user_id: string } | undefined>('id', 'user_id');
+  db('personal_tokens')
+    .where({ token_hash: tokenHash(token) })
+    .whereNull('revoked_at')
+    .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', new Date().toISOString()))
+    .first<{ id: string; user_id: string } | undefined>('id', 'user_id');
+
+export interface PersonalTokenRow {
+  id: string;
+  user_id: string;
+  name: string;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** A user's tokens, newest first, without their hashes. */
+export const listPersonalTokens = (db: Db, userId: string) =>
+  db<PersonalTokenRow>('personal_tokens')
+    .where({ user_id: userId })
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .select('id', 'user_id', 'name', 'created_at', 'expires_at', 'last_used_at', 'revoked_at');
+
+/**
+ * Revokes a user's live tokens named `ref` (an id, or a name) and moves the user's credential
+ * version, so Basic credentials remembered by any instance stop at once. Returns how many.
+ */
+export async function revokePersonalTokens(db: Db, userId: string, ref: string): Promise<number> {
+  return db.transaction(async (trx) => {
+    const now = new Date().toISOString();
+    const n = await trx('personal_tokens')
+      .where({ user_id: userId })
+      .whereNull('revoked_at')
+      .where((q) => q.where({ id: ref }).orWhere({ name: ref }))
+      .update({ revoked_at: now });
+    if (n) await trx('users').where({ id: userId }).update({ credential_version: trx.raw('credential_version + 1'), updated_at: now });
+    return n;
+  });
+}
+
+/** Last use is recorded at most once a minute per token: a push is thousands of requests. */
+const lastNoted = new Map<string, number>();
+export async function noteTokenUse(db: Db, tokenId: string, now = Date.now()): Promise<void> {
+  if ((lastNoted.get(tokenId) ?? 0) > now - 60_000) return;
+  if (lastNoted.size >= 10_000) lastNoted.clear();
+  lastNoted.set(tokenId, now);
+  await db('personal_tokens').where({ id: tokenId }).update({ last_used_at: new Date(now).toISOString() });
+}

@@ -17,6 +17,8 @@ export interface UserRow {
   created_at: string;
   updated_at: string;
   last_login_at: string | null;
+  /** Bumped by anything that takes a credential or a permission away (see migration 009). */
+  credential_version: number;
 }
 
 interface OrgRow { id: string; name: string; slug: string; created_at: string; updated_at: string }
@@ -51,11 +53,18 @@ export async function insertUser(db: Db, u: { orgId: string; username: string; p
   const now = new Date().toISOString();
   const row: UserRow = {
     id: newId('usr'), org_id: u.orgId, username: u.username, password_hash: u.passwordHash, role: u.role,
-    active: true, created_at: now, updated_at: now, last_login_at: null,
+    active: true, created_at: now, updated_at: now, last_login_at: null, credential_version: 0,
   };
   await db('users').insert(row);
   return toUser(row);
 }
+
+/**
+ * Changes a user and moves its credential version in one statement: every session, cached Basic
+ * credential and transfer token issued under the old version stops working at its next request.
+ */
+export const updateUserRevoking = (db: Db, userId: string, changes: Partial<UserRow> = {}) =>
+  db('users').where({ id: userId }).update({ ...changes, updated_at: new Date().toISOString(), credential_version: db.raw('credential_version + 1') });
 
 /** Whether an insert failed on a unique constraint (SQLite and PostgreSQL word it differently). */
 export const isUniqueViolation = (err: unknown) =>

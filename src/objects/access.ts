@@ -15,7 +15,7 @@ import type { Identity } from '../auth/identity.js';
 import { ROLE_PERMISSIONS } from '../auth/permissions.js';
 import { checkPassword, hashPassword, needsRehash } from '../auth/passwords.js';
 import type { PasswordThrottle } from '../auth/throttle.js';
-import { findGrant, findPersonalToken, findRepo, type RepoAccess, type RepoRow } from '../db/repos.js';
+import { findGrant, findPersonalToken, findRepo, noteTokenUse, type RepoAccess, type RepoRow } from '../db/repos.js';
 import { findUserById, findUserByName, type UserRow } from '../db/users.js';
 import type { Db } from '../db/knex.js';
 import { HttpError } from '../http/errors.js';
@@ -33,7 +33,10 @@ export interface RepoContext {
 }
 
 function identityOfUser(user: UserRow, scheme: Identity['scheme']): Identity {
-  return { scheme, subject: user.id, username: user.username, orgId: user.org_id, role: user.role, permissions: new Set(ROLE_PERMISSIONS[user.role]) };
+  return {
+    scheme, subject: user.id, username: user.username, orgId: user.org_id, role: user.role,
+    permissions: new Set(ROLE_PERMISSIONS[user.role]), credentialVersion: Number(user.credential_version),
+  };
 }
 
 /**
@@ -42,7 +45,7 @@ function identityOfUser(user: UserRow, scheme: Identity['scheme']): Identity {
  * sends them on every request and scrypt is deliberately slow.
  */
 export function basicAuth(db: Db, throttle: PasswordThrottle): SecurityHandler & { forget(userId: string): void } {
-  const verified = new Map<string, { userId: string; until: number }>();
+  const verified = new Map<string, { userId: string; version: number; until: number }>();
   const handler = async (ctx: Context) => {
     const m = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(ctx.get('authorization'));
     if (!m) return null;
@@ -56,11 +59,18 @@ export function basicAuth(db: Db, throttle: PasswordThrottle): SecurityHandler &
     const cacheKey = createHash('sha256').update(`${username}\0${secret}`).digest('hex');
     const hit = verified.get(cacheKey);
     let user: UserRow | undefined;
-    if (hit && hit.until > Date.now()) user = await findUserById(db, hit.userId);
-    else if (secret.startsWith('pat_')) {
+    if (hit && hit.until > Date.now() && !secret.startsWith('pat_')) {
+      // Remembered credentials count only while the user's credential version stands.
+      user = await findUserById(db, hit.userId);
+      if (user && Number(user.credential_version) !== hit.version) {
+        verified.delete(cacheKey);
+        user = undefined;
+      }
+    } else if (secret.startsWith('pat_')) {
       const token = await findPersonalToken(db, secret);
       user = token && (await findUserById(db, token.user_id));
       if (user && user.username !== username) user = undefined;
+      if (token && user) await noteTokenUse(db, token.id);
     } else {
       // Throttled before scrypt; an unknown user costs the same scrypt as a known one.
       const candidate = await findUserByName(db, username);
@@ -70,7 +80,7 @@ export function basicAuth(db: Db, throttle: PasswordThrottle): SecurityHandler &
     if (!user || !user.active) throw refuse();
     if (!hit) {
       if (verified.size >= 10_000) verified.clear();
-      verified.set(cacheKey, { userId: user.id, until: Date.now() + 60_000 });
+      verified.set(cacheKey, { userId: user.id, version: Number(user.credential_version), until: Date.now() + 60_000 });
     }
     return identityOfUser(user, 'basicAuth');
   };
@@ -98,6 +108,7 @@ export function transferToken(tokens: TransferTokens): SecurityHandler {
       orgId: claims.orgId,
       role: null,
       permissions: new Set(),
+      credentialVersion: claims.credentialVersion ?? undefined,
       transfer: { repoId: claims.repoId, oid: claims.oid, size: claims.size, op: claims.op },
     } satisfies Identity;
   };
@@ -110,6 +121,25 @@ async function accessOf(db: Db, repo: RepoRow, identity: Identity | null): Promi
   if (identity.permissions.has('admin.org') && identity.orgId === repo.org_id) return 'admin';
   const grant = await findGrant(db, repo.id, identity.subject);
   return grant && RANK[grant.access] > RANK[publicRead] ? grant.access : publicRead;
+}
+
+/**
+ * A transfer token outlives nothing: at each use its user must still be active under the same
+ * credential version (else 401: git-lfs asks for credentials again), and the access it was
+ * issued for must still hold (else 403, as for any caller that lost a grant). Service callers
+ * keep what their token says; anonymous ones need the repository to be public still.
+ */
+async function recheckTransfer(db: Db, repo: RepoRow, identity: Identity, need: 'read' | 'write'): Promise<void> {
+  let now: Identity | null = null;
+  if (identity.subject.startsWith('usr_')) {
+    const user = await findUserById(db, identity.subject);
+    if (!user || !user.active || Number(user.credential_version) !== identity.credentialVersion) {
+      throw new HttpError(401, 'The credentials behind this transfer token were changed or revoked; authenticate again', LFS_CHALLENGE);
+    }
+    now = identityOfUser(user, 'basicAuth');
+  } else if (identity.subject !== 'anonymous') return;
+  const access = await accessOf(db, repo, now);
+  if (RANK[access] < RANK[need]) throw new HttpError(403, `The access this transfer token was issued for has been revoked; ${repo.org_slug}/${repo.name} is no longer open to ${identity.username ?? identity.subject} for this`);
 }
 
 /**
@@ -130,6 +160,7 @@ export async function authorize(
     if (!repo || t.repoId !== repo.id || (params.oid && t.oid !== params.oid) || t.op !== transferOp) {
       throw new HttpError(401, 'This transfer token is for another object or operation; request new actions', LFS_CHALLENGE);
     }
+    await recheckTransfer(db, repo, identity, t.op === 'upload' ? 'write' : 'read');
     return { repo, access: t.op === 'upload' ? 'write' : 'read', identity };
   }
   const access = repo ? await accessOf(db, repo, identity) : 'none';

@@ -21,7 +21,7 @@ export function actionFactory(opts: { publicUrl: string; ttlSeconds: number; tok
   const base = repoBase(opts.publicUrl, opts.repo);
   const exp = Math.floor(Date.now() / 1000) + opts.ttlSeconds;
   const expiresAt = new Date(exp * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const who = { subject: opts.identity?.subject ?? 'anonymous', username: opts.identity?.username ?? null, orgId: opts.identity?.orgId ?? opts.repo.org_id };
+  const who = { subject: opts.identity?.subject ?? 'anonymous', username: opts.identity?.username ?? null, orgId: opts.identity?.orgId ?? opts.repo.org_id, credentialVersion: opts.identity?.credentialVersion ?? null };
   return {
     href: (path) => `${base}${path}`,
     action(path, oid, size, op) {

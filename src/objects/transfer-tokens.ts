@@ -1,7 +1,8 @@
 /**
  * The tokens in action and link headers: `Authorization: Bearer <payload>.<mac>`, an HMAC-SHA256
  * over a small JSON payload naming the repository, the object, its size, the operation, the
- * user and the expiry. Signing and checking are a few microseconds, so a batch of a thousand
+ * user, the user's credential version and the expiry (format 2; format 1 had no version and is
+ * refused). Signing and checking are a few microseconds, so a batch of a thousand
  * objects gets a thousand tokens, each good for exactly one transfer.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -13,6 +14,8 @@ export interface TransferClaims extends TransferGrant {
   subject: string;
   username: string | null;
   orgId: string;
+  /** The user's credential version at signing; null for anonymous and service callers. */
+  credentialVersion?: number | null;
   /** Seconds since the epoch. */
   exp: number;
 }
@@ -26,7 +29,7 @@ export function createTransferTokens(config: Config) {
   const mac = (payload: string) => createHmac('sha256', key).update(payload).digest();
   return {
     sign(c: TransferClaims): string {
-      const payload = Buffer.from(JSON.stringify([1, c.repoId, c.oid, c.size, c.op, c.subject, c.username, c.orgId, c.exp])).toString('base64url');
+      const payload = Buffer.from(JSON.stringify([2, c.repoId, c.oid, c.size, c.op, c.subject, c.username, c.orgId, c.exp, c.credentialVersion ?? null])).toString('base64url');
       return `${payload}.${mac(payload).toString('base64url')}`;
     },
     verify(token: string, now = Date.now()): TransferClaims {
@@ -38,10 +41,10 @@ export function createTransferTokens(config: Config) {
       if (given.toString('base64url') !== signature) throw new TransferTokenError('malformed transfer token');
       const expected = mac(payload);
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new TransferTokenError('the transfer token is not valid');
-      const [v, repoId, oid, size, op, subject, username, orgId, exp] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-      if (v !== 1) throw new TransferTokenError('unknown transfer token version');
+      const [v, repoId, oid, size, op, subject, username, orgId, exp, credentialVersion] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+      if (v !== 2) throw new TransferTokenError('unknown transfer token version');
       if (exp * 1000 < now) throw new TransferTokenError('the transfer token has expired; request new actions');
-      return { repoId, oid, size, op, subject, username, orgId, exp };
+      return { repoId, oid, size, op, subject, username, orgId, exp, credentialVersion };
     },
   };
 }

@@ -37,7 +37,9 @@ describe('pactum CLI', () => {
 
     const userToken = (await pactum(['token', '--user', 'ada', '--ttl', '15m'], withUrl)).stdout.trim();
     expect(userToken.split('.')).toHaveLength(3);
-    const anyToken = (await pactum(['token', '--sub', 'svc_ci', '--org', 'org_x', '--perm', 'reports.view,compliance.view', '--ttl', '1h'], withUrl)).stdout.trim();
+    // A service principal's token: its claims carry its permissions, within an org that exists.
+    const acmeId = /\((org_[0-9a-z]{26})\)/.exec(org.stdout)![1]!;
+    const anyToken = (await pactum(['token', '--sub', 'svc_ci', '--org', acmeId, '--perm', 'reports.view,compliance.view', '--ttl', '1h'], withUrl)).stdout.trim();
 
     const admin = await mcpClient(server.url, bearer(userToken));
     expect(ok(await admin.callTool({ name: 'dashboard_list_orgs', arguments: {} })).orgs.map((o: { slug: string }) => o.slug)).toEqual(['acme']);

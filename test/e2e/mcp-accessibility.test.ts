@@ -26,8 +26,8 @@ beforeAll(async () => {
   s = await startTestServer({ SCAN_ALLOW_PRIVATE_NETWORKS: 'true' });
   acmeId = (await insertOrg(s.services.db, { name: 'Acme', slug: 'acme' })).id;
   const globexId = (await insertOrg(s.services.db, { name: 'Globex', slug: 'globex' })).id;
-  acme = await mcpClient(s.url, bearer(await s.token({ sub: 'usr_acme_admin', orgId: acmeId, role: 'org_admin', perms: [] })));
-  globex = await mcpClient(s.url, bearer(await s.token({ sub: 'usr_globex_admin', orgId: globexId, role: 'org_admin', perms: [] })));
+  acme = await mcpClient(s.url, bearer(await s.token({ sub: 'svc_acme_admin', orgId: acmeId, role: 'org_admin', perms: [] })));
+  globex = await mcpClient(s.url, bearer(await s.token({ sub: 'svc_globex_admin', orgId: globexId, role: 'org_admin', perms: [] })));
 });
 afterAll(async () => {
   await acme?.close();
@@ -298,7 +298,7 @@ describe('fleet', () => {
     expect(summary).toMatchObject({ sites: 1, scannedSites: 1, totalIssues: 11 });
     expect(summary.topCriteria[0]).toMatchObject({ criterion: '1.4.3', title: 'Contrast (Minimum)', issues: 6, sites: 1 });
     const queued = ok(await call(acme, 'dashboard_queue_bulk_fix', { wcagCriterion: '1.1.1' }));
-    expect(queued.pr).toMatchObject({ orgId: acmeId, status: 'draft', wcagCriterion: '1.1.1', createdBy: 'usr_acme_admin' });
+    expect(queued.pr).toMatchObject({ orgId: acmeId, status: 'draft', wcagCriterion: '1.1.1', createdBy: 'svc_acme_admin' });
     expect(queued.legs).toEqual([expect.objectContaining({ siteId: fleet.sites[0].siteId, legStatus: 'queued', approvalStatus: 'pending' })]);
     expect(ok(await call(acme, 'dashboard_coordinated_pr_status', { id: queued.pr.id }))).toEqual(queued);
     expect(failure(await call(globex, 'dashboard_coordinated_pr_status', { id: queued.pr.id })).error).toBe('forbidden');

@@ -11,6 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { toolNames } from '../../generated/tools.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { bearer, failure, mcpClient, ok } from '../helpers/mcp.js';
+import { insertOrg } from '../../src/db/users.js';
 
 const PASSWORDS = { ada: 'ada-password-1234', grace: 'grace-password-5678', bob: 'bob-password-9012', newpass: 'a-brand-new-password' };
 const SECRETS = { good: 'client-secret-GOOD-9f3a', bad: 'client-secret-BAD-7c1e', changed: 'client-secret-CHANGED-2b2b' };
@@ -47,8 +48,9 @@ beforeAll(async () => {
   fakeUrl = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
 
   s = await startTestServer();
-  const root = await mcpClient(s.url, bearer(await s.token({ sub: 'usr_root', orgId: 'org_root', perms: ['admin.system'] })));
-  acmeId = ok(await root.callTool({ name: 'dashboard_create_org', arguments: { name: 'Acme', slug: 'acme' } })).id;
+  // A service principal's token is bounded by an org that exists: root's is acme's.
+  acmeId = (await insertOrg(s.services.db, { name: 'Acme', slug: 'acme' })).id;
+  const root = await mcpClient(s.url, bearer(await s.token({ sub: 'svc_root', orgId: acmeId, perms: ['admin.system'] })));
   globexId = ok(await root.callTool({ name: 'dashboard_create_org', arguments: { name: 'Globex', slug: 'globex' } })).id;
   for (const [username, role, orgId, password] of [
     ['ada', 'system_admin', acmeId, PASSWORDS.ada],
@@ -62,7 +64,7 @@ beforeAll(async () => {
   system = await mcpClient(s.url, bearer(await tokenOf('ada', 'system_admin', acmeId)));
   acmeAdmin = await mcpClient(s.url, bearer(await tokenOf('grace', 'org_admin', acmeId)));
   globexAdmin = await mcpClient(s.url, bearer(await tokenOf('bob', 'org_admin', globexId)));
-  acmeMember = await mcpClient(s.url, bearer(await s.token({ sub: 'usr_member', orgId: acmeId, role: 'member', perms: [] })));
+  acmeMember = await mcpClient(s.url, bearer(await s.token({ sub: 'svc_member', orgId: acmeId, role: 'member', perms: [] })));
 });
 
 afterAll(async () => {
@@ -94,7 +96,7 @@ describe('transport and discovery', () => {
   });
 
   it('enforces every tool\'s permission in one place: a caller with no permission can call nothing', async () => {
-    const nobody = await mcpClient(s.url, bearer(await s.token({ sub: 'usr_nobody', orgId: acmeId, perms: [] })));
+    const nobody = await mcpClient(s.url, bearer(await s.token({ sub: 'svc_nobody', orgId: acmeId, perms: [] })));
     expect((await nobody.listTools()).tools).toEqual([]);
     for (const name of toolNames) {
       const f = failure(await nobody.callTool({ name, arguments: {} }));
@@ -276,7 +278,7 @@ describe('sessions and audit', () => {
     expect(rows.length).toBeGreaterThan(40);
     const create = rows.find((r) => r.tool === 'dashboard_create_service_connection' && r.outcome === 'ok');
     expect(JSON.parse(create.arguments)).toMatchObject({ serviceId: expect.any(String), clientSecret: '[redacted]' });
-    expect(rows.some((r) => r.outcome === 'forbidden' && r.subject === 'usr_nobody')).toBe(true);
+    expect(rows.some((r) => r.outcome === 'forbidden' && r.subject === 'svc_nobody')).toBe(true);
     for (const r of rows) expect(r.duration_ms).toBeGreaterThanOrEqual(0);
   });
 

@@ -15,6 +15,10 @@ import { expect } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { responseChecker, type Violation } from '../../src/http/response-check.js';
+import { DUMMY_HASH } from '../../src/auth/passwords.js';
+import type { Role } from '../../src/auth/permissions.js';
+import type { Db } from '../../src/db/knex.js';
+import { insertOrg } from '../../src/db/users.js';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
@@ -28,7 +32,13 @@ export interface TestServer extends RunningServer {
   logLines: string[];
   /** Every JSON or SSE response body the server sent, in order. */
   bodies: string[];
-  /** The JWT of a system admin of `orgId` (default: a fresh org id that need not exist). */
+  /**
+   * A JWT (default: the service principal `svc_test` of the org `test-org` with admin.system). The server
+   * refuses a token whose org does not exist and reads a `usr_` subject's role from the database,
+   * so the org and, for a `usr_` subject, the user are created when missing (the user with `role`,
+   * else as a system admin, so that the token's scopes alone bound what it may do). Their ids are
+   * the ones given: tests whose tool results list users or orgs should name real ones.
+   */
   token(claims?: { sub?: string; orgId?: string; perms?: string[]; role?: string; ttl?: number }): Promise<string>;
   expectConformant(): void;
   /** The running instances: one, or two in the pair topology. */
@@ -36,6 +46,20 @@ export interface TestServer extends RunningServer {
   /** The round-robin proxy in front of the pair, else null. */
   balancer: RoundRobin | null;
   stop(): Promise<void>;
+}
+
+/** The org, and a `usr_` subject's user, that a test token names. */
+async function provision(db: Db, sub: string, orgId: string, role: Role) {
+  const now = new Date().toISOString();
+  if (!(await db('orgs').where({ id: orgId }).first())) {
+    await db('orgs').insert({ id: orgId, name: orgId, slug: orgId.toLowerCase().replace(/[^a-z0-9-]/g, '-'), created_at: now, updated_at: now }).onConflict('id').ignore();
+  }
+  if (sub.startsWith('usr_') && !(await db('users').where({ id: sub }).first())) {
+    await db('users')
+      .insert({ id: sub, org_id: orgId, username: sub, password_hash: DUMMY_HASH, role, active: true, created_at: now, updated_at: now, last_login_at: null })
+      .onConflict('id')
+      .ignore();
+  }
 }
 
 /** Shared by both instances of the pair topology, as a deployment shares them. */
@@ -81,6 +105,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     instances.push(await start());
   }
   const running = instances[0]!;
+  let defaultOrg: Promise<string> | undefined;
   const ownUrls = instances.map((i) => `http://127.0.0.1:${(i.server.address() as AddressInfo).port}`);
   if (balancer) balancer.targets = ownUrls;
   const own = balancer?.url ?? ownUrls[0]!;
@@ -96,11 +121,15 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     bodies,
     instances,
     balancer,
-    token: (c = {}) =>
-      running.services.tokens.sign(
-        { sub: c.sub ?? 'usr_test', orgId: c.orgId ?? 'org_test', role: c.role as never, scopes: (c.perms ?? (c.role ? [] : ['admin.system'])) as never },
+    async token(c = {}) {
+      const sub = c.sub ?? 'svc_test';
+      const orgId = c.orgId ?? (await (defaultOrg ??= insertOrg(running.services.db, { name: 'Test org', slug: 'test-org' }).then((o) => o.id)));
+      await provision(running.services.db, sub, orgId, (c.role ?? 'system_admin') as Role);
+      return running.services.tokens.sign(
+        { sub, orgId, role: c.role as never, scopes: (c.perms ?? (c.role ? [] : ['admin.system'])) as never },
         c.ttl ?? 600,
-      ),
+      );
+    },
     async close() {
       await Promise.all(instances.map((i) => i.close()));
     },

@@ -37,7 +37,8 @@ afterEach(() => s.expectConformant());
 const sign = (alg: string, claims: Record<string, unknown> = {}, opts: { issuer?: string; audience?: string; key?: CryptoKey | KeyObject } = {}) =>
   new SignJWT({ orgId, role: 'org_admin', ...claims })
     .setProtectedHeader({ alg, kid: keys[alg]!.kid })
-    .setSubject('usr_from_idp')
+    // An identity provider's subject, not a local user: its claims carry the role.
+    .setSubject('idp|from_idp')
     .setIssuer(opts.issuer ?? 'https://idp.example')
     .setAudience(opts.audience ?? `${s.url}/api/v1/mcp`)
     .setExpirationTime('5m')

@@ -36,7 +36,7 @@ beforeAll(async () => {
   await db('users').where({ username: 'olga' }).update({ role: 'org_admin' });
   await lfsFixture(db, { org: 'other', repo: 'secret', username: 'oscar', password: 'oscar-password-1', access: 'write' });
   await lfsFixture(db, { org: 'acme', repo: 'pub', username: 'pete', password: 'pete-password-1', access: 'write', public: true });
-  pat = await createPersonalToken(db, user.id, 'ci');
+  pat = (await createPersonalToken(db, user.id, 'ci')).token;
   base = `${s.url}/acme/site.git/info/lfs`;
   pub = `${s.url}/acme/pub.git/info/lfs`;
 });

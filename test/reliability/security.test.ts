@@ -140,7 +140,7 @@ beforeAll(async () => {
   const acme = await lfsFixture(s1.services.db, { org: 'acme', repo: 'site', username: 'wally', password: PASSWORDS.wally, access: 'write' });
   acmeId = acme.org.id;
   await lfsFixture(s1.services.db, { org: 'globex', repo: 'vault', username: 'oscar', password: PASSWORDS.oscar, access: 'write' });
-  const pat = await createPersonalToken(s1.services.db, acme.user.id, 'reliability');
+  const { token: pat } = await createPersonalToken(s1.services.db, acme.user.id, 'reliability');
   addSecret('personal token of wally', pat);
   wallyAuth = basicHeader('wally', PASSWORDS.wally);
 }, 60_000);
@@ -158,7 +158,7 @@ describe('bearer tokens', () => {
     const claims = { orgId: acmeId, scopes: ['admin.system'] };
     const sign = (opts: { key?: Uint8Array; alg?: string; aud?: string | null; iss?: string | null; exp?: number | null; nbf?: number; sub?: string | null; body?: Record<string, unknown> } = {}) => {
       const jwt = new SignJWT(opts.body ?? claims).setProtectedHeader({ alg: opts.alg ?? 'HS256', typ: 'JWT' }).setIssuedAt(now - 30);
-      if (opts.sub !== null) jwt.setSubject(opts.sub ?? 'usr_reliability');
+      if (opts.sub !== null) jwt.setSubject(opts.sub ?? 'svc_reliability');
       if (opts.aud !== null) jwt.setAudience(opts.aud ?? audience);
       if (opts.iss !== null) jwt.setIssuer(opts.iss ?? ISSUER);
       if (opts.exp !== null) jwt.setExpirationTime(opts.exp ?? now + 600);
@@ -319,8 +319,8 @@ describe('cross-org isolation, for every tool of the catalogue', () => {
 
     aId = ok(await callTool(s2.url, bearer(await s2.token({ perms: ['admin.system'] })), 'dashboard_create_org', { name: 'Acme Reliability', slug: 'acme-rel' })).id;
     bId = ok(await callTool(s2.url, bearer(await s2.token({ perms: ['admin.system'] })), 'dashboard_create_org', { name: 'Globex Corporation', slug: 'globex-corp' })).id;
-    const aToken = await s2.token({ sub: 'usr_acme_admin', orgId: aId, role: 'org_admin' });
-    const bToken = await s2.token({ sub: 'usr_globex_admin', orgId: bId, role: 'org_admin' });
+    const aToken = await s2.token({ sub: 'svc_acme_admin', orgId: aId, role: 'org_admin' });
+    const bToken = await s2.token({ sub: 'svc_globex_admin', orgId: bId, role: 'org_admin' });
     addSecret('the JWT of org A', aToken);
     addSecret('the JWT of org B', bToken);
     A = bearer(aToken);
@@ -406,6 +406,8 @@ describe('cross-org isolation, for every tool of the catalogue', () => {
       ['dashboard_list_reports', { siteUrl: b.siteUrl }, 'scoped', (r) => (r.reports.length ? `${r.reports.length} reports` : null)],
       ['dashboard_list_reports', { targetOrgId: bId }, 'scoped', (r) => (r.reports.length ? `${r.reports.length} reports` : null)],
       ['dashboard_list_service_connections', { targetOrgId: bId }, 'scoped', (r) => (r.connections.every((c: { serviceId: string }) => c.serviceId === 'compliance') ? null : 'connections of B listed')],
+      ['dashboard_list_user_tokens', { userId: b.userId }, 'refused'],
+      ['dashboard_revoke_user_token', { userId: b.userId, token: 'git-lfs' }, 'refused'],
       ['dashboard_list_users', { targetOrgId: bId }, 'refused'],
       ['dashboard_list_users', {}, 'scoped', (r) => (r.users.every((u: { orgId: string }) => u.orgId === aId) ? null : 'users of another org listed')],
       ['dashboard_list_wcag_criteria', { targetOrgId: bId }, 'scoped'],
@@ -601,7 +603,7 @@ describe('transfer tokens and action hrefs', () => {
       ['download: oid changed', () => get(`${lfs}/content/${victim.oid}`, `Bearer ${withClaims((c) => (c[2] = victim.oid))}`)],
       ['download: size changed', () => get(download.href, `Bearer ${withClaims((c) => (c[3] = 1))}`)],
       ["download: repository changed to globex's", () => get(`${s1.url}/globex/vault.git/info/lfs/content/${stored.oid}`, `Bearer ${withClaims((c) => (c[1] = globexRepo.id))}`)],
-      ['download: version changed', () => get(download.href, `Bearer ${withClaims((c) => (c[0] = 2))}`)],
+      ['download: version changed (to format 1, which had no credential version)', () => get(download.href, `Bearer ${withClaims((c) => (c[0] = 1))}`)],
       ['download: payload only', () => get(download.href, `Bearer ${payload}`)],
       ['download: three segments', () => get(download.href, `Bearer ${payload}.${mac}.${mac}`)],
       ['download: expired token, genuinely signed', () => get(download.href, `Bearer ${expired}`)],
@@ -648,8 +650,8 @@ describe('transfer tokens that expire while held', () => {
       else {
         // The same action, signed by the server's own key to expire in two seconds.
         const [payload] = upload.header.Authorization!.slice('Bearer '.length).split('.') as [string];
-        const [, repoId, oid, size, op, subject, username, orgId] = JSON.parse(Buffer.from(payload, 'base64url').toString()) as [number, string, string, number, 'upload', string, string, string];
-        const token = srv.services.objects.tokens.sign({ repoId, oid, size, op, subject, username, orgId, exp: Math.floor(Date.now() / 1000) + ttl });
+        const [, repoId, oid, size, op, subject, username, orgId, , credentialVersion] = JSON.parse(Buffer.from(payload, 'base64url').toString()) as [number, string, string, number, 'upload', string, string, string, number, number];
+        const token = srv.services.objects.tokens.sign({ repoId, oid, size, op, subject, username, orgId, credentialVersion, exp: Math.floor(Date.now() / 1000) + ttl });
         upload = { ...upload, header: { Authorization: `Bearer ${token}` } };
       }
       transferTokens.add(upload.header.Authorization!.slice('Bearer '.length));

@@ -273,7 +273,7 @@ export type BatchBatchErrors = {
      */
     401: LfsError;
     /**
-     * The user may read the repository but not write to it.
+     * The user may read the repository but not write to it; or, for a transfer token, the grant it was issued under has been revoked since (a revoked grant stops transfers in flight).
      */
     403: LfsError;
     /**
@@ -346,6 +346,10 @@ export type ObjectsDownloadErrors = {
      */
     401: LfsError;
     /**
+     * The user may read the repository but not write to it; or, for a transfer token, the grant it was issued under has been revoked since (a revoked grant stops transfers in flight).
+     */
+    403: LfsError;
+    /**
      * The repository does not exist or is not visible to the user, or the object does not exist.
      */
     404: LfsError;
@@ -404,7 +408,7 @@ export type ObjectsUploadErrors = {
      */
     401: LfsError;
     /**
-     * The user may read the repository but not write to it.
+     * The user may read the repository but not write to it; or, for a transfer token, the grant it was issued under has been revoked since (a revoked grant stops transfers in flight).
      */
     403: LfsError;
     /**
@@ -463,7 +467,7 @@ export type ObjectsVerifyErrors = {
      */
     401: LfsError;
     /**
-     * The user may read the repository but not write to it.
+     * The user may read the repository but not write to it; or, for a transfer token, the grant it was issued under has been revoked since (a revoked grant stops transfers in flight).
      */
     403: LfsError;
     /**
@@ -592,7 +596,7 @@ export type TusPatchErrors = {
      */
     401: LfsError;
     /**
-     * The user may read the repository but not write to it.
+     * The user may read the repository but not write to it; or, for a transfer token, the grant it was issued under has been revoked since (a revoked grant stops transfers in flight).
      */
     403: LfsError;
     /**
@@ -717,7 +721,7 @@ export type LocksCreateErrors = {
      */
     401: LfsError;
     /**
-     * The user may read the repository but not write to it.
+     * The user may read the repository but not write to it; or, for a transfer token, the grant it was issued under has been revoked since (a revoked grant stops transfers in flight).
      */
     403: LfsError;
     /**
@@ -774,7 +778,7 @@ export type LocksVerifyErrors = {
      */
     401: LfsError;
     /**
-     * The user may read the repository but not write to it.
+     * The user may read the repository but not write to it; or, for a transfer token, the grant it was issued under has been revoked since (a revoked grant stops transfers in flight).
      */
     403: LfsError;
     /**
@@ -829,7 +833,7 @@ export type LocksUnlockErrors = {
      */
     401: LfsError;
     /**
-     * The user may read the repository but not write to it.
+     * The user may read the repository but not write to it; or, for a transfer token, the grant it was issued under has been revoked since (a revoked grant stops transfers in flight).
      */
     403: LfsError;
     /**

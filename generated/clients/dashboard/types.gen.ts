@@ -702,6 +702,28 @@ export type ServiceConnection = {
 export type ServiceId = 'compliance' | 'branding' | 'llm';
 
 /**
+ * PersonalToken
+ *
+ * A user's personal access token, the password for Git LFS. Its secret is shown once, when it is created, and only its SHA-256 is stored: it is never listed.
+ */
+export type PersonalToken = {
+    id: string;
+    userId: string;
+    name: string;
+    createdAt: Timestamp;
+    /**
+     * Null for a token without expiry.
+     */
+    expiresAt: string | null;
+    /**
+     * Recorded at most once a minute.
+     */
+    lastUsedAt: string | null;
+    revokedAt: string | null;
+    state: 'live' | 'expired' | 'revoked';
+};
+
+/**
  * User
  *
  * A dashboard user. The password and its hash are never returned.
@@ -1430,6 +1452,51 @@ export type DashboardUpdateUserInput = unknown & {
 export type DashboardUpdateUserOutput = User;
 
 /**
+ * dashboard_list_user_tokens arguments
+ *
+ * List a user's personal tokens (never their secrets), newest first, revoked and expired ones included.
+ */
+export type DashboardListUserTokensInput = {
+    userId: string;
+    [key: string]: unknown;
+};
+
+/**
+ * dashboard_list_user_tokens result
+ */
+export type DashboardListUserTokensOutput = {
+    tokens: Array<PersonalToken>;
+};
+
+/**
+ * dashboard_revoke_user_token arguments
+ *
+ * Revoke a user's live personal tokens with this id or name. The token stops working at its next request on every instance.
+ */
+export type DashboardRevokeUserTokenInput = {
+    userId: string;
+    /**
+     * The token's id (pat_…) or its name.
+     */
+    token: string;
+    [key: string]: unknown;
+};
+
+/**
+ * dashboard_revoke_user_token result
+ */
+export type DashboardRevokeUserTokenOutput = {
+    /**
+     * How many live tokens were revoked.
+     */
+    revoked: number;
+    /**
+     * The user's tokens after the revocation.
+     */
+    tokens: Array<PersonalToken>;
+};
+
+/**
  * LoginRequest
  */
 export type LoginRequestWritable = {
@@ -2038,6 +2105,60 @@ export type McpToolDashboardUpdateUserResponses = {
 };
 
 export type McpToolDashboardUpdateUserResponse = McpToolDashboardUpdateUserResponses[keyof McpToolDashboardUpdateUserResponses];
+
+export type McpToolDashboardListUserTokensData = {
+    body: DashboardListUserTokensInput;
+    path?: never;
+    query?: never;
+    url: '/api/v1/mcp/tools/dashboard_list_user_tokens';
+};
+
+export type McpToolDashboardListUserTokensErrors = {
+    /**
+     * Always. The stub only documents the tool; call it with tools/call through POST /api/v1/mcp. Allow is empty, as the stub serves no method.
+     */
+    405: StubError;
+};
+
+export type McpToolDashboardListUserTokensError = McpToolDashboardListUserTokensErrors[keyof McpToolDashboardListUserTokensErrors];
+
+export type McpToolDashboardListUserTokensResponses = {
+    /**
+     * Never answered here. The result envelope of tools/call of dashboard_list_user_tokens through POST /api/v1/mcp; structuredContent is the tool's output.
+     */
+    200: ToolResult & {
+        structuredContent?: DashboardListUserTokensOutput;
+    };
+};
+
+export type McpToolDashboardListUserTokensResponse = McpToolDashboardListUserTokensResponses[keyof McpToolDashboardListUserTokensResponses];
+
+export type McpToolDashboardRevokeUserTokenData = {
+    body: DashboardRevokeUserTokenInput;
+    path?: never;
+    query?: never;
+    url: '/api/v1/mcp/tools/dashboard_revoke_user_token';
+};
+
+export type McpToolDashboardRevokeUserTokenErrors = {
+    /**
+     * Always. The stub only documents the tool; call it with tools/call through POST /api/v1/mcp. Allow is empty, as the stub serves no method.
+     */
+    405: StubError;
+};
+
+export type McpToolDashboardRevokeUserTokenError = McpToolDashboardRevokeUserTokenErrors[keyof McpToolDashboardRevokeUserTokenErrors];
+
+export type McpToolDashboardRevokeUserTokenResponses = {
+    /**
+     * Never answered here. The result envelope of tools/call of dashboard_revoke_user_token through POST /api/v1/mcp; structuredContent is the tool's output.
+     */
+    200: ToolResult & {
+        structuredContent?: DashboardRevokeUserTokenOutput;
+    };
+};
+
+export type McpToolDashboardRevokeUserTokenResponse = McpToolDashboardRevokeUserTokenResponses[keyof McpToolDashboardRevokeUserTokenResponses];
 
 export type McpToolDashboardCreateServiceConnectionData = {
     body: DashboardCreateServiceConnectionInputWritable;

@@ -156,7 +156,7 @@ export type LegacyCreateObjectErrors = {
      */
     401: LfsError;
     /**
-     * The user may read the repository but not write to it.
+     * The user may read the repository but not write to it; or, for a transfer token, the grant it was issued under has been revoked since (a revoked grant stops transfers in flight).
      */
     403: LfsError;
     /**
@@ -237,6 +237,10 @@ export type ObjectsDownloadErrors = {
      */
     401: LfsError;
     /**
+     * The user may read the repository but not write to it; or, for a transfer token, the grant it was issued under has been revoked since (a revoked grant stops transfers in flight).
+     */
+    403: LfsError;
+    /**
      * The repository does not exist or is not visible to the user, or the object does not exist.
      */
     404: LfsError;
@@ -295,7 +299,7 @@ export type ObjectsUploadErrors = {
      */
     401: LfsError;
     /**
-     * The user may read the repository but not write to it.
+     * The user may read the repository but not write to it; or, for a transfer token, the grant it was issued under has been revoked since (a revoked grant stops transfers in flight).
      */
     403: LfsError;
     /**
@@ -354,7 +358,7 @@ export type ObjectsVerifyErrors = {
      */
     401: LfsError;
     /**
-     * The user may read the repository but not write to it.
+     * The user may read the repository but not write to it; or, for a transfer token, the grant it was issued under has been revoked since (a revoked grant stops transfers in flight).
      */
     403: LfsError;
     /**

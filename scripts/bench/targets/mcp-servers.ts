@@ -2,8 +2,8 @@
  * Benchmark targets for scripts/bench/mcp.ts, one per process:
  *   sdk     the bare MCP SDK: node:http, McpServer with one trivial tool, a stateless
  *           StreamableHTTPServerTransport per request (JSON responses). No auth, no database.
- *   pactum  the real server (SQLite in a temporary DATA_DIR), an org and a token made for the
- *           run; the client calls dashboard_get_org (bearer auth, argument validation, DB read,
+ *   pactum  the real server (SQLite in a temporary DATA_DIR), an org, a user and its token made
+ *           for the run; the client calls dashboard_get_org (bearer auth, argument validation, DB read,
  *           output validation, audit row).
  */
 import { createServer } from 'node:http';
@@ -15,7 +15,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { startServer } from '../../../src/server.js';
-import { insertOrg } from '../../../src/db/users.js';
+import { insertOrg, insertUser } from '../../../src/db/users.js';
+import { DUMMY_HASH } from '../../../src/auth/passwords.js';
 
 if (process.argv[2] === 'sdk') {
   const server = createServer(async (req, res) => {
@@ -41,7 +42,9 @@ if (process.argv[2] === 'sdk') {
     env: { ...process.env, PORT: '0', DATA_DIR: mkdtempSync(join(tmpdir(), 'pactum-bench-')), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' },
   });
   const org = await insertOrg(running.services.db, { name: 'Bench', slug: 'bench' });
-  const token = await running.services.tokens.sign({ sub: 'usr_bench', orgId: org.id, role: 'org_admin' }, 3600);
+  // A real user: a user token's role is read from the database on every request.
+  const user = await insertUser(running.services.db, { orgId: org.id, username: 'bench', passwordHash: DUMMY_HASH, role: 'org_admin' });
+  const token = await running.services.tokens.sign({ sub: user.id, orgId: org.id, role: 'org_admin' }, 3600);
   process.send!({
     url: `${running.url}/api/v1/mcp`,
     body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'dashboard_get_org', arguments: { targetOrgId: org.id } } },

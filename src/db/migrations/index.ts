@@ -7,6 +7,7 @@ import * as m004 from './004_objects.js';
 import * as m005 from './005_accessibility.js';
 import * as m006 from './006_upload_leases.js';
 import * as m007 from './007_lock_path_key.js';
+import * as m009 from './009_credential_version.js';
 import * as m010 from './010_auth_failures.js';
 
 const migrations: Record<string, Knex.Migration> = {
@@ -17,6 +18,7 @@ const migrations: Record<string, Knex.Migration> = {
   '005_accessibility': m005,
   '006_upload_leases': m006,
   '007_lock_path_key': m007,
+  '009_credential_version': m009,
   '010_auth_failures': m010,
 };
 

@@ -1,10 +1,11 @@
-/** dashboard_create_user, dashboard_get_user, dashboard_list_users, dashboard_update_user. */
+/** dashboard_create_user, dashboard_get_user, dashboard_list_users, dashboard_update_user, and a user's personal tokens. */
 import type { Identity } from '../../auth/identity.js';
 import { hashPassword } from '../../auth/passwords.js';
 import { ROLE_PERMISSIONS, grants, type Role } from '../../auth/permissions.js';
 import { revokeUserSessions } from '../../auth/sessions.js';
 import { page } from '../../db/pagination.js';
-import { findOrgById, findUserById, insertUser, isUniqueViolation, toUser, type UserRow } from '../../db/users.js';
+import { listPersonalTokens, revokePersonalTokens, type PersonalTokenRow } from '../../db/repos.js';
+import { findOrgById, findUserById, insertUser, isUniqueViolation, toUser, updateUserRevoking, type UserRow } from '../../db/users.js';
 import { ToolFailure, inScope, targetOrg, type ToolHandlers } from '../tool-context.js';
 
 /** Nobody hands out, or takes away, more than it holds itself. */
@@ -23,7 +24,15 @@ async function userInScope(caller: Identity, userId: string, db: Parameters<type
   return row;
 }
 
-export const userTools: Pick<ToolHandlers, 'dashboard_create_user' | 'dashboard_get_user' | 'dashboard_list_users' | 'dashboard_update_user'> = {
+/** A stored token as the spec's PersonalToken: never its hash. */
+function toPersonalToken(t: PersonalTokenRow, now = new Date().toISOString()) {
+  const state = t.revoked_at ? 'revoked' : t.expires_at && t.expires_at <= now ? 'expired' : 'live';
+  return { id: t.id, userId: t.user_id, name: t.name, createdAt: t.created_at, expiresAt: t.expires_at, lastUsedAt: t.last_used_at, revokedAt: t.revoked_at, state } as const;
+}
+
+type UserTool = 'dashboard_create_user' | 'dashboard_get_user' | 'dashboard_list_users' | 'dashboard_update_user' | 'dashboard_list_user_tokens' | 'dashboard_revoke_user_token';
+
+export const userTools: Pick<ToolHandlers, UserTool> = {
   async dashboard_create_user({ username, password, role, targetOrgId }, { caller, services }) {
     const orgId = targetOrg(caller, targetOrgId);
     assertMayManage(caller, role, 'create');
@@ -52,15 +61,29 @@ export const userTools: Pick<ToolHandlers, 'dashboard_create_user' | 'dashboard_
     const row = await userInScope(caller, userId, services.db);
     assertMayManage(caller, row.role, 'change');
     if (role) assertMayManage(caller, role, 'give the role to');
-    const changes: Partial<UserRow> = { updated_at: new Date().toISOString() };
+    const changes: Partial<UserRow> = {};
     if (role) changes.role = role;
     if (active !== undefined) changes.active = active;
     if (password) changes.password_hash = await hashPassword(password);
-    await services.db('users').where({ id: userId }).update(changes);
-    services.users.forget(userId);
+    // Moving the credential version ends the user's sessions, remembered Basic credentials and
+    // transfer tokens on every instance; bearer tokens read the new role at their next request.
+    await updateUserRevoking(services.db, userId, changes);
     services.objects.basic.forget(userId);
-    // A deactivated user, or one whose password was reset, is signed out everywhere at once.
     if (active === false || password) await revokeUserSessions(services.db, userId);
     return toUser((await findUserById(services.db, userId))!);
+  },
+
+  async dashboard_list_user_tokens({ userId }, { caller, services }) {
+    await userInScope(caller, userId, services.db);
+    return { tokens: (await listPersonalTokens(services.db, userId)).map((t) => toPersonalToken(t)) };
+  },
+
+  async dashboard_revoke_user_token({ userId, token }, { caller, services }) {
+    const row = await userInScope(caller, userId, services.db);
+    assertMayManage(caller, row.role, 'revoke the tokens of');
+    const revoked = await revokePersonalTokens(services.db, userId, token);
+    if (!revoked) throw new ToolFailure('not_found', `User ${userId} has no live token ${token}`);
+    services.objects.basic.forget(userId);
+    return { revoked, tokens: (await listPersonalTokens(services.db, userId)).map((t) => toPersonalToken(t)) };
   },
 };
