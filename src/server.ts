@@ -19,6 +19,7 @@ import { withUploadLeases } from './objects/store/upload-lease.js';
 import { createTransferTokens, type TransferTokens } from './objects/transfer-tokens.js';
 import { createLimits, type Limits } from './objects/limits.js';
 import { LFS_CHALLENGE, basicAuth, transferToken } from './objects/access.js';
+import { RATE_LIMITED, rateKey } from './objects/rate-key.js';
 import { createScanRunner, type ScanRunner } from './scans/runner.js';
 import { afterScan } from './scans/after-scan.js';
 import { createSecretBox, type SecretBox } from './auth/secret-box.js';
@@ -138,6 +139,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       challenge: (api) => (api === 'dashboard' ? dashboardChallenge(config) : LFS_CHALLENGE),
       maxJsonBytes: config.maxJsonBytes,
       bodyLimits: { 'batch.batch': { bytes: config.lfs.maxBatchBytes, setting: 'LFS_MAX_BATCH_BYTES' } },
+      // Before authorization (and, for anonymous callers, before any lookup), not in the handlers.
+      rateLimit: (ctx, op, identity) => (RATE_LIMITED.has(op.operationId) ? services.objects.limits.rate(rateKey(identity, ctx)) : undefined),
     }),
   ]);
   server.on('request', app.callback());

@@ -52,6 +52,12 @@ export interface RouterOptions {
   maxJsonBytes: number;
   /** Operations with a body cap of their own, and the setting that sets it (named in the 413). */
   bodyLimits?: Partial<Record<OperationId, { bytes: number; setting: string }>>;
+  /**
+   * Counts a request against its rate (throws 429). Anonymous requests, and requests whose
+   * credentials fail, count against their address before any lookup; the others against their
+   * identity once it is known.
+   */
+  rateLimit?: (ctx: Context, op: OperationSpec, identity: Identity | null) => Promise<void> | void;
 }
 
 interface Route {
@@ -216,6 +222,25 @@ export function createRouter(options: RouterOptions): Middleware {
     throw new HttpError(401, 'Credentials are required', options.challenge(route.api));
   }
 
+  async function limitedAuthenticate(ctx: Context, route: Route): Promise<Identity | null> {
+    const limit = options.rateLimit;
+    if (!limit) return authenticate(ctx, route);
+    if (!ctx.get('authorization')) {
+      await limit(ctx, route.op, null);
+      return authenticate(ctx, route);
+    }
+    let identity: Identity | null;
+    try {
+      identity = await authenticate(ctx, route);
+    } catch (err) {
+      // Failed credentials count against the address too (a 429 then replaces the 401).
+      if (err instanceof HttpError && err.status === 401) await limit(ctx, route.op, null);
+      throw err;
+    }
+    await limit(ctx, route.op, identity);
+    return identity;
+  }
+
   async function readJson(ctx: Context, route: Route, validate: ValidateFunction | null | undefined): Promise<unknown> {
     const spec = route.op.requestBody!;
     if (!hasBody(ctx)) {
@@ -298,7 +323,7 @@ export function createRouter(options: RouterOptions): Middleware {
       throw new HttpError('415' in route.op.responses ? 415 : 400, `Content-Type must be ${route.op.requestBody.mediaTypes.join(' or ')}`);
     }
 
-    const identity = await authenticate(ctx, route);
+    const identity = await limitedAuthenticate(ctx, route);
     await writeReply(ctx, route, { ctx, op: route.op, params, body, identity });
   };
 }

@@ -11,7 +11,6 @@ import type { Services } from '../server.js';
 import { authorize } from './access.js';
 import { actionFactory } from './links.js';
 import { findObjects, gone, isLive } from './objects-table.js';
-import { rateKey } from './rate-key.js';
 
 type BatchRequest = B['schemas']['batch-request'];
 type BatchObject = B['schemas']['batch-object'];
@@ -25,10 +24,9 @@ export function chooseTransfer(operation: 'upload' | 'download', offered: string
 }
 
 export function batch(s: Services): Handler {
-  return async ({ ctx, params, body, identity }) => {
+  return async ({ params, body, identity }) => {
     const req = body as BatchRequest;
     const { repo } = await authorize(s.db, params as never, identity, req.operation === 'upload' ? 'write' : 'read');
-    await s.objects.limits.rate(rateKey(identity, ctx));
     if (req.objects.length > s.config.lfs.maxBatchObjects) {
       throw new HttpError(413, `A batch may name at most ${s.config.lfs.maxBatchObjects} objects (the server's LFS_MAX_BATCH_OBJECTS setting); this one names ${req.objects.length}`);
     }

@@ -10,14 +10,12 @@ import type { Services } from '../server.js';
 import { authorize } from './access.js';
 import { actionFactory } from './links.js';
 import { findObject, gone, isLive } from './objects-table.js';
-import { rateKey } from './rate-key.js';
 
 type LegacyObject = L['schemas']['legacy-object'];
 
 export function getObject(s: Services): Handler {
-  return async ({ ctx, params, identity }) => {
+  return async ({ params, identity }) => {
     const { repo } = await authorize(s.db, params as never, identity, 'read');
-    await s.objects.limits.rate(rateKey(identity, ctx));
     const row = await findObject(s.db, repo.id, params.oid);
     if (!row) throw new HttpError(404, `Object ${params.oid} does not exist`);
     if (!isLive(row)) throw new HttpError(410, gone(row));
@@ -33,10 +31,9 @@ export function getObject(s: Services): Handler {
 }
 
 export function createObject(s: Services): Handler {
-  return async ({ ctx, params, body, identity }) => {
+  return async ({ params, body, identity }) => {
     const { oid, size } = body as { oid: string; size: number };
     const { repo } = await authorize(s.db, params as never, identity, 'write');
-    await s.objects.limits.rate(rateKey(identity, ctx));
     const links = actionFactory({ publicUrl: s.config.publicUrl, ttlSeconds: s.config.lfs.actionTtlSeconds, tokens: s.objects.tokens, repo, identity });
     const row = await findObject(s.db, repo.id, oid);
     if (isLive(row) && Number(row.size) === size) {

@@ -11,7 +11,6 @@ import { isUniqueViolation } from '../db/users.js';
 import { lockPathKey, normaliseLockPath } from '../db/lock-path-key.js';
 import type { Services } from '../server.js';
 import { authorize } from './access.js';
-import { rateKey } from './rate-key.js';
 
 type Lock = B['schemas']['lock'];
 interface LockRow { id: string; repo_id: string; path: string; path_key?: string; owner_id: string; owner_name: string; ref_name: string | null; locked_at: string }
@@ -39,9 +38,8 @@ function cursorOf(cursor: string | undefined) {
 }
 
 export function createLock(s: Services): Handler {
-  return async ({ ctx, params, body, identity }) => {
+  return async ({ params, body, identity }) => {
     const { repo } = await authorize(s.db, params as never, identity, 'write');
-    await s.objects.limits.rate(rateKey(identity, ctx));
     const req = body as LockCreateRequest;
     const normal = normaliseLockPath(req.path);
     if (!normal.ok) throw new HttpError(422, normal.reason);
@@ -79,18 +77,16 @@ async function pageOfLocks(s: Services, repoId: string, opts: { path?: string; i
 }
 
 export function listLocks(s: Services): Handler {
-  return async ({ ctx, params, identity }) => {
+  return async ({ params, identity }) => {
     const { repo } = await authorize(s.db, params as never, identity, 'read');
-    await s.objects.limits.rate(rateKey(identity, ctx));
     const { rows, next } = await pageOfLocks(s, repo.id, { path: params.path, id: params.id, cursor: params.cursor, limit: pageSize(params.limit) });
     return { status: 200, body: { locks: rows.map(toLock), ...(next ? { next_cursor: next } : {}) } };
   };
 }
 
 export function verifyLocks(s: Services): Handler {
-  return async ({ ctx, params, body, identity }) => {
+  return async ({ params, body, identity }) => {
     const { repo } = await authorize(s.db, params as never, identity, 'write');
-    await s.objects.limits.rate(rateKey(identity, ctx));
     const { cursor, limit } = (body ?? {}) as LockVerifyRequest;
     const { rows, next } = await pageOfLocks(s, repo.id, { cursor: cursor ?? undefined, limit: pageSize(limit) });
     const mine = (r: LockRow) => r.owner_id === identity!.subject;
@@ -99,9 +95,8 @@ export function verifyLocks(s: Services): Handler {
 }
 
 export function unlock(s: Services): Handler {
-  return async ({ ctx, params, body, identity }) => {
+  return async ({ params, body, identity }) => {
     const { repo, access } = await authorize(s.db, params as never, identity, 'write');
-    await s.objects.limits.rate(rateKey(identity, ctx));
     const force = Boolean((body as UnlockRequest | undefined)?.force);
     const row = await s.db<LockRow>('lfs_locks').where({ repo_id: repo.id, id: params.id }).first();
     if (!row) throw new HttpError(404, `No lock ${params.id} in ${repo.org_slug}/${repo.name}`);

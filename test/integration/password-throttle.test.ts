@@ -163,3 +163,28 @@ describe('what a password check costs and keeps', () => {
     expect((await batch(s, basic('kim', 'old-password-1'))).status).toBe(200);
   });
 });
+
+describe('the request rate counts before authorization', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ LFS_RATE_LIMIT_PER_MINUTE: '3' });
+    await lfsFixture(s.services.db, { org: 'acme', repo: 'site', username: 'lee', password: 'lee-password-1', access: 'read' });
+  });
+  afterAll(() => s.stop());
+
+  const locks = (auth: string | null, from: string) =>
+    send(s, '/acme/site.git/info/lfs/locks', { from, headers: { accept: GIT_LFS, ...(auth ? { authorization: auth } : {}) } });
+
+  it('limits anonymous requests and requests with refused credentials by address, not the users elsewhere', async () => {
+    // Eight in a row: however the minute windows fall, one of them holds more than three.
+    const anonymous: Answer[] = [];
+    for (let i = 0; i < 8; i++) anonymous.push(await locks(null, '127.0.0.6'));
+    expect(anonymous.map((a) => a.status)).not.toContain(200);
+    expectRetryAfter(anonymous.find((a) => a.status === 429)!);
+    const forged: number[] = [];
+    for (let i = 0; i < 8; i++) forged.push((await locks(basic('lee', `pat_${'x'.repeat(40)}`), '127.0.0.7')).status);
+    expect(forged).toContain(429);
+    expect((await locks(basic('lee', 'lee-password-1'), '127.0.0.8')).status).toBe(200);
+    s.expectConformant();
+  });
+});
