@@ -17,14 +17,19 @@ export interface UserSnapshot {
   credential_version: number;
 }
 
+/** Ids are short and printable; anything else names nothing (and PostgreSQL refuses a NUL). */
+const plausibleId = (id: string) => id.length <= 64 && !/[\u0000-\u001f]/.test(id);
+
 export function createUserState(db: Db) {
   const knownOrgs = new Set<string>();
   return {
-    get(userId: string): Promise<UserSnapshot | undefined> {
+    async get(userId: string): Promise<UserSnapshot | undefined> {
+      if (!plausibleId(userId)) return undefined;
       return db<UserSnapshot>('users').where({ id: userId }).first('id', 'org_id', 'username', 'role', 'active', 'credential_version');
     },
     async orgExists(orgId: string): Promise<boolean> {
       if (knownOrgs.has(orgId)) return true;
+      if (!plausibleId(orgId)) return false;
       const row = await db('orgs').where({ id: orgId }).first('id');
       if (!row) return false;
       if (knownOrgs.size >= 100_000) knownOrgs.clear();

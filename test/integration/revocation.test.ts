@@ -123,6 +123,8 @@ describe('bearer tokens carry the role the user has now', () => {
 
     const ghost = bearer(await s.services.tokens.sign({ sub: 'usr_01ghost0000000000000000000', orgId: acmeId, scopes: ['admin.system'] }, 600));
     expect(await mcpStatus(ghost)).toMatchObject({ status: 401, text: expect.stringMatching(/does not exist/) });
+    const nul = bearer(await s.services.tokens.sign({ sub: 'usr_\u0000', orgId: acmeId, scopes: ['admin.system'] }, 600));
+    expect(await mcpStatus(nul)).toMatchObject({ status: 401, text: expect.stringMatching(/does not exist/) });
   });
 
   it("refuses a user's token that names another org with 401", async () => {
