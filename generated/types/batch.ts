@@ -701,7 +701,7 @@ export interface components {
                 "application/vnd.objstore+json": components["schemas"]["lfs-error"];
             };
         };
-        /** @description The user's rate limit is reached. */
+        /** @description The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];

@@ -3340,7 +3340,7 @@ export interface components {
                 "application/json": components["schemas"]["http-error"];
             };
         };
-        /** @description Too many attempts; try again after Retry-After seconds. */
+        /** @description Too many failed password checks for this username from this address, or from this address overall (the same throttle as HTTP Basic on the object APIs); try again after Retry-After seconds. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -3351,7 +3351,7 @@ export interface components {
                  * @example {
                  *       "error": "Too Many Requests",
                  *       "statusCode": 429,
-                 *       "message": "Too many failed logins; retry in 60 s"
+                 *       "message": "Too many failed password attempts; retry in 60 s"
                  *     }
                  */
                 "application/json": components["schemas"]["http-error"];

@@ -297,7 +297,7 @@ export type BatchBatchErrors = {
      */
     422: LfsError;
     /**
-     * The user's rate limit is reached.
+     * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
     /**
@@ -362,7 +362,7 @@ export type ObjectsDownloadErrors = {
      */
     416: LfsError;
     /**
-     * The user's rate limit is reached.
+     * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
     /**
@@ -428,7 +428,7 @@ export type ObjectsUploadErrors = {
      */
     422: LfsError;
     /**
-     * The user's rate limit is reached.
+     * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
     /**
@@ -487,7 +487,7 @@ export type ObjectsVerifyErrors = {
      */
     422: LfsError;
     /**
-     * The user's rate limit is reached.
+     * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
 };
@@ -624,7 +624,7 @@ export type TusPatchErrors = {
      */
     422: LfsError;
     /**
-     * The user's rate limit is reached.
+     * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
     /**
@@ -688,7 +688,7 @@ export type LocksListErrors = {
      */
     406: LfsError;
     /**
-     * The user's rate limit is reached.
+     * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
 };
@@ -745,7 +745,7 @@ export type LocksCreateErrors = {
      */
     422: LfsError;
     /**
-     * The user's rate limit is reached.
+     * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
 };
@@ -798,7 +798,7 @@ export type LocksVerifyErrors = {
      */
     422: LfsError;
     /**
-     * The user's rate limit is reached.
+     * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
 };
@@ -849,7 +849,7 @@ export type LocksUnlockErrors = {
      */
     415: LfsError;
     /**
-     * The user's rate limit is reached.
+     * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
 };

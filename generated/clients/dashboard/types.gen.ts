@@ -1660,7 +1660,7 @@ export type AuthLoginErrors = {
      */
     415: HttpError;
     /**
-     * Too many attempts; try again after Retry-After seconds.
+     * Too many failed password checks for this username from this address, or from this address overall (the same throttle as HTTP Basic on the object APIs); try again after Retry-After seconds.
      */
     429: HttpError;
 };

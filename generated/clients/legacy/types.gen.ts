@@ -115,7 +115,7 @@ export type LegacyGetObjectErrors = {
      */
     410: LfsError;
     /**
-     * The user's rate limit is reached.
+     * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
     /**
@@ -184,7 +184,7 @@ export type LegacyCreateObjectErrors = {
      */
     422: LfsError;
     /**
-     * The user's rate limit is reached.
+     * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
     /**
@@ -253,7 +253,7 @@ export type ObjectsDownloadErrors = {
      */
     416: LfsError;
     /**
-     * The user's rate limit is reached.
+     * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
     /**
@@ -319,7 +319,7 @@ export type ObjectsUploadErrors = {
      */
     422: LfsError;
     /**
-     * The user's rate limit is reached.
+     * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
     /**
@@ -378,7 +378,7 @@ export type ObjectsVerifyErrors = {
      */
     422: LfsError;
     /**
-     * The user's rate limit is reached.
+     * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
 };
