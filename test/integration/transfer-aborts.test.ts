@@ -9,8 +9,9 @@
  * Last, `pactum serve` as its own process (the production entry, with its fault handlers): a
  * throttled reader dropped mid-body five times, then the process is alive and serves the object.
  */
-import { readdirSync, readlinkSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { lfsFixture } from '../helpers/git-lfs.js';
@@ -231,6 +232,23 @@ describe('transfers a client abandons (in process)', () => {
   });
 });
 
+describe('the suite\'s workers', () => {
+  it('run with --unhandled-rejections=strict, so a rejection nothing handles fails the run', async () => {
+    expect(process.execArgv).toContain('--unhandled-rejections=strict');
+    // A throwaway test file, run with the project's own config, that leaves a rejection unhandled.
+    const dir = mkdtempSync(join(process.cwd(), '.tmp', 'strict-'));
+    try {
+      writeFileSync(join(dir, 'leak.test.ts'), "import { it } from 'vitest';\nit('leaves a rejection', async () => { Promise.reject(new Error('left-unhandled-on-purpose')); await new Promise((r) => setTimeout(r, 50)); });\n");
+      writeFileSync(join(dir, 'vitest.config.ts'), `import base from '../../vitest.config.ts';\nexport default { ...base, test: { ...base.test, include: ['${relative(process.cwd(), dir)}/*.test.ts'], globalSetup: [], maxWorkers: 1 } };\n`);
+      const run = spawnSync(process.execPath, [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', join(dir, 'vitest.config.ts')], { encoding: 'utf8', env: { ...process.env, PACTUM_TEST_BACKEND: '' }, timeout: 60_000 });
+      expect(run.status, run.stdout + run.stderr).not.toBe(0);
+      expect(run.stdout + run.stderr).toContain('left-unhandled-on-purpose');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('`pactum serve` as its own process', () => {
   let server: ChildServer | null = null;
   let dataDir = '';
@@ -247,7 +265,9 @@ describe('`pactum serve` as its own process', () => {
     const child = server;
     const client = lfs(() => child.url);
     const o = bigObject(64 * MiB);
-    await client.store(o);
+    await client.store(o).catch((err) => {
+      throw new Error(`${err.message}\nserver log:\n${child.trouble.errors.join('\n')}`);
+    });
     const dl = await client.downloadAction(o);
     const rssBefore = child.rss();
     for (let i = 0; i < 5; i++) {
