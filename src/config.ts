@@ -79,6 +79,8 @@ const schema = z.object({
   SCAN_QUEUE_POLL_SECONDS: int(1, 60).default(2),
   /** Lets scans reach private, loopback and link-local addresses (tests, intranets). */
   SCAN_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  /** Lets service-connection calls (oauth, health, compliance, llm) reach private and loopback addresses. */
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   /** Failed password checks of one username from one address before back-off (429) begins. */
   AUTH_BACKOFF_AFTER: int(1).default(5),
   /** Failed password checks from one address, across usernames, before back-off begins. */
@@ -141,6 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     serviceTimeoutMs: e.SERVICE_TIMEOUT_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     scanAllowPrivateNetworks: e.SCAN_ALLOW_PRIVATE_NETWORKS,
+    outboundAllowPrivateNetworks: e.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
     scanConcurrency: e.SCAN_CONCURRENCY,
     scanTimeoutSeconds: e.SCAN_TIMEOUT_SECONDS,
     authThrottle: { backoffAfter: e.AUTH_BACKOFF_AFTER, addressBackoffAfter: e.AUTH_ADDRESS_BACKOFF_AFTER, userSlowAfter: e.AUTH_USER_SLOW_AFTER },

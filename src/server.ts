@@ -79,7 +79,7 @@ export function createServices(config: Config, log: Logger): Services {
     log,
     tokens: createTokenService(config),
     secrets,
-    connections: connectionStore(db, secrets),
+    connections: connectionStore(db, secrets, { allowPrivateNetworks: config.outboundAllowPrivateNetworks }),
     audit: createAuditLog(db),
     users: createUserState(db),
     passwords,

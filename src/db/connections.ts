@@ -2,6 +2,7 @@
 import type { components } from '../../generated/types/dashboard.js';
 import type { SecretBox } from '../auth/secret-box.js';
 import { secretPreview } from '../auth/secret-box.js';
+import type { AddressPolicy } from '../domain/scan/address-policy.js';
 import type { Db } from './knex.js';
 
 export type ServiceConnection = components['schemas']['service-connection'];
@@ -31,7 +32,8 @@ const toView = (r: Row): ServiceConnection => ({
 // The ciphertext is bound to its org and service: moved to another row, it does not decrypt.
 const aad = (orgId: string, serviceId: string) => `service-connection:${orgId}:${serviceId}`;
 
-export function connectionStore(db: Db, box: SecretBox) {
+/** `policy`: where the credentials may be sent (see OUTBOUND_ALLOW_PRIVATE_NETWORKS). */
+export function connectionStore(db: Db, box: SecretBox, policy: AddressPolicy = { allowPrivateNetworks: false }) {
   const find = (orgId: string, serviceId: ServiceId) => db<Row>('service_connections').where({ org_id: orgId, service_id: serviceId }).first();
   return {
     async get(orgId: string, serviceId: ServiceId) {
@@ -76,6 +78,7 @@ export function connectionStore(db: Db, box: SecretBox) {
         url: row.url,
         clientId: row.client_id,
         clientSecret: row.secret_ciphertext ? box.open(row.secret_ciphertext, aad(orgId, serviceId)) : '',
+        policy,
       };
     },
   };

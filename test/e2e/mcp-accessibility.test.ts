@@ -23,7 +23,7 @@ let acmeId: string;
 
 beforeAll(async () => {
   site = await startFixtureSite(150);
-  s = await startTestServer({ SCAN_ALLOW_PRIVATE_NETWORKS: 'true' });
+  s = await startTestServer({ SCAN_ALLOW_PRIVATE_NETWORKS: 'true', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
   acmeId = (await insertOrg(s.services.db, { name: 'Acme', slug: 'acme' })).id;
   const globexId = (await insertOrg(s.services.db, { name: 'Globex', slug: 'globex' })).id;
   acme = await mcpClient(s.url, bearer(await s.token({ sub: 'svc_acme_admin', orgId: acmeId, role: 'org_admin', perms: [] })));
@@ -308,7 +308,7 @@ describe('fleet', () => {
 
 describe('restarts', () => {
   it('runs again, to completion, a scan a previous process left running or queued', async () => {
-    const first = await startTestServer({ SCAN_ALLOW_PRIVATE_NETWORKS: 'true' });
+    const first = await startTestServer({ SCAN_ALLOW_PRIVATE_NETWORKS: 'true', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
     const dataDir = first.dataDir;
     const orgId = (await insertOrg(first.services.db, { name: 'R', slug: 'r' })).id;
     const c = await mcpClient(first.url, bearer(await first.token({ orgId, role: 'member', perms: [] })));
@@ -325,7 +325,7 @@ describe('restarts', () => {
     await db('scans').where({ id: scan.scanId }).update({ status: 'running' });
     await db.destroy();
     site.delayMs = 50;
-    const second = await startTestServer({ SCAN_ALLOW_PRIVATE_NETWORKS: 'true', DATA_DIR: dataDir });
+    const second = await startTestServer({ SCAN_ALLOW_PRIVATE_NETWORKS: 'true', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', DATA_DIR: dataDir });
     const c2 = await mcpClient(second.url, bearer(await second.token({ orgId, role: 'member', perms: [] })));
     const done = await waitFor(c2, scan.scanId);
     expect(done).toMatchObject({ status: 'completed', pagesScanned: 4 });

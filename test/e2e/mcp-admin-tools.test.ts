@@ -47,7 +47,7 @@ beforeAll(async () => {
   await new Promise((r) => fake.once('listening', r));
   fakeUrl = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
 
-  s = await startTestServer();
+  s = await startTestServer({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
   // A service principal's token is bounded by an org that exists: root's is acme's.
   acmeId = (await insertOrg(s.services.db, { name: 'Acme', slug: 'acme' })).id;
   const root = await mcpClient(s.url, bearer(await s.token({ sub: 'svc_root', orgId: acmeId, perms: ['admin.system'] })));

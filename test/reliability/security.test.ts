@@ -278,7 +278,7 @@ describe('bearer tokens', () => {
 
 /** A token signed by another installation (s2 has its own generated key). */
 async function s2Token(): Promise<string> {
-  s2 ??= await startTestServer({ SCAN_ALLOW_PRIVATE_NETWORKS: 'true', SERVICE_TIMEOUT_MS: '2000' });
+  s2 ??= await startTestServer({ SCAN_ALLOW_PRIVATE_NETWORKS: 'true', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', SERVICE_TIMEOUT_MS: '2000' });
   const t = await s2.token({ orgId: acmeId, perms: ['admin.system'] });
   addSecret('a JWT of the second server', t);
   return t;

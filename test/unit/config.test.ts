@@ -52,6 +52,12 @@ describe('configuration', () => {
     expect(c.allowedOrigins).toEqual(['https://a.example', 'https://b.example']);
   });
 
+  it('opens private addresses to service calls only when OUTBOUND_ALLOW_PRIVATE_NETWORKS says so', () => {
+    expect(loadConfig({}).outboundAllowPrivateNetworks).toBe(false);
+    expect(loadConfig({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' }).outboundAllowPrivateNetworks).toBe(true);
+    expect(() => loadConfig({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'maybe' })).toThrow(/OUTBOUND_ALLOW_PRIVATE_NETWORKS/);
+  });
+
   it('selects S3 storage and checks the settings that only make sense together', () => {
     const c = loadConfig({ STORAGE: 's3', S3_BUCKET: 'lfs-objects', S3_ENDPOINT: 'http://minio:9000', S3_FORCE_PATH_STYLE: 'true', S3_PREFIX: 'prod/' });
     expect(c.storage).toMatchObject({ kind: 's3', bucket: 'lfs-objects', endpoint: 'http://minio:9000', forcePathStyle: true, prefix: 'prod/', region: 'us-east-1', partSize: 16 * 1024 * 1024 });

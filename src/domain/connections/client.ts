@@ -1,9 +1,32 @@
 /**
  * Talking to a connected service (compliance, branding, llm): an OAuth 2.0 client-credentials
  * token from {url}/api/v1/oauth/token, then bearer calls. Every step has a timeout, and error
- * text never carries the secret or the token.
+ * text never carries the secret or the token. Connections go through the scans' guarded Agent:
+ * the address actually connected to is checked (DNS rebinding), and redirects are refused, so the
+ * secret never reaches a private address unless the operator allows it.
  */
-export interface Credentials { url: string; clientId: string; clientSecret: string }
+import { fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
+import { isIP } from 'node:net';
+import { refusedRange, type AddressPolicy } from '../scan/address-policy.js';
+import { BlockedAddressError, agentFor } from '../scan/guarded-agent.js';
+
+/** `policy` absent: private addresses refused (the safe default). */
+export interface Credentials { url: string; clientId: string; clientSecret: string; policy?: AddressPolicy }
+
+/** The setting that opens private addresses to service calls; named in every refusal. */
+export const OUTBOUND_PRIVATE_SETTING = 'OUTBOUND_ALLOW_PRIVATE_NETWORKS';
+
+const REFUSE_PRIVATE: AddressPolicy = { allowPrivateNetworks: false };
+
+/** fetch through the policy's Agent, never following a redirect. */
+function guardedFetch(c: Credentials, url: string, init: RequestInit): Promise<Response> {
+  // An IP literal skips the Agent's DNS lookup, so it is checked here.
+  const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+  const range = isIP(host) ? refusedRange(host, c.policy ?? REFUSE_PRIVATE) : null;
+  if (range) return Promise.reject(new BlockedAddressError(host, host, range));
+  const options = { ...(init as UndiciRequestInit), redirect: 'error', dispatcher: agentFor(c.policy ?? REFUSE_PRIVATE) } as UndiciRequestInit;
+  return undiciFetch(url, options) as unknown as Promise<Response>;
+}
 
 export class ServiceCallError extends Error {
   constructor(readonly step: 'oauth' | 'health' | 'call', message: string) {
@@ -22,13 +45,23 @@ export function scrub(text: string, secrets: (string | undefined)[]): string {
 function describe(err: unknown, timeoutMs: number): string {
   const e = err as Error & { cause?: { code?: string; message?: string } };
   if (e.name === 'TimeoutError' || e.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
+  const blocked = blockedCause(err);
+  if (blocked) return `${blocked.message}; calls to private networks are refused (an operator can allow them with ${OUTBOUND_PRIVATE_SETTING}=true)`;
+  if (/redirect/i.test(e.message) || /redirect/i.test(e.cause?.message ?? '')) return 'the service answered with a redirect, which is not followed';
   return e.cause?.code ?? e.cause?.message ?? e.message;
+}
+
+function blockedCause(err: unknown): BlockedAddressError | null {
+  for (let e = err as { cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e instanceof BlockedAddressError) return e;
+  }
+  return null;
 }
 
 export async function requestToken(c: Credentials, timeoutMs: number): Promise<string> {
   let res: Response;
   try {
-    res = await fetch(endpoint(c.url, 'api/v1/oauth/token'), {
+    res = await guardedFetch(c, endpoint(c.url, 'api/v1/oauth/token'), {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify({ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret }),
@@ -53,7 +86,7 @@ export async function requestToken(c: Credentials, timeoutMs: number): Promise<s
 export async function callService(c: Credentials, token: string, path: string, init: RequestInit & { timeoutMs: number; step?: 'health' | 'call' }) {
   const { timeoutMs, step = 'call', ...rest } = init;
   try {
-    return await fetch(endpoint(c.url, path), {
+    return await guardedFetch(c, endpoint(c.url, path), {
       ...rest,
       headers: { accept: 'application/json', ...(rest.headers as Record<string, string>), authorization: `Bearer ${token}` },
       signal: AbortSignal.timeout(timeoutMs),

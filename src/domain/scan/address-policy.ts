@@ -67,10 +67,14 @@ function classifyIpv6(groups: readonly number[]): AddressRange {
   const zeroPrefix = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0;
   if (zeroPrefix && g5 === 0xffff) return classifyIpv4(embeddedV4); // ::ffff:a.b.c.d (IPv4-mapped)
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return classifyIpv4(embeddedV4); // NAT64
+  // Transition prefixes reach the IPv4 address they carry, so they are classified by it.
+  if (g0 === 0x2002) return classifyIpv4(g1 * 65536 + g2); // 6to4 2002:AABB:CCDD::/48
+  if (g0 === 0x2001 && g1 === 0) return classifyIpv4((embeddedV4 ^ 0xffffffff) >>> 0); // Teredo: client IPv4 XOR 0xffffffff
   if (zeroPrefix && g5 === 0) {
     if (g6 === 0 && g7 === 0) return 'unspecified';
     if (g6 === 0 && g7 === 1) return 'loopback';
-    return 'reserved'; // deprecated IPv4-compatible ::a.b.c.d
+    const carried = classifyIpv4(embeddedV4); // deprecated IPv4-compatible ::a.b.c.d
+    return carried === 'public' ? 'reserved' : carried;
   }
   if ((g0 & 0xfe00) === 0xfc00) return 'unique-local';
   if ((g0 & 0xffc0) === 0xfe80) return 'link-local';

@@ -57,8 +57,25 @@ describe('classifyAddress', () => {
     ['64:ff9b::10.0.0.1', 'private'],
     ['64:ff9b::7f00:1', 'loopback'],
     ['64:ff9b::8.8.8.8', 'public'],
-    ['::127.0.0.1', 'reserved'],
+    ['::127.0.0.1', 'loopback'],
+    ['::10.0.0.1', 'private'],
+    ['::8.8.8.8', 'reserved'],
   ])('mapped / translated %s is %s', (address, range) => {
+    expect(classifyAddress(address)).toBe(range);
+  });
+
+  // 6to4 carries the IPv4 address in bits 16-47; Teredo the client's IPv4 XOR 0xffffffff in the last 32.
+  it.each([
+    ['2002:7f00:1::1', 'loopback'],
+    ['2002:a00:1::', 'private'],
+    ['2002:a9fe:a9fe::1', 'link-local'],
+    ['2002:808:808::1', 'public'],
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'loopback'], // 127.0.0.1
+    ['2001::f5ff:fffe', 'private'], // 10.0.0.1
+    ['2001:0:1:2::5601:5601', 'link-local'], // 169.254.169.254
+    ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', 'public'], // 8.8.8.8
+    ['2001:db8::7f00:1', 'public'], // documentation prefix, not Teredo: not decoded
+  ])('transition prefix %s is %s', (address, range) => {
     expect(classifyAddress(address)).toBe(range);
   });
 
