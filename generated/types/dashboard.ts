@@ -461,7 +461,7 @@ export interface paths {
         put?: never;
         /**
          * Update a service connection
-         * @description Changes the url, clientId or clientSecret of an existing connection; fields left out keep their value.
+         * @description Changes the url, clientId or clientSecret of an existing connection; fields left out keep their value. A url on another origin (scheme, host or port) needs clientSecret again (invalid_arguments otherwise), so the stored secret never follows the url to a host of the editor's choice.
          */
         post: operations["mcp.tool.dashboard_update_service_connection"];
         delete?: never;
@@ -3102,10 +3102,15 @@ export interface components {
         "dashboard_update_org.output": components["schemas"]["organization"];
         /**
          * dashboard_update_service_connection arguments
-         * @description Changes some fields of an existing connection; a field left out keeps its value.
+         * @description Changes some fields of an existing connection; a field left out keeps its value. A url on another origin (scheme, host or port) than the stored one needs clientSecret too: the stored secret is only ever sent to the origin it was given for, so whoever may edit the url cannot redirect it (invalid_arguments otherwise). A change of path on the same origin keeps the stored secret.
          * @example {
          *       "serviceId": "compliance",
-         *       "url": "https://compliance2.example.com"
+         *       "url": "https://compliance2.example.com",
+         *       "clientSecret": "s3cr3t-for-the-new-host"
+         *     }
+         * @example {
+         *       "serviceId": "compliance",
+         *       "url": "https://compliance.example.com/v2"
          *     }
          */
         "dashboard_update_service_connection.input": ({
@@ -3113,6 +3118,7 @@ export interface components {
             /** Format: uri */
             url?: string;
             clientId?: string;
+            /** @description Required when url moves the connection to another origin (scheme, host or port). */
             clientSecret?: string;
         } & {
             [key: string]: unknown;

@@ -230,10 +230,27 @@ describe('service connections', () => {
     healthStatus = 503;
     expect(ok(await acmeAdmin.callTool({ name: 'dashboard_test_service_connection', arguments: { serviceId: 'compliance' } }))).toMatchObject({ ok: false, step: 'health' });
     healthStatus = 200;
-    ok(await acmeAdmin.callTool({ name: 'dashboard_update_service_connection', arguments: { serviceId: 'compliance', url: 'http://127.0.0.1:1' } }));
+    ok(await acmeAdmin.callTool({ name: 'dashboard_update_service_connection', arguments: { serviceId: 'compliance', url: 'http://127.0.0.1:1', clientSecret: SECRETS.good } }));
     expect(ok(await acmeAdmin.callTool({ name: 'dashboard_test_service_connection', arguments: { serviceId: 'compliance' } }))).toMatchObject({ ok: false, step: 'oauth' });
     expect(failure(await acmeAdmin.callTool({ name: 'dashboard_update_service_connection', arguments: { serviceId: 'llm', clientId: 'x' } })).error).toBe('not_found');
     expect(failure(await acmeMember.callTool({ name: 'dashboard_get_service_connection', arguments: { serviceId: 'compliance' } })).error).toBe('forbidden');
+  });
+});
+
+describe('moving a service connection', () => {
+  const update = (args: Record<string, string>) => acmeAdmin.callTool({ name: 'dashboard_update_service_connection', arguments: { serviceId: 'branding', ...args } });
+  it('needs the client secret again for another origin; a new path on the same origin keeps it', async () => {
+    ok(await acmeAdmin.callTool({ name: 'dashboard_create_service_connection', arguments: { serviceId: 'branding', url: 'https://brand.example.com', clientId: 'pactum', clientSecret: SECRETS.good } }));
+    for (const url of ['https://attacker.example', 'http://brand.example.com', 'https://brand.example.com:8443']) {
+      const refused = failure(await update({ url }));
+      expect(refused.error, url).toBe('invalid_arguments');
+      expect(refused.message).toMatch(/clientSecret/);
+      expect(JSON.stringify(refused)).not.toContain(SECRETS.good);
+    }
+    expect((await s.services.connections.credentials(acmeId, 'branding'))?.url).toBe('https://brand.example.com');
+    expect(ok(await update({ url: 'https://brand.example.com/v2' }))).toMatchObject({ url: 'https://brand.example.com/v2', hasSecret: true, secretPreview: 'xxxx9f3a' });
+    expect(ok(await update({ url: 'https://brand2.example.com', clientSecret: SECRETS.changed }))).toMatchObject({ url: 'https://brand2.example.com', secretPreview: 'xxxx2b2b' });
+    expect((await s.services.connections.credentials(acmeId, 'branding'))?.clientSecret).toBe(SECRETS.changed);
   });
 });
 

@@ -288,7 +288,7 @@ export const mcpToolDashboardListServiceConnections = <ThrowOnError extends bool
 /**
  * Update a service connection
  *
- * Changes the url, clientId or clientSecret of an existing connection; fields left out keep their value.
+ * Changes the url, clientId or clientSecret of an existing connection; fields left out keep their value. A url on another origin (scheme, host or port) needs clientSecret again (invalid_arguments otherwise), so the stored secret never follows the url to a host of the editor's choice.
  */
 export const mcpToolDashboardUpdateServiceConnection = <ThrowOnError extends boolean = false>(options: Options<McpToolDashboardUpdateServiceConnectionData, ThrowOnError>) => (options.client ?? client).post<McpToolDashboardUpdateServiceConnectionResponses, McpToolDashboardUpdateServiceConnectionErrors, ThrowOnError>({
     url: '/api/v1/mcp/tools/dashboard_update_service_connection',

@@ -1420,7 +1420,7 @@ export type DashboardUpdateOrgOutput = Organization;
 /**
  * dashboard_update_service_connection arguments
  *
- * Changes some fields of an existing connection; a field left out keeps its value.
+ * Changes some fields of an existing connection; a field left out keeps its value. A url on another origin (scheme, host or port) than the stored one needs clientSecret too: the stored secret is only ever sent to the origin it was given for, so whoever may edit the url cannot redirect it (invalid_arguments otherwise). A change of path on the same origin keeps the stored secret.
  */
 export type DashboardUpdateServiceConnectionInput = unknown & {
     serviceId: ServiceId;
@@ -1548,12 +1548,15 @@ export type DashboardListServiceConnectionsInputWritable = {
 /**
  * dashboard_update_service_connection arguments
  *
- * Changes some fields of an existing connection; a field left out keeps its value.
+ * Changes some fields of an existing connection; a field left out keeps its value. A url on another origin (scheme, host or port) than the stored one needs clientSecret too: the stored secret is only ever sent to the origin it was given for, so whoever may edit the url cannot redirect it (invalid_arguments otherwise). A change of path on the same origin keeps the stored secret.
  */
 export type DashboardUpdateServiceConnectionInputWritable = unknown & {
     serviceId: ServiceId;
     url?: string;
     clientId?: string;
+    /**
+     * Required when url moves the connection to another origin (scheme, host or port).
+     */
     clientSecret?: string;
     [key: string]: unknown;
 };

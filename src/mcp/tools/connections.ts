@@ -24,6 +24,15 @@ export const connectionTools: Pick<
   },
 
   async dashboard_update_service_connection({ serviceId, ...changes }, { caller, services }) {
+    // The secret belongs to the origin it was given for: scheme (https→http would expose it on
+    // the wire), host, and port (another port can be another program). A new path keeps it.
+    if (changes.url !== undefined && changes.clientSecret === undefined) {
+      const stored = await services.connections.get(caller.orgId, serviceId);
+      if (!stored) throw missing(serviceId);
+      if (stored.hasSecret && new URL(changes.url).origin !== new URL(stored.url).origin) {
+        throw new ToolFailure('invalid_arguments', `url moves the ${serviceId} connection from ${new URL(stored.url).origin} to ${new URL(changes.url).origin}; send clientSecret again with it (the stored secret is only sent to the origin it was given for)`);
+      }
+    }
     return (await services.connections.update(caller.orgId, serviceId, changes)) ?? Promise.reject(missing(serviceId));
   },
 
