@@ -4,6 +4,7 @@
  * a secret goes through `redactSecrets` first.
  */
 import { pino, type Logger, type DestinationStream } from 'pino';
+import { isDatabaseError, summariseDatabaseError } from './db/errors.js';
 
 export type { Logger };
 
@@ -13,6 +14,8 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       level,
       base: { service: 'pactum' },
       timestamp: pino.stdTimeFunctions.isoTime,
+      // A database error's message and stack carry the SQL's bound values: only its code and constraint are logged.
+      serializers: { err: (err: unknown) => (isDatabaseError(err) ? { type: 'DatabaseError', ...summariseDatabaseError(err) } : pino.stdSerializers.err(err as Error)) },
       redact: {
         paths: ['*.password', '*.clientSecret', '*.secret', '*.token', '*.authorization', '*.cookie'],
         censor: '[redacted]',

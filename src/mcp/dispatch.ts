@@ -4,6 +4,7 @@
  * error result ({error, message} as text, isError: true) that an agent can read and act on —
  * never a stack trace; only an unknown tool is a JSON-RPC error (-32602).
  */
+import { describeDatabaseError, isDatabaseError, summariseDatabaseError } from '../db/errors.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { tools, type ToolName, type ToolSpec } from '../../generated/tools.js';
 import { grants } from '../auth/permissions.js';
@@ -54,6 +55,13 @@ export async function callTool(name: string, rawArgs: unknown, ctx: ToolContext)
     } else if (err instanceof CursorError) {
       [outcome, message] = ['invalid_arguments', err.message];
       result = errorResult('invalid_arguments', err.message);
+    } else if (isDatabaseError(err)) {
+      // Never the driver's message: it carries the SQL's bound values (a password hash, a secret).
+      const db = summariseDatabaseError(err);
+      ctx.log.error({ db, tool: name }, 'tool failed: database error');
+      const code = db.kind === 'unique' ? 'conflict' : db.kind === 'unavailable' ? 'unavailable' : 'failed';
+      [outcome, message] = [code, describeDatabaseError(db)];
+      result = errorResult(code, `${name}: ${message}; the request id ${ctx.requestId} identifies it in the server log`);
     } else {
       ctx.log.error({ err, tool: name }, 'tool failed');
       [outcome, message] = ['failed', (err as Error).message];
