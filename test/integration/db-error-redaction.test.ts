@@ -53,6 +53,25 @@ describe('database errors on write paths', () => {
     }
   });
 
+  it('user update and sign-in: no password or hash anywhere', async () => {
+    const created = JSON.parse(((await root.callTool({ name: 'dashboard_create_user', arguments: { username: 'walter', password: PASSWORD, role: 'member' } })).content[0] as { text: string }).text);
+    const hash = (await s.services.db('users').where({ id: created.id }).first()).password_hash as string;
+    const logFrom = s.logLines.length;
+    const update = await withTableGone('users', () => root.callTool({ name: 'dashboard_update_user', arguments: { userId: created.id, password: `${PASSWORD}-new` } }));
+    failure(update);
+    const login = await withTableGone('sessions', () =>
+      fetch(`${s.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'walter', password: PASSWORD }) }),
+    );
+    const loginBody = await login.text();
+    expect(login.status).toBeGreaterThanOrEqual(500);
+    const log = s.logLines.slice(logFrom).join('\n');
+    for (const text of [JSON.stringify(update), loginBody, log, await auditText()]) {
+      expect(text).not.toContain(PASSWORD);
+      expect(text).not.toContain(hash);
+      expect(text).not.toMatch(/insert into|update `?"?users/i);
+    }
+  });
+
   it('service connection create: no client secret anywhere', async () => {
     const logFrom = s.logLines.length;
     const result = await withTableGone('service_connections', () =>
