@@ -54,7 +54,7 @@ describe('database errors on write paths', () => {
   });
 
   it('user update and sign-in: no password or hash anywhere', async () => {
-    const created = JSON.parse(((await root.callTool({ name: 'dashboard_create_user', arguments: { username: 'walter', password: PASSWORD, role: 'member' } })).content[0] as { text: string }).text);
+    const created = JSON.parse((((await root.callTool({ name: 'dashboard_create_user', arguments: { username: 'walter', password: PASSWORD, role: 'member' } })).content as { text: string }[])[0]!).text) as { id: string };
     const hash = (await s.services.db('users').where({ id: created.id }).first()).password_hash as string;
     const logFrom = s.logLines.length;
     const update = await withTableGone('users', () => root.callTool({ name: 'dashboard_update_user', arguments: { userId: created.id, password: `${PASSWORD}-new` } }));
