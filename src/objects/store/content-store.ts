@@ -4,34 +4,84 @@
  * visible only when both match the oid and the announced size, otherwise nothing is kept. Memory
  * stays constant whatever the object's size: bytes flow through with backpressure.
  */
-import { createHash, type Hash } from 'node:crypto';
-import { Transform, type Readable, type Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobBackend, ByteRange } from './backend.js';
-import { hashingStream } from './hasher.js';
+import { HasherFailed, hashingStream, type SuspendedHash } from './hasher.js';
+
+type HashingStream = ReturnType<typeof hashingStream>;
 
 export class ContentMismatch extends Error {}
 
-function meter(limit: number, hash: Hash | null) {
-  let count = 0;
-  const t = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      count += chunk.length;
-      if (count > limit) return cb(new ContentMismatch(`the body is longer than the announced ${limit} bytes`));
-      hash?.update(chunk);
-      cb(null, chunk);
-    },
-  });
-  return { stream: t, count: () => count };
-}
+/** Most upload hashes kept between requests; beyond, the least recently used is dropped (and rehashed if it comes back). */
+const MAX_KEPT_HASHES = 10_000;
 
-async function digestOf(stream: Readable): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of stream) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+/** Hashes of resumable uploads kept on the worker between requests, by upload key. */
+function keptHashes() {
+  const kept = new Map<string, SuspendedHash>();
+  return {
+    /** The kept hash of `key` if it covers exactly `offset` bytes; forgets it either way. */
+    take(key: string, offset: number): SuspendedHash | null {
+      const h = kept.get(key);
+      kept.delete(key);
+      if (h && h.alive() && h.bytes === offset) return h;
+      h?.drop();
+      return null;
+    },
+    keep(key: string, h: SuspendedHash | null) {
+      if (!h) return;
+      kept.set(key, h);
+      if (kept.size > MAX_KEPT_HASHES) {
+        const [oldest, old] = kept.entries().next().value as [string, SuspendedHash];
+        kept.delete(oldest);
+        old.drop();
+      }
+    },
+    forget(key: string) {
+      kept.get(key)?.drop();
+      kept.delete(key);
+    },
+  };
 }
 
 export function contentStore(backend: BlobBackend) {
+  const suspended = keptHashes();
+  const unbounded = () => new Error('unreachable: resumable uploads are bounded by the backend');
+
+  /** A hash of the first `length` stored bytes of upload `key`, computed on the worker. */
+  async function hashPrefix(key: string, length: number) {
+    const hashing = hashingStream(Number.POSITIVE_INFINITY, unbounded);
+    try {
+      if (length > 0) for await (const chunk of await backend.partials.read(key, { start: 0, end: length - 1 })) await hashing.feed(chunk as Buffer);
+    } catch (err) {
+      hashing.discard();
+      throw err;
+    }
+    return hashing;
+  }
+
+  /**
+   * The digest of the `length` stored bytes: from the stream's hash when it saw exactly those,
+   * else (or when its worker died) by hashing what is stored, on a new worker.
+   */
+  async function finalDigest(hashing: HashingStream, key: string, length: number) {
+    if (hashing.count() === length) {
+      try {
+        return await hashing.digest();
+      } catch (err) {
+        if (!(err instanceof HasherFailed)) throw err;
+      }
+    } else hashing.discard();
+    return (await hashPrefix(key, length)).digest();
+  }
+
+  /** A hashing stream that already covers the `offset` bytes stored for `key`. */
+  async function resumeHash(key: string, offset: number) {
+    const kept = suspended.take(key, offset);
+    if (kept) return hashingStream(Number.POSITIVE_INFINITY, unbounded, kept);
+    return hashPrefix(key, offset);
+  }
+
   return {
     backend,
 
@@ -75,22 +125,29 @@ export function contentStore(backend: BlobBackend) {
     /**
      * Appends to a resumable upload of `size` bytes. When the upload is complete its hash is
      * checked: on a match it becomes object `oid`, otherwise it is discarded (ContentMismatch).
-     * `completing` says the body is expected to finish the upload, so it is hashed as it streams
-     * (seeded with the bytes already stored) instead of being read back afterwards.
+     * Every body is hashed on the worker as it streams, and the hash is kept there between
+     * requests, so the last PATCH costs only its own bytes. Without a kept hash that covers
+     * exactly the stored bytes (a restart, another instance, a body cut between the hash and the
+     * disk), the stored prefix is hashed again, on the worker too.
      */
-    async appendUpload(key: string, oid: string, size: number, offset: number, body: Readable, completing: boolean) {
-      let hash: Hash | null = null;
-      if (completing) {
-        hash = createHash('sha256');
-        if (offset > 0) for await (const chunk of await backend.partials.read(key, { start: 0, end: offset - 1 })) hash.update(chunk as Buffer);
+    async appendUpload(key: string, oid: string, size: number, offset: number, body: Readable) {
+      const hashing = await resumeHash(key, offset);
+      body.on('error', (err) => hashing.stream.destroy(err));
+      let reached: number;
+      try {
+        // The backend enforces the limit (TooLarge); the hashing stream only hashes and counts.
+        reached = await backend.partials.append(key, offset, body.pipe(hashing.stream), size - offset);
+      } catch (err) {
+        hashing.discard();
+        throw err;
       }
-      // The backend enforces the limit (TooLarge); the meter here only hashes and counts.
-      const m = meter(Number.POSITIVE_INFINITY, hash);
-      body.on('error', (err) => m.stream.destroy(err));
-      const reached = await backend.partials.append(key, offset, body.pipe(m.stream), size - offset);
-      if (reached < size) return { offset: reached, committed: false };
-      // Trust the streamed hash only if it saw exactly the bytes that were stored.
-      const digest = hash && m.count() === reached - offset ? hash.digest('hex') : await digestOf(await backend.partials.read(key, { start: 0, end: size - 1 }));
+      if (reached < size) {
+        // Keep the hash only if it saw exactly the bytes now stored.
+        if (hashing.count() === reached) suspended.keep(key, hashing.suspend());
+        else hashing.discard();
+        return { offset: reached, committed: false };
+      }
+      const digest = await finalDigest(hashing, key, reached);
       if (digest !== oid) {
         await backend.partials.remove(key);
         throw new ContentMismatch(`the uploaded content hashes to ${digest}, not to the oid ${oid}; the upload was discarded`);
@@ -99,7 +156,10 @@ export function contentStore(backend: BlobBackend) {
       return { offset: size, committed: true };
     },
 
-    discardUpload: (key: string) => backend.partials.remove(key),
+    discardUpload: (key: string) => {
+      suspended.forget(key);
+      return backend.partials.remove(key);
+    },
   };
 }
 

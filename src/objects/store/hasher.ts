@@ -27,7 +27,11 @@ const RING = ${RING};
 const streams = new Map();
 parentPort.on('message', (m) => {
   if (m.op === 'open') streams.set(m.id, { hash: createHash('sha256'), view: new Uint8Array(m.ring) });
-  else if (m.op === 'update') {
+  else if (m.op === 'attach') streams.get(m.id).view = new Uint8Array(m.ring);
+  else if (m.op === 'detach') {
+    streams.get(m.id).view = null;
+    parentPort.postMessage({ id: m.id, released: true });
+  } else if (m.op === 'update') {
     const s = streams.get(m.id);
     const end = m.start + m.length;
     if (end <= RING) s.hash.update(s.view.subarray(m.start, end));
@@ -49,16 +53,32 @@ parentPort.on('message', (m) => {
 interface Pending {
   onHashed(bytes: number): void;
   onDigest(hex: string): void;
+  /** The worker died: nothing more will be hashed for this stream. */
+  onFailed(err: Error): void;
+}
+
+const SUSPENDED: Pending = { onHashed() {}, onDigest() {}, onFailed() {} };
+
+/** The hashing thread failed; the upload it was hashing cannot be verified and is refused. */
+export class HasherFailed extends Error {
+  constructor(cause: string) {
+    super(`the hashing thread failed (${cause}); the upload was not stored, retry it`);
+  }
 }
 
 class HashWorker {
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
-  /** Called once the worker no longer reads a stream's ring (after its digest or its drop). */
+  /** Called once the worker no longer reads a stream's ring (after its digest, drop or detach). */
   private readonly releases = new Map<number, () => void>();
   streams = 0;
+  dead = false;
   constructor() {
     this.worker = new Worker(WORKER_SOURCE, { eval: true });
+    // A worker that throws or exits takes every hash it held with it: those uploads fail with a
+    // clear error (never hang), and the next upload gets a new worker.
+    this.worker.on('error', (err) => this.fail(err.message));
+    this.worker.on('exit', (code) => this.fail(`exit code ${code}`));
     this.worker.on('message', (m: { id: number; hashed?: number; digest?: string; released?: true }) => {
       if (m.digest !== undefined || m.released) {
         this.releases.get(m.id)?.();
@@ -75,18 +95,41 @@ class HashWorker {
     // the process alive.
     this.worker.unref();
   }
-  open(id: number, ring: SharedArrayBuffer, p: Pending, release: () => void) {
+  private fail(cause: string) {
+    if (this.dead) return;
+    this.dead = true;
+    workers = workers.filter((w) => w !== this);
+    const err = new HasherFailed(cause);
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    // The rings were shared with a thread that is gone; dropping them is safe.
+    this.releases.clear();
+    for (const p of pending) p.onFailed(err);
+  }
+  /** Starts a hash (`resume` false) or gives a suspended one a ring again (`resume` true). */
+  open(id: number, ring: SharedArrayBuffer, p: Pending, release: () => void, resume: boolean) {
     this.pending.set(id, p);
     this.releases.set(id, release);
     this.streams++;
-    this.worker.postMessage({ op: 'open', id, ring });
+    this.post({ op: resume ? 'attach' : 'open', id, ring });
   }
   post(message: object) {
-    this.worker.postMessage(message);
+    if (!this.dead) this.worker.postMessage(message);
   }
-  close(id: number) {
-    if (this.pending.delete(id)) this.worker.postMessage({ op: 'drop', id });
+  /** Ends a stream: `keep` keeps its hash state on the worker (to resume later) and frees only its ring. */
+  close(id: number, keep = false) {
+    if (this.pending.has(id)) this.post({ op: keep ? 'detach' : 'drop', id });
+    // A kept hash has no stream to tell any more; holds() still sees it.
+    if (keep && this.pending.has(id)) this.pending.set(id, SUSPENDED);
+    else this.pending.delete(id);
     this.streams--;
+  }
+  /** Forgets a suspended hash. */
+  drop(id: number) {
+    if (this.pending.delete(id)) this.post({ op: 'drop', id });
+  }
+  holds(id: number) {
+    return !this.dead && this.pending.has(id);
   }
   terminate() {
     return this.worker.terminate();
@@ -104,21 +147,44 @@ function workerFor(): HashWorker {
 }
 
 /**
+ * A hash kept on its worker between two requests of one resumable upload: only the SHA-256 state
+ * (about a hundred bytes) stays; the ring goes back to the pool. Lost when the worker dies.
+ */
+export interface SuspendedHash {
+  readonly bytes: number;
+  /** False once the worker that holds it has died or it was dropped. */
+  alive(): boolean;
+  drop(): void;
+}
+
+interface Suspension extends SuspendedHash {
+  worker: HashWorker;
+  id: number;
+}
+
+/**
  * A pass-through stream that counts its bytes and hashes them on a worker thread. `digest()`
  * resolves once every byte that passed is hashed. A chunk beyond `limit` bytes fails the stream
- * with `tooLong()`.
+ * with `tooLong()`; a worker that dies fails it with HasherFailed. `resume` continues a hash that
+ * `suspend()` kept, so its count and digest cover the earlier bytes too.
  */
-export function hashingStream(limit: number, tooLong: () => Error) {
-  const worker = workerFor();
-  const id = nextId++;
+export function hashingStream(limit: number, tooLong: () => Error, resume?: SuspendedHash) {
+  const from = resume as Suspension | undefined;
+  if (from && !from.alive()) throw new Error('that hash is gone; start a new one');
+  const worker = from?.worker ?? workerFor();
+  const id = from?.id ?? nextId++;
   const ring = spareRings.pop() ?? new SharedArrayBuffer(RING);
   const view = new Uint8Array(ring);
   let at = 0; // where the next byte goes in the ring
   let sent = 0;
   let hashed = 0;
+  const before = from?.bytes ?? 0;
   let waiting: { need: number; go: () => void } | null = null;
+  let failure: Error | null = null;
   let resolveDigest: (hex: string) => void = () => {};
-  const digestPromise = new Promise<string>((r) => (resolveDigest = r));
+  let rejectDigest: (err: Error) => void = () => {};
+  const digestPromise = new Promise<string>((ok, fail) => ((resolveDigest = ok), (rejectDigest = fail)));
+  digestPromise.catch(() => {}); // observed by digest(); a stream nobody digests must not leave it unhandled
   worker.open(id, ring, {
     onHashed(bytes) {
       hashed += bytes;
@@ -129,15 +195,21 @@ export function hashingStream(limit: number, tooLong: () => Error) {
       }
     },
     onDigest: (hex) => resolveDigest(hex),
+    onFailed(err) {
+      failure = err;
+      rejectDigest(err);
+      waiting?.go();
+      stream.destroy(err);
+    },
   }, () => {
     if (spareRings.length < MAX_SPARE_RINGS) spareRings.push(ring);
-  });
+  }, Boolean(from));
   let closed = false;
-  const close = () => {
+  const close = (keep = false) => {
     if (closed) return;
     closed = true;
     // The ring goes back to the pool when the worker says it is done with it.
-    worker.close(id);
+    worker.close(id, keep);
   };
 
   const push = (piece: Buffer) => {
@@ -149,32 +221,53 @@ export function hashingStream(limit: number, tooLong: () => Error) {
     sent += piece.length;
   };
   const room = (need: number) => (RING - (sent - hashed) >= need ? Promise.resolve() : new Promise<void>((go) => (waiting = { need, go })));
+  /** Hashes `chunk`, waiting while the worker is a ring behind. */
+  const feed = async (chunk: Buffer) => {
+    for (let offset = 0; offset < chunk.length; offset += PIECE) {
+      const piece = chunk.subarray(offset, offset + PIECE);
+      await room(piece.length);
+      if (failure) throw failure;
+      push(piece);
+    }
+  };
 
   const stream = new Transform({
     transform(chunk: Buffer, _enc, cb: TransformCallback) {
-      if (sent + chunk.length > limit) return cb(tooLong());
-      (async () => {
-        for (let offset = 0; offset < chunk.length; offset += PIECE) {
-          const piece = chunk.subarray(offset, offset + PIECE);
-          await room(piece.length);
-          push(piece);
-        }
-      })().then(() => cb(null, chunk), cb);
+      if (before + sent + chunk.length > limit) return cb(tooLong());
+      feed(chunk).then(() => cb(null, chunk), cb);
     },
   });
-  stream.once('error', close);
+  stream.once('error', () => close());
   return {
     stream,
-    count: () => sent,
+    /** Bytes hashed in all, a resumed hash's earlier bytes included. */
+    count: () => before + sent,
+    feed,
     /** The hex SHA-256 of everything that passed. */
     async digest(): Promise<string> {
+      if (failure) throw failure;
       worker.post({ op: 'digest', id });
-      const hex = await digestPromise;
-      close();
-      return hex;
+      try {
+        return await digestPromise;
+      } finally {
+        close();
+      }
     },
-    discard: close,
+    /** Keeps the hash state on the worker, frees the ring; `hashingStream(…, suspended)` goes on. */
+    suspend(): SuspendedHash | null {
+      if (failure || closed) return null;
+      close(true);
+      const bytes = before + sent;
+      const s: Suspension = { worker, id, bytes, alive: () => worker.holds(id), drop: () => worker.drop(id) };
+      return s;
+    },
+    discard: () => close(),
   };
+}
+
+/** Kills a hashing thread as a crash would (tests of the failure path). */
+export async function crashHasherForTests() {
+  await Promise.all(workers.map((w) => w.terminate()));
 }
 
 /** Stops the hashing threads (tests and shutdown). */

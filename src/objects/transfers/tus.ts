@@ -38,11 +38,6 @@ export function tusHead(s: Services): Handler {
   };
 }
 
-const completes = (ctx: Context, offset: number, size: number) => {
-  const length = ctx.get('content-length');
-  return length === '' || offset + Number(length) === size;
-};
-
 export function tusPatch(s: Services): Handler {
   return async ({ ctx, params, identity }) => {
     const { repo } = await authorize(s.db, params as never, identity, 'write', 'upload');
@@ -61,7 +56,7 @@ export function tusPatch(s: Services): Handler {
     if (offset > size) throw new HttpError(409, `Upload-Offset ${offset} is past the object's ${size} bytes`);
     await s.objects.limits.checkSpace(size - offset);
     try {
-      const result = await s.objects.store.appendUpload(key, params.oid, size, offset, ctx.req, completes(ctx, offset, size));
+      const result = await s.objects.store.appendUpload(key, params.oid, size, offset, ctx.req);
       if (result.committed) await recordObject(s.db, repo.id, params.oid, size);
       reply(result.offset);
     } catch (err) {

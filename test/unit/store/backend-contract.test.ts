@@ -156,8 +156,8 @@ describe.each(makers)('%s backend', (_name, make) => {
     // A resumable upload in two requests, the second hashed as it streams.
     const data2 = randomBytes(150_000);
     const oid2 = sha256(data2);
-    expect(await store.appendUpload('k2', oid2, data2.length, 0, body(data2.subarray(0, 70_000)), false)).toEqual({ offset: 70_000, committed: false });
-    expect(await store.appendUpload('k2', oid2, data2.length, 70_000, body(data2.subarray(70_000)), true)).toEqual({ offset: data2.length, committed: true });
+    expect(await store.appendUpload('k2', oid2, data2.length, 0, body(data2.subarray(0, 70_000)))).toEqual({ offset: 70_000, committed: false });
+    expect(await store.appendUpload('k2', oid2, data2.length, 70_000, body(data2.subarray(70_000)))).toEqual({ offset: data2.length, committed: true });
     expect(sha256(await readAll(await store.read(oid2)))).toBe(oid2);
   });
 });
