@@ -67,6 +67,10 @@ const schema = z.object({
   S3_PART_SIZE_MB: int(5, 5120).default(16),
   /** A resumable (tus) upload is held by one request at a time; a holder that vanished loses it after this. */
   LFS_UPLOAD_LEASE_SECONDS: int(2, 3600).default(30),
+  /** A resumable (tus) upload nothing was appended to for this long is removed. */
+  TUS_PARTIAL_TTL_SECONDS: int(1, 365 * 86400).default(86400),
+  /** How often the store is swept of expired resumable uploads and of what dead uploads left. */
+  STORAGE_SWEEP_INTERVAL_SECONDS: int(1, 86400).default(600),
   /** Key of the transfer tokens in action headers (32 bytes, hex or base64). Unset: a key in DATA_DIR/keys. */
   TRANSFER_TOKEN_SECRET: z.string().optional(),
   /** Scans run at once in this process. */
@@ -163,6 +167,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       bandwidthQuotaPerDay: e.LFS_BANDWIDTH_QUOTA_BYTES_PER_DAY,
       transferTokenSecret: e.TRANSFER_TOKEN_SECRET ?? null,
       uploadLeaseSeconds: e.LFS_UPLOAD_LEASE_SECONDS,
+      partialTtlSeconds: e.TUS_PARTIAL_TTL_SECONDS,
+      sweepIntervalSeconds: e.STORAGE_SWEEP_INTERVAL_SECONDS,
     },
     storage:
       e.STORAGE === 's3'

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from './config.js';
-import { migrate, openDb, type Db } from './db/knex.js';
+import { migrate, oneInstanceAtATime, openDb, type Db } from './db/knex.js';
 import { createLogger, type Logger } from './log.js';
 import { createKoa, errorBoundary, requestContext } from './http/app.js';
 import { createRouter } from './http/router.js';
@@ -15,6 +15,7 @@ import { bearerAuth, dashboardChallenge, sessionCookie } from './auth/security.j
 import type { Middleware } from 'koa';
 import { contentStore, type ContentStore } from './objects/store/content-store.js';
 import { openBackend, type StorageLifecycle } from './objects/store/open.js';
+import type { BlobBackend } from './objects/store/backend.js';
 import { withUploadLeases } from './objects/store/upload-lease.js';
 import { createTransferTokens, type TransferTokens } from './objects/transfer-tokens.js';
 import { createLimits, type Limits } from './objects/limits.js';
@@ -45,6 +46,8 @@ export interface Services {
     store: ContentStore;
     /** Start-up and shutdown work of the storage backend. */
     backend: StorageLifecycle;
+    /** The backend under the upload leases: what the content store writes through. */
+    leased: BlobBackend;
     tokens: TransferTokens;
     limits: Limits;
     /** The Basic-auth check, whose cache a password change clears. */
@@ -71,7 +74,8 @@ export function createServices(config: Config, log: Logger): Services {
   const db = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const secrets = createSecretBox(config);
   const backend = openBackend(config, log);
-  const store = contentStore(withUploadLeases(backend.store, db, config.lfs.uploadLeaseSeconds));
+  const leased = withUploadLeases(backend.store, db, config.lfs.uploadLeaseSeconds);
+  const store = contentStore(leased);
   const passwords = createPasswordThrottle(db, config.authThrottle);
   const services: Services = {
     config,
@@ -83,7 +87,7 @@ export function createServices(config: Config, log: Logger): Services {
     audit: createAuditLog(db),
     users: createUserState(db),
     passwords,
-    objects: { store, backend, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), basic: basicAuth(db, passwords) },
+    objects: { store, backend, leased, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), basic: basicAuth(db, passwords) },
     scans: createScanRunner({ db, config, log, onCompleted: (scan) => afterScan(services, scan) }),
   };
   return services;
@@ -113,7 +117,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   }
   try {
     await migrate(services.db);
-    await services.objects.backend.start();
+    await services.objects.backend.start({ exclusive: oneInstanceAtATime(services.db, 'storage-sweep'), partials: services.objects.leased.partials });
     await services.scans.recover();
   } catch (err) {
     server.close();

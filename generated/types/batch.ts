@@ -727,6 +727,22 @@ export interface components {
                 "application/vnd.objstore+json": components["schemas"]["lfs-error"];
             };
         };
+        /** @description The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again. */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "The database is unavailable; retry in 5 s"
+                 *     }
+                 */
+                "application/vnd.git-lfs+json": components["schemas"]["lfs-error"];
+                "application/vnd.objstore+json": components["schemas"]["lfs-error"];
+            };
+        };
         /** @description The store's free space is below the configured floor. */
         InsufficientStorage: {
             headers: {
@@ -895,6 +911,7 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
             509: components["responses"]["BandwidthExceeded"];
         };
@@ -944,6 +961,7 @@ export interface operations {
             410: components["responses"]["Gone"];
             416: components["responses"]["RangeNotSatisfiable"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
             509: components["responses"]["BandwidthExceeded"];
         };
     };
@@ -981,6 +999,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ContentMismatch"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
             509: components["responses"]["BandwidthExceeded"];
         };
@@ -1014,6 +1033,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ContentMismatch"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "tus.options": {
@@ -1045,6 +1065,14 @@ export interface operations {
             /** @description The repository does not exist or is not visible. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable for a moment; Retry-After says when to try again. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1107,6 +1135,14 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The database is unavailable for a moment; Retry-After says when to try again. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "tus.patch": {
@@ -1136,6 +1172,11 @@ export interface operations {
                 headers: {
                     "Tus-Resumable": components["headers"]["Tus-Resumable"];
                     "Upload-Offset": number;
+                    /**
+                     * @description While the upload is incomplete, when it expires (an HTTP date, as the tus expiration extension gives it) unless more is appended; TUS_PARTIAL_TTL_SECONDS after this append.
+                     * @example Wed, 26 Nov 2026 10:00:00 GMT
+                     */
+                    "Upload-Expires"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1150,6 +1191,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ContentMismatch"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
             509: components["responses"]["BandwidthExceeded"];
         };
@@ -1187,6 +1229,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "locks.create": {
@@ -1231,6 +1274,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "locks.verify": {
@@ -1265,6 +1309,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "locks.unlock": {
@@ -1301,6 +1346,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

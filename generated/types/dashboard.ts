@@ -3363,6 +3363,23 @@ export interface components {
                 "application/json": components["schemas"]["http-error"];
             };
         };
+        /** @description The database is unavailable for a moment; nothing was changed by this request. Try again after Retry-After seconds. */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Service Unavailable",
+                 *       "statusCode": 503,
+                 *       "message": "The database is unavailable; retry in 5 s"
+                 *     }
+                 */
+                "application/json": components["schemas"]["http-error"];
+            };
+        };
         /** @description Always. The stub only documents the tool; call it with tools/call through POST /api/v1/mcp. Allow is empty, as the stub serves no method. */
         ToolStub: {
             headers: {
@@ -3437,6 +3454,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "auth.login": {
@@ -3469,6 +3487,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "auth.logout": {
@@ -3492,6 +3511,7 @@ export interface operations {
                 content?: never;
             };
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "auth.protectedResource": {

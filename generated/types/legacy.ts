@@ -310,6 +310,22 @@ export interface components {
                 "application/vnd.objstore+json": components["schemas"]["lfs-error"];
             };
         };
+        /** @description The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again. */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "The database is unavailable; retry in 5 s"
+                 *     }
+                 */
+                "application/vnd.git-lfs+json": components["schemas"]["lfs-error"];
+                "application/vnd.objstore+json": components["schemas"]["lfs-error"];
+            };
+        };
         /** @description The repository's bandwidth quota is used up. */
         BandwidthExceeded: {
             headers: {
@@ -483,6 +499,7 @@ export interface operations {
             410: components["responses"]["Gone"];
             429: components["responses"]["TooManyRequests"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
             509: components["responses"]["BandwidthExceeded"];
         };
     };
@@ -565,6 +582,7 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
             509: components["responses"]["BandwidthExceeded"];
         };
@@ -614,6 +632,7 @@ export interface operations {
             410: components["responses"]["Gone"];
             416: components["responses"]["RangeNotSatisfiable"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
             509: components["responses"]["BandwidthExceeded"];
         };
     };
@@ -651,6 +670,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ContentMismatch"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
             507: components["responses"]["InsufficientStorage"];
             509: components["responses"]["BandwidthExceeded"];
         };
@@ -684,6 +704,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ContentMismatch"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

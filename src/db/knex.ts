@@ -63,3 +63,18 @@ export async function migrate(db: Db): Promise<string[]> {
 }
 
 export const isPostgres = (db: Db) => db.client.config.client === 'pg';
+
+/**
+ * Runs `work` on one instance at a time: on PostgreSQL under a transaction-scoped advisory lock
+ * named by `name` (an instance that finds it taken skips this round); on SQLite, whose database
+ * one process owns, simply runs it.
+ */
+export function oneInstanceAtATime(db: Db, name: string) {
+  return async (work: () => Promise<void>) => {
+    if (!isPostgres(db)) return work();
+    await db.transaction(async (trx) => {
+      const { rows } = (await trx.raw('select pg_try_advisory_xact_lock(hashtext(?)) as taken', [name])) as { rows: { taken: boolean }[] };
+      if (rows[0]?.taken) await work();
+    });
+  };
+}

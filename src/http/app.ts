@@ -6,6 +6,8 @@ import type { OperationSpec } from '../../generated/operations.js';
 import Koa, { type Context, type Middleware } from 'koa';
 import { ulid } from '../ids.js';
 import type { Logger } from '../log.js';
+import { describeDatabaseError, isDatabaseError, summariseDatabaseError } from '../db/errors.js';
+import { HasherFailed } from '../objects/store/hasher.js';
 import { HttpError, apiOfPath, errorBody } from './errors.js';
 import { jsonTypeFor } from './media.js';
 import { requestScope } from './request-scope.js';
@@ -49,9 +51,27 @@ export function errorBoundary(): Middleware {
   };
 }
 
-export function writeError(ctx: Context, err: unknown) {
+/**
+ * Failures of the server's own parts that a client can retry or must resolve, answered in the
+ * spec's shape rather than as a bare 500: the database unreachable (503), a uniqueness or
+ * reference race where the operation declares 409, a hashing thread that died (503). The message
+ * is written here, never taken from the error: a database error's message carries SQL and values.
+ */
+function retryable(err: unknown, operation: OperationSpec | undefined): HttpError | null {
+  if (err instanceof HasherFailed) return new HttpError(503, `${err.message}; retry in 1 s`, { 'Retry-After': '1' });
+  if (!isDatabaseError(err)) return null;
+  const summary = summariseDatabaseError(err);
+  if (summary.kind === 'unavailable') return new HttpError(503, 'The database is unavailable; retry in 5 s', { 'Retry-After': '5' });
+  if (summary.kind !== 'other' && operation?.responses['409']) return new HttpError(409, `Conflict: ${describeDatabaseError(summary)}`);
+  return null;
+}
+
+export function writeError(ctx: Context, thrown: unknown) {
   const api = ctx.state.api ?? apiOfPath(ctx.path);
+  const mapped = thrown instanceof HttpError ? null : retryable(thrown, ctx.state.operation as OperationSpec | undefined);
+  const err = mapped ?? thrown;
   const known = err instanceof HttpError;
+  if (mapped) (ctx.state.log as Logger | undefined)?.warn({ err: thrown, status: mapped.status }, 'request failed on a server part');
   if (!known) (ctx.state.log as Logger | undefined)?.error({ err }, 'unhandled error');
   if (ctx.headerSent || !ctx.writable) {
     ctx.res.destroy();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { temporaryFileIdleMs } from '../../src/objects/store/open.js';
 
 describe('configuration', () => {
   it('has working defaults for a fresh machine', () => {
@@ -94,6 +95,17 @@ describe('configuration', () => {
     expect(c.authThrottle.backoffAfter).toBe(3);
     for (const [name, value] of [['HTTP_HEADERS_TIMEOUT_MS', '10'], ['HTTP_IDLE_TIMEOUT_MS', 'soon'], ['HTTP_MIN_BODY_RATE', '-1'], ['HTTP_BODY_RATE_WINDOW_MS', '0'], ['AUTH_BACKOFF_AFTER', '0'], ['AUTH_ADDRESS_BACKOFF_AFTER', 'x'], ['AUTH_USER_SLOW_AFTER', '1.5']] as const) {
       expect(() => loadConfig({ [name]: value }), name).toThrow(new RegExp(name));
+    }
+  });
+
+  it('expires abandoned resumable uploads after a day by default, sweeps every ten minutes, and names a bad value', () => {
+    const d = loadConfig({});
+    expect(d.lfs.partialTtlSeconds).toBe(86_400);
+    expect(d.lfs.sweepIntervalSeconds).toBe(600);
+    expect(temporaryFileIdleMs(d.http)).toBe(240_000);
+    expect(loadConfig({ TUS_PARTIAL_TTL_SECONDS: '3600' }).lfs.partialTtlSeconds).toBe(3600);
+    for (const [name, value] of [['TUS_PARTIAL_TTL_SECONDS', '0'], ['TUS_PARTIAL_TTL_SECONDS', '1d'], ['STORAGE_SWEEP_INTERVAL_SECONDS', '-5'], ['STORAGE_SWEEP_INTERVAL_SECONDS', '100000']] as const) {
+      expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(new RegExp(name));
     }
   });
 });

@@ -305,6 +305,10 @@ export type BatchBatchErrors = {
      */
     501: LfsError;
     /**
+     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     */
+    503: LfsError;
+    /**
      * The store's free space is below the configured floor.
      */
     507: LfsError;
@@ -365,6 +369,10 @@ export type ObjectsDownloadErrors = {
      * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
+    /**
+     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     */
+    503: LfsError;
     /**
      * The repository's bandwidth quota is used up.
      */
@@ -432,6 +440,10 @@ export type ObjectsUploadErrors = {
      */
     429: LfsError;
     /**
+     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     */
+    503: LfsError;
+    /**
      * The store's free space is below the configured floor.
      */
     507: LfsError;
@@ -490,6 +502,10 @@ export type ObjectsVerifyErrors = {
      * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
+    /**
+     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     */
+    503: LfsError;
 };
 
 export type ObjectsVerifyError = ObjectsVerifyErrors[keyof ObjectsVerifyErrors];
@@ -533,6 +549,10 @@ export type TusHeadErrors = {
      * Tus-Resumable names a version other than 1.0.0.
      */
     412: unknown;
+    /**
+     * The database is unavailable for a moment; Retry-After says when to try again.
+     */
+    503: unknown;
 };
 
 export type TusHeadResponses = {
@@ -559,6 +579,10 @@ export type TusOptionsErrors = {
      * The repository does not exist or is not visible.
      */
     404: unknown;
+    /**
+     * The database is unavailable for a moment; Retry-After says when to try again.
+     */
+    503: unknown;
 };
 
 export type TusOptionsResponses = {
@@ -628,6 +652,10 @@ export type TusPatchErrors = {
      */
     429: LfsError;
     /**
+     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     */
+    503: LfsError;
+    /**
      * The store's free space is below the configured floor.
      */
     507: LfsError;
@@ -691,6 +719,10 @@ export type LocksListErrors = {
      * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
+    /**
+     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     */
+    503: LfsError;
 };
 
 export type LocksListError = LocksListErrors[keyof LocksListErrors];
@@ -748,6 +780,10 @@ export type LocksCreateErrors = {
      * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
+    /**
+     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     */
+    503: LfsError;
 };
 
 export type LocksCreateError = LocksCreateErrors[keyof LocksCreateErrors];
@@ -801,6 +837,10 @@ export type LocksVerifyErrors = {
      * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
+    /**
+     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     */
+    503: LfsError;
 };
 
 export type LocksVerifyError = LocksVerifyErrors[keyof LocksVerifyErrors];
@@ -852,6 +892,10 @@ export type LocksUnlockErrors = {
      * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
+    /**
+     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     */
+    503: LfsError;
 };
 
 export type LocksUnlockError = LocksUnlockErrors[keyof LocksUnlockErrors];

@@ -1617,6 +1617,10 @@ export type McpPostErrors = {
      * The body must be application/json.
      */
     415: HttpError;
+    /**
+     * The database is unavailable for a moment; nothing was changed by this request. Try again after Retry-After seconds.
+     */
+    503: HttpError;
 };
 
 export type McpPostError = McpPostErrors[keyof McpPostErrors];
@@ -1666,6 +1670,10 @@ export type AuthLoginErrors = {
      * Too many failed password checks for this username from this address, or from this address overall (the same throttle as HTTP Basic on the object APIs); try again after Retry-After seconds.
      */
     429: HttpError;
+    /**
+     * The database is unavailable for a moment; nothing was changed by this request. Try again after Retry-After seconds.
+     */
+    503: HttpError;
 };
 
 export type AuthLoginError = AuthLoginErrors[keyof AuthLoginErrors];
@@ -1691,6 +1699,10 @@ export type AuthLogoutErrors = {
      * The Origin or Host header is not allowed (DNS-rebinding protection).
      */
     403: HttpError;
+    /**
+     * The database is unavailable for a moment; nothing was changed by this request. Try again after Retry-After seconds.
+     */
+    503: HttpError;
 };
 
 export type AuthLogoutError = AuthLogoutErrors[keyof AuthLogoutErrors];

@@ -123,6 +123,10 @@ export type LegacyGetObjectErrors = {
      */
     501: LfsError;
     /**
+     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     */
+    503: LfsError;
+    /**
      * The repository's bandwidth quota is used up.
      */
     509: LfsError;
@@ -192,6 +196,10 @@ export type LegacyCreateObjectErrors = {
      */
     501: LfsError;
     /**
+     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     */
+    503: LfsError;
+    /**
      * The store's free space is below the configured floor.
      */
     507: LfsError;
@@ -256,6 +264,10 @@ export type ObjectsDownloadErrors = {
      * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
+    /**
+     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     */
+    503: LfsError;
     /**
      * The repository's bandwidth quota is used up.
      */
@@ -323,6 +335,10 @@ export type ObjectsUploadErrors = {
      */
     429: LfsError;
     /**
+     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     */
+    503: LfsError;
+    /**
      * The store's free space is below the configured floor.
      */
     507: LfsError;
@@ -381,6 +397,10 @@ export type ObjectsVerifyErrors = {
      * The request rate of the user (or of the address, for anonymous callers and refused credentials) is reached, or too many password checks failed for this username from this address or from this address overall; Retry-After says when to try again.
      */
     429: LfsError;
+    /**
+     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     */
+    503: LfsError;
 };
 
 export type ObjectsVerifyError = ObjectsVerifyErrors[keyof ObjectsVerifyErrors];

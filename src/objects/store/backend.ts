@@ -34,6 +34,8 @@ export interface PartialUploads {
   /** Makes the complete upload object `oid`. */
   promote(key: string, oid: string): Promise<void>;
   remove(key: string): Promise<void>;
+  /** Removes uploads nothing was appended to for `idleMs` (abandoned), except the keys in `busy`; returns how many went. */
+  expire(idleMs: number, busy?: ReadonlySet<string>): Promise<number>;
 }
 
 export interface BlobBackend {

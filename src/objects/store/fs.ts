@@ -164,6 +164,34 @@ export function fsBackend(root: string): BlobBackend {
         await rm(partialPath(key), { force: true });
         await rm(`${partialPath(key)}.offset`, { force: true });
       },
+
+      async expire(idleMs, busy = new Set()) {
+        const held = new Set([...busy].map((key) => partialPath(key).slice(partialDir.length + 1)));
+        let names: string[];
+        try {
+          names = await readdir(partialDir);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+          throw err;
+        }
+        // An upload is its data file and its offset file; the later of their times is its last append.
+        const lastTouched = new Map<string, number>();
+        for (const name of names) {
+          const info = await stat(join(partialDir, name)).catch(() => null);
+          if (!info) continue;
+          const upload = name.replace(/\.offset$/, '');
+          lastTouched.set(upload, Math.max(lastTouched.get(upload) ?? 0, info.mtimeMs));
+        }
+        let removed = 0;
+        for (const [upload, touched] of lastTouched) {
+          if (Date.now() - touched <= idleMs || held.has(upload)) continue;
+          // The offset first: without it the upload reads as empty, whatever is left of the data.
+          await rm(join(partialDir, `${upload}.offset`), { force: true });
+          await rm(join(partialDir, upload), { force: true });
+          removed++;
+        }
+        return removed;
+      },
     },
 
     async ping() {

@@ -1,43 +1,78 @@
-/** The backend the configuration selects, with its start-up and shutdown work. Server and CLI use it. */
+/** The backend the configuration selects, with its housekeeping. Server and CLI use it. */
 import { join } from 'node:path';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
-import type { BlobBackend } from './backend.js';
+import type { BlobBackend, PartialUploads } from './backend.js';
 import { fsBackend, sweepTemporaryFiles } from './fs.js';
 import { s3Backend } from './s3.js';
 
+/** Runs `work` unless another instance is running it right now (PostgreSQL); else runs it. */
+export type Exclusive = (work: () => Promise<void>) => Promise<void>;
+
 export interface StorageLifecycle {
   store: BlobBackend;
-  /** Housekeeping at start-up: what a killed process left (temporary files, multipart uploads). Never fatal. */
-  start(): Promise<void>;
+  /**
+   * Housekeeping at start-up, then every STORAGE_SWEEP_INTERVAL_SECONDS; never fatal. `partials`:
+   * the layer whose expiry knows which uploads are busy (the upload leases).
+   */
+  start(opts?: { exclusive?: Exclusive; partials?: PartialUploads }): Promise<void>;
+  /** One round of housekeeping: what killed processes and vanished clients left. */
+  sweep(): Promise<void>;
   close(): void;
 }
 
+/**
+ * How long a temporary file of a basic upload may sit untouched before it is dead: a live upload
+ * writes continuously, and the server cuts a body that is silent for HTTP_IDLE_TIMEOUT_MS or
+ * slower than HTTP_MIN_BODY_RATE over a window; twice the longer of those leaves a margin, so
+ * instances sharing a store never remove each other's live files.
+ */
+export const temporaryFileIdleMs = (http: Config['http']) => 2 * Math.max(http.idleTimeoutMs, 2 * http.bodyRateWindowMs);
+
+/**
+ * An S3 multipart upload has no "last touched" time, only its start; a basic upload has no overall
+ * time limit, so one that started a day ago is taken as abandoned (a bucket lifecycle rule for
+ * incomplete multipart uploads is the belt to these braces).
+ */
+const MULTIPART_MAX_AGE_MS = 24 * 3600 * 1000;
+
 export function openBackend(config: Config, log: Logger): StorageLifecycle {
-  if (config.storage.kind === 'fs') {
-    const root = join(config.dataDir, 'lfs');
-    return {
-      store: fsBackend(root),
-      async start() {
-        const swept = await sweepTemporaryFiles(root).catch((err) => (log.warn({ err: (err as Error).message }, 'could not sweep temporary files'), 0));
-        if (swept) log.info({ swept }, 'removed temporary files of uploads a previous process left');
-      },
-      close: () => {},
-    };
+  const fsRoot = join(config.dataDir, 'lfs');
+  const s3 = config.storage.kind === 's3' ? s3Backend(config.storage) : null;
+  const store: BlobBackend = s3 ?? fsBackend(fsRoot);
+  const partialTtlMs = config.lfs.partialTtlSeconds * 1000;
+  let timer: NodeJS.Timeout | null = null;
+  let partials = store.partials;
+
+  async function step(what: string, work: () => Promise<number>) {
+    try {
+      const removed = await work();
+      if (removed) log.info({ removed }, `removed ${what}`);
+    } catch (err) {
+      // Unreachable storage is for /readyz to report; housekeeping tries again next round.
+      log.warn({ err: (err as Error).message }, `could not remove ${what}`);
+    }
   }
-  const s3 = s3Backend(config.storage);
+
+  async function sweep() {
+    if (s3) await step('abandoned multipart uploads', () => s3.sweep(MULTIPART_MAX_AGE_MS));
+    else await step('temporary files of uploads that died', () => sweepTemporaryFiles(fsRoot, temporaryFileIdleMs(config.http)));
+    await step('expired resumable uploads', () => partials.expire(partialTtlMs));
+  }
+
   return {
-    store: s3,
-    async start() {
-      try {
-        // Uploads in flight on other instances are younger than a day; anything older was abandoned.
-        const swept = await s3.sweep(24 * 3600 * 1000);
-        if (swept) log.info({ swept }, 'aborted abandoned multipart uploads');
-      } catch (err) {
-        // Unreachable storage is for /readyz to report; the server still starts.
-        log.warn({ err: (err as Error).message }, 'could not sweep abandoned multipart uploads');
-      }
+    store,
+    sweep,
+    async start({ exclusive = (work: () => Promise<void>) => work(), partials: layer = store.partials } = {}) {
+      partials = layer;
+      const round = () => exclusive(sweep);
+      await round();
+      timer = setInterval(() => void round().catch(() => {}), config.lfs.sweepIntervalSeconds * 1000);
+      timer.unref();
     },
-    close: () => s3.destroy(),
+    close: () => {
+      if (timer) clearInterval(timer);
+      s3?.destroy();
+    },
   };
 }

@@ -401,6 +401,32 @@ export function s3Backend(opts: S3Options): S3Backend {
       async remove(key) {
         await deleteKeys((await listChunks(key)).map((c) => c.key));
       },
+
+      async expire(idleMs, busy = new Set()) {
+        const before = Date.now() - idleMs;
+        const held = new Set([...busy].map(partialDir));
+        // Every chunk under partials/, grouped by upload: its newest chunk is its last append.
+        const uploads = new Map<string, { keys: string[]; newest: number }>();
+        let ContinuationToken: string | undefined;
+        do {
+          const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: `${opts.prefix}partials/`, ContinuationToken }));
+          for (const o of page.Contents ?? []) {
+            const upload = o.Key!.slice(0, o.Key!.lastIndexOf('/') + 1);
+            const u = uploads.get(upload) ?? { keys: [], newest: 0 };
+            u.keys.push(o.Key!);
+            u.newest = Math.max(u.newest, o.LastModified?.getTime() ?? 0);
+            uploads.set(upload, u);
+          }
+          ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+        } while (ContinuationToken);
+        let removed = 0;
+        for (const [upload, u] of uploads) {
+          if (u.newest >= before || held.has(upload)) continue;
+          await deleteKeys(u.keys.sort()); // offset order: the first chunk goes first
+          removed++;
+        }
+        return removed;
+      },
     },
 
     freeBytes: async () => null,

@@ -23,6 +23,11 @@ export function withUploadLeases(backend: BlobBackend, db: Db, ttlSeconds: numbe
     ...backend,
     partials: {
       ...backend.partials,
+      /** A partial a request is appending to is never expired, however long that request is quiet. */
+      async expire(idleMs) {
+        const live = await db('upload_leases').where('expires_at', '>=', Date.now()).pluck('key');
+        return backend.partials.expire(idleMs, new Set(live as string[]));
+      },
       async append(key, offset, body, limit) {
         const holder = randomBytes(12).toString('hex');
         await acquire(key, holder);

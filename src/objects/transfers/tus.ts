@@ -18,7 +18,7 @@ const TUS = { 'Tus-Resumable': '1.0.0' };
 const uploadKey = (repoId: string, oid: string) => `${repoId}/${oid}`;
 
 export const tusOptions: Handler = ({ ctx }) => {
-  ctx.set({ ...TUS, 'Tus-Version': '1.0.0' });
+  ctx.set({ ...TUS, 'Tus-Version': '1.0.0', 'Tus-Extension': 'expiration' });
   writeStatus(ctx, 204, true);
 };
 
@@ -46,6 +46,8 @@ export function tusPatch(s: Services): Handler {
     const key = uploadKey(repo.id, params.oid);
     const reply = (reached: number) => {
       ctx.set({ ...TUS, 'Upload-Offset': String(reached) });
+      // An incomplete upload is swept once nothing is appended for the TTL (objects/store/open.ts).
+      if (reached < size) ctx.set('Upload-Expires', new Date(Date.now() + s.config.lfs.partialTtlSeconds * 1000).toUTCString());
       writeStatus(ctx, 204, true);
     };
     const committed = await committedSize(s, repo.id, params.oid);

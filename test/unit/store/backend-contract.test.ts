@@ -134,6 +134,22 @@ describe.each(makers)('%s backend', (_name, make) => {
     await p.remove('other'); // nothing there: no error
   });
 
+  it('expires resumable uploads idle for longer than asked, except busy ones', async () => {
+    const b = await make();
+    await b.partials.append('idle', 0, body(randomBytes(5000)), 10_000);
+    await b.partials.append('busy', 0, body(randomBytes(3000)), 10_000);
+    // Written just now: not idle for a minute.
+    expect(await b.partials.expire(60_000)).toBe(0);
+    expect(await b.partials.size('idle')).toBe(5000);
+    // A negative idle time makes everything count as idle (S3 times cannot be aged): only the busy one stays.
+    expect(await b.partials.expire(-60_000, new Set(['busy']))).toBe(1);
+    expect(await b.partials.size('idle')).toBe(0);
+    expect(await b.partials.size('busy')).toBe(3000);
+    // The expired upload starts over from 0.
+    expect(await b.partials.append('idle', 0, body(randomBytes(100)), 10_000)).toBe(100);
+    expect(await b.partials.expire(-60_000)).toBe(2);
+  });
+
   it('promotes an empty upload', async () => {
     const b = await make();
     const oid = sha256(Buffer.alloc(0));
