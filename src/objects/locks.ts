@@ -53,6 +53,8 @@ export function createLock(s: Services): Handler {
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       const existing = await s.db<LockRow>('lfs_locks').where({ repo_id: repo.id, path_key: lockPathKey(path) }).first();
+      // Unlocked again in between, or another constraint: the error boundary's 409.
+      if (!existing) throw err;
       return { status: 409, body: { lock: toLock(existing!), message: `${path} is already locked by ${existing!.owner_name}` } };
     }
     return { status: 201, body: { lock: toLock(row) } };

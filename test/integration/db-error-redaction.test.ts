@@ -8,6 +8,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { bearer, failure, mcpClient } from '../helpers/mcp.js';
 import { insertOrg } from '../../src/db/users.js';
+import { backendEnv } from '../helpers/backends.js';
+import { pactum } from '../helpers/cli.js';
+import { lfsFixture } from '../helpers/git-lfs.js';
 
 const PASSWORD = 'redaction-password-7e1f';
 const SECRET = 'client-secret-REDACT-4c9d';
@@ -85,3 +88,86 @@ describe('database errors on write paths', () => {
     }
   });
 });
+
+const GIT_LFS = 'application/vnd.git-lfs+json';
+const LOCKER_PASSWORD = 'locker-password-9b2e';
+const lockerAuth = `Basic ${Buffer.from(`locker:${LOCKER_PASSWORD}`).toString('base64')}`;
+const lock = (base: string, path: string) =>
+  fetch(`${base}/acme/site.git/info/lfs/locks`, { method: 'POST', headers: { authorization: lockerAuth, accept: GIT_LFS, 'content-type': GIT_LFS }, body: JSON.stringify({ path }) });
+
+describe('database errors on the object API and the CLI', () => {
+  beforeAll(async () => {
+    await lfsFixture(s.services.db, { org: 'acme', repo: 'site', username: 'locker', password: LOCKER_PASSWORD, access: 'write' });
+  });
+
+  it('a personal token created while its table is gone: the CLI prints no token, hash or SQL', { timeout: 120_000 }, async () => {
+    const env = { DATA_DIR: s.dataDir, ...(await backendEnv(s.dataDir)) };
+    const made = await withTableGone('personal_tokens', () => pactum(['user', 'token', 'locker', '--name', 'ci'], env));
+    expect(made.code).not.toBe(0);
+    for (const text of [made.stdout, made.stderr]) {
+      expect(text).not.toMatch(/pat_[A-Za-z0-9_-]{20,}/);
+      expect(text).not.toMatch(/insert into|token_hash/i);
+    }
+  });
+
+  it('a lock written while its table is gone: the spec\'s error shape, no path value or SQL in response or log', async () => {
+    const logFrom = s.logLines.length;
+    const path = 'secret-plans/lock-value-5d1e.psd';
+    const res = await withTableGone('lfs_locks', () => lock(s.url, path));
+    const text = await res.text();
+    expect(res.status).toBeGreaterThanOrEqual(500);
+    expect(JSON.parse(text)).toHaveProperty('message');
+    const log = s.logLines.slice(logFrom).join('\n');
+    for (const t of [text, log]) {
+      expect(t).not.toContain('lock-value-5d1e');
+      expect(t).not.toMatch(/insert into|select .* from/i);
+    }
+  });
+
+  it('a uniqueness race on a lock is 409 in the error shape, naming the constraint, not the values', async () => {
+    const db = s.services.db;
+    expect((await lock(s.url, 'race/a.psd')).status).toBe(201);
+    // One lock per repository from now on: the next insert breaks a unique index, as a concurrent insert of the same path would.
+    await db.schema.raw('create unique index one_lock_per_repo on lfs_locks (repo_id)');
+    try {
+      const logFrom = s.logLines.length;
+      const res = await lock(s.url, 'race/b-value-77aa.psd');
+      const body = (await res.json()) as { message: string };
+      expect(res.status).toBe(409);
+      expect(body.message).toMatch(/unique/);
+      const log = s.logLines.slice(logFrom).join('\n');
+      for (const t of [JSON.stringify(body), log]) {
+        expect(t).not.toContain('b-value-77aa');
+        expect(t).not.toMatch(/insert into/i);
+      }
+    } finally {
+      await db.schema.raw('drop index one_lock_per_repo');
+    }
+  });
+});
+
+describe('a database that is gone', () => {
+  it('answers 503 with Retry-After on the object API and sign-in, in the spec\'s shape, and the process serves on', { timeout: 120_000 }, async () => {
+    const t = await startTestServer();
+    try {
+      await lfsFixture(t.services.db, { org: 'acme', repo: 'site', username: 'locker', password: LOCKER_PASSWORD, access: 'write' });
+      expect((await lock(t.url, 'before/close.psd')).status).toBe(201);
+      await t.services.db.destroy();
+      const locked = await lock(t.url, 'after/close.psd');
+      expect(locked.status).toBe(503);
+      expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(((await locked.json()) as { message: string }).message).toMatch(/database is unavailable/);
+      const login = await fetch(`${t.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'locker', password: LOCKER_PASSWORD }) });
+      expect(login.status).toBe(503);
+      expect(login.headers.get('retry-after')).not.toBeNull();
+      expect(await login.text()).not.toContain(LOCKER_PASSWORD);
+      // Still serving what needs no database.
+      expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
+      expect(t.logLines.join('\n')).not.toMatch(/insert into|select .* from/i);
+      t.expectConformant();
+    } finally {
+      await t.stop().catch(() => {});
+    }
+  });
+});
+
