@@ -10,7 +10,7 @@
  * throttled reader dropped mid-body five times, then the process is alive and serves the object.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -236,6 +236,7 @@ describe('the suite\'s workers', () => {
   it('run with --unhandled-rejections=strict, so a rejection nothing handles fails the run', async () => {
     expect(process.execArgv).toContain('--unhandled-rejections=strict');
     // A throwaway test file, run with the project's own config, that leaves a rejection unhandled.
+    mkdirSync(join(process.cwd(), '.tmp'), { recursive: true });
     const dir = mkdtempSync(join(process.cwd(), '.tmp', 'strict-'));
     try {
       writeFileSync(join(dir, 'leak.test.ts'), "import { it } from 'vitest';\nit('leaves a rejection', async () => { Promise.reject(new Error('left-unhandled-on-purpose')); await new Promise((r) => setTimeout(r, 50)); });\n");

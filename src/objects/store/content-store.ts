@@ -143,7 +143,7 @@ export function contentStore(backend: BlobBackend) {
       }
       if (reached < size) {
         // Keep the hash only if it saw exactly the bytes now stored.
-        if (hashing.count() === reached) suspended.keep(key, hashing.suspend());
+        if (hashing.count() === reached) suspended.keep(key, await hashing.suspend());
         else hashing.discard();
         return { offset: reached, committed: false };
       }

@@ -70,7 +70,9 @@ class HashWorker {
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
   /** Called once the worker no longer reads a stream's ring (after its digest, drop or detach). */
-  private readonly releases = new Map<number, () => void>();
+  // A queue per stream: a resumed stream's new ring is queued behind the old one's release, and
+  // the worker answers in order, so each answer frees the ring it is about.
+  private readonly releases = new Map<number, (() => void)[]>();
   streams = 0;
   dead = false;
   constructor() {
@@ -81,8 +83,9 @@ class HashWorker {
     this.worker.on('exit', (code) => this.fail(`exit code ${code}`));
     this.worker.on('message', (m: { id: number; hashed?: number; digest?: string; released?: true }) => {
       if (m.digest !== undefined || m.released) {
-        this.releases.get(m.id)?.();
-        this.releases.delete(m.id);
+        const queue = this.releases.get(m.id);
+        queue?.shift()?.();
+        if (queue?.length === 0) this.releases.delete(m.id);
       }
       const p = this.pending.get(m.id);
       if (!p) return;
@@ -109,7 +112,7 @@ class HashWorker {
   /** Starts a hash (`resume` false) or gives a suspended one a ring again (`resume` true). */
   open(id: number, ring: SharedArrayBuffer, p: Pending, release: () => void, resume: boolean) {
     this.pending.set(id, p);
-    this.releases.set(id, release);
+    this.releases.set(id, [...(this.releases.get(id) ?? []), release]);
     this.streams++;
     this.post({ op: resume ? 'attach' : 'open', id, ring });
   }
@@ -180,6 +183,7 @@ export function hashingStream(limit: number, tooLong: () => Error, resume?: Susp
   let hashed = 0;
   const before = from?.bytes ?? 0;
   let waiting: { need: number; go: () => void } | null = null;
+  let caughtUp: (() => void) | null = null;
   let failure: Error | null = null;
   let resolveDigest: (hex: string) => void = () => {};
   let rejectDigest: (err: Error) => void = () => {};
@@ -188,6 +192,7 @@ export function hashingStream(limit: number, tooLong: () => Error, resume?: Susp
   worker.open(id, ring, {
     onHashed(bytes) {
       hashed += bytes;
+      if (hashed === sent) caughtUp?.();
       if (waiting && RING - (sent - hashed) >= waiting.need) {
         const w = waiting;
         waiting = null;
@@ -199,6 +204,7 @@ export function hashingStream(limit: number, tooLong: () => Error, resume?: Susp
       failure = err;
       rejectDigest(err);
       waiting?.go();
+      caughtUp?.();
       stream.destroy(err);
     },
   }, () => {
@@ -254,7 +260,10 @@ export function hashingStream(limit: number, tooLong: () => Error, resume?: Susp
       }
     },
     /** Keeps the hash state on the worker, frees the ring; `hashingStream(…, suspended)` goes on. */
-    suspend(): SuspendedHash | null {
+    async suspend(): Promise<SuspendedHash | null> {
+      // Every ack must be in first: a late one would count toward the resumed stream's ring.
+      if (hashed < sent) await new Promise<void>((r) => (caughtUp = r));
+      caughtUp = null;
       if (failure || closed) return null;
       close(true);
       const bytes = before + sent;
