@@ -75,7 +75,8 @@ export function createServices(config: Config, log: Logger): Services {
   const secrets = createSecretBox(config);
   const backend = openBackend(config, log);
   const leased = withUploadLeases(backend.store, db, config.lfs.uploadLeaseSeconds);
-  const store = contentStore(leased);
+  // A kept tus hash is trusted only while its upload cannot have expired (and been sent again).
+  const store = contentStore(leased, { keptHashMaxAgeMs: (config.lfs.partialTtlSeconds * 1000) / 2 });
   const passwords = createPasswordThrottle(db, config.authThrottle);
   const services: Services = {
     config,

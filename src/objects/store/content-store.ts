@@ -17,35 +17,39 @@ export class ContentMismatch extends Error {}
 const MAX_KEPT_HASHES = 10_000;
 
 /** Hashes of resumable uploads kept on the worker between requests, by upload key. */
-function keptHashes() {
-  const kept = new Map<string, SuspendedHash>();
+function keptHashes(maxAgeMs: number) {
+  const kept = new Map<string, { h: SuspendedHash; at: number }>();
   return {
-    /** The kept hash of `key` if it covers exactly `offset` bytes; forgets it either way. */
+    /**
+     * The kept hash of `key` if it covers exactly `offset` bytes and is younger than `maxAgeMs`
+     * (an upload idle longer may have expired and been sent again, elsewhere); forgets it either way.
+     */
     take(key: string, offset: number): SuspendedHash | null {
-      const h = kept.get(key);
+      const k = kept.get(key);
       kept.delete(key);
-      if (h && h.alive() && h.bytes === offset) return h;
-      h?.drop();
+      if (k && k.h.alive() && k.h.bytes === offset && Date.now() - k.at < maxAgeMs) return k.h;
+      k?.h.drop();
       return null;
     },
     keep(key: string, h: SuspendedHash | null) {
       if (!h) return;
-      kept.set(key, h);
+      kept.set(key, { h, at: Date.now() });
       if (kept.size > MAX_KEPT_HASHES) {
-        const [oldest, old] = kept.entries().next().value as [string, SuspendedHash];
+        const [oldest, old] = kept.entries().next().value as [string, { h: SuspendedHash }];
         kept.delete(oldest);
-        old.drop();
+        old.h.drop();
       }
     },
     forget(key: string) {
-      kept.get(key)?.drop();
+      kept.get(key)?.h.drop();
       kept.delete(key);
     },
   };
 }
 
-export function contentStore(backend: BlobBackend) {
-  const suspended = keptHashes();
+/** `keptHashMaxAgeMs`: less than the time an idle resumable upload takes to expire. */
+export function contentStore(backend: BlobBackend, opts: { keptHashMaxAgeMs?: number } = {}) {
+  const suspended = keptHashes(opts.keptHashMaxAgeMs ?? 3600_000);
   const unbounded = () => new Error('unreachable: resumable uploads are bounded by the backend');
 
   /** A hash of the first `length` stored bytes of upload `key`, computed on the worker. */

@@ -104,6 +104,16 @@ describe('incremental hashing of resumable uploads', () => {
     expect(sha256(await readAll(await store.read(oid)))).toBe(oid);
   });
 
+  it('a hash kept longer than its upload could stay unexpired is not trusted: the stored bytes are hashed', async () => {
+    const { backend, reads } = await countingBackend();
+    const store = contentStore(backend, { keptHashMaxAgeMs: 0 });
+    const data = randomBytes(800_000);
+    const oid = sha256(data);
+    await store.appendUpload('h', oid, data.length, 0, body(data.subarray(0, 300_000)));
+    expect(await store.appendUpload('h', oid, data.length, 300_000, body(data.subarray(300_000)))).toEqual({ offset: data.length, committed: true });
+    expect(reads.count).toBe(1);
+  });
+
   it('a hash kept for another offset is not trusted (the upload was removed and started over)', async () => {
     const { backend } = await countingBackend();
     const store = contentStore(backend);
