@@ -41,6 +41,8 @@ typecheck: install ## TypeScript, sources and tests
 
 build: install ## compile to dist/
 	rm -rf dist && npx tsc -p tsconfig.build.json
+	@# tsc writes files without the execute bit; `npm link` made dist/src/cli/main.js the `pactum` command.
+	chmod +x dist/src/cli/main.js
 
 migrate: build ## apply database migrations
 	node dist/src/cli/main.js migrate

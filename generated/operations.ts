@@ -55,6 +55,8 @@ export type OperationId =
   | 'auth.protectedResourceForMcp'
   | 'ops.health'
   | 'ops.ready'
+  | 'ops.home'
+  | 'ops.docsSlash'
   | 'ops.docs'
   | 'ops.docsAsset'
   | 'ops.docsSpec'
@@ -226,6 +228,35 @@ export const operations: readonly OperationSpec[] = [
       '200': { mediaTypes: ["application/json"], validate: dashboard.response_ops_ready_200, headers: [] },
       '406': { mediaTypes: ["application/json"], validate: dashboard.response_ops_ready_406, headers: [] },
       '503': { mediaTypes: ["application/json"], validate: dashboard.response_ops_ready_503, headers: [] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'ops.home',
+    method: 'GET',
+    path: '/',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["text/html"], validate: null, headers: [] },
+      '406': { mediaTypes: ["application/json"], validate: dashboard.response_ops_home_406, headers: [] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'ops.docsSlash',
+    method: 'GET',
+    path: '/docs/',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: null,
+    responses: {
+      '308': { mediaTypes: [], validate: null, headers: [{"name":"location","required":false}] },
     },
     tool: null,
   },

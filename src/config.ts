@@ -16,6 +16,8 @@ const schema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
   PUBLIC_URL: z.string().url().optional(),
+  /** Where documentation_url in object-API error bodies points. Default: this server's landing page, PUBLIC_URL/#object-api-errors. */
+  LFS_ERROR_DOCS_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** postgres://… selects PostgreSQL; unset means SQLite in DATA_DIR. */
   DATABASE_URL: z.string().optional(),
@@ -129,6 +131,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     dataDir: resolve(e.DATA_DIR),
     /** Base of every URL the server hands out (hrefs, audience, metadata); no trailing slash. */
     publicUrl: publicBase,
+    /** Whether PUBLIC_URL was set, rather than derived from HOST and PORT. */
+    publicUrlExplicit: Boolean(e.PUBLIC_URL),
+    errorDocsUrl: e.LFS_ERROR_DOCS_URL ?? `${publicBase}/#object-api-errors`,
     logLevel: e.LOG_LEVEL,
     databaseUrl: e.DATABASE_URL ?? null,
     jwt: {

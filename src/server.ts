@@ -30,6 +30,8 @@ import { createAuditLog, type AuditLog } from './mcp/audit.js';
 import { createUserState, type UserState } from './auth/user-state.js';
 import { createPasswordThrottle, type PasswordThrottle } from './auth/throttle.js';
 import { guardSlowClients, serverTimeouts } from './http/slow-clients.js';
+import { databaseStartError, ensureDataDir, listenError, usesDataDir } from './ops/startup-checks.js';
+import { recordServerUrl } from './db/server-settings.js';
 
 export interface Services {
   config: Config;
@@ -97,12 +99,18 @@ export function createServices(config: Config, log: Logger): Services {
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
   const env = opts.env ?? process.env;
   let config = loadConfig(env);
+  // What can be checked without the port is checked before listening: a bad setting then never
+  // holds the port, and fails with one line naming it.
+  if (usesDataDir(config)) ensureDataDir(config.dataDir);
+  createSecretBox(config);
+  createTransferTokens(config);
+  createTokenService(config);
   // No limit on a whole request (a multi-GiB upload takes minutes); headers, silence and a body's
   // average rate are bounded instead (http/slow-clients.ts).
   const server = createServer(serverTimeouts(config.http));
   guardSlowClients(server, config.http);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err) => reject(listenError(err, config)));
     server.listen(config.port, config.host, () => resolve());
   });
   // Port 0 means any free port: the public URL (and so hrefs and audience) follows the real one.
@@ -117,9 +125,12 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     throw err;
   }
   try {
-    await migrate(services.db);
+    await migrate(services.db).catch((err: unknown) => {
+      throw databaseStartError(err, config);
+    });
     await services.objects.backend.start({ exclusive: oneInstanceAtATime(services.db, 'storage-sweep'), partials: services.objects.leased.partials });
     await services.scans.recover();
+    await recordServerUrl(services.db, config.publicUrl);
   } catch (err) {
     server.close();
     await services.scans.stop().catch(() => {});
@@ -130,7 +141,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
 
   const app = createKoa([
     requestContext(log),
-    errorBoundary(),
+    errorBoundary(config.errorDocsUrl),
     ...(opts.before ?? []),
     originGuard(config),
     createRouter({

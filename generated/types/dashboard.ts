@@ -136,6 +136,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Landing page
+         * @description Names the three APIs with their base URLs on this server, the health endpoints and the documentation, and explains the object APIs' error statuses (the page documentation_url in their error bodies points at).
+         */
+        get: operations["ops.home"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The documentation page, with a trailing slash
+         * @description Redirects to /docs, relative to the request, so that the page's relative links resolve behind a proxy that mounts it under a prefix.
+         */
+        get: operations["ops.docsSlash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs": {
         parameters: {
             query?: never;
@@ -3624,6 +3664,48 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["health"];
                 };
+            };
+        };
+    };
+    "ops.home": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The landing page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>pactum</title></head><body><h1>pactum</h1></body></html> */
+                    "text/html": string;
+                };
+            };
+            406: components["responses"]["NotAcceptableJson"];
+        };
+    };
+    "ops.docsSlash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documentation page is at ../docs. */
+            308: {
+                headers: {
+                    /** @description Always ../docs (relative). */
+                    Location?: "../docs";
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

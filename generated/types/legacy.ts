@@ -107,7 +107,7 @@ export interface components {
          * @description Error body of the object APIs. The client shows message, and documentation_url and request_id when present.
          * @example {
          *       "message": "Object 5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03 does not exist",
-         *       "documentation_url": "https://github.com/pactum/pactum#object-api-errors",
+         *       "documentation_url": "http://127.0.0.1:8080/#object-api-errors",
          *       "request_id": "01JDQ3V8K2M5N7P9R1S3T5V7X9"
          *     }
          */

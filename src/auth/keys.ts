@@ -20,13 +20,13 @@ export function loadOrCreateKey(dataDir: string, name: string, bytes = 32): Buff
   const mode = statSync(file).mode & 0o777;
   if (mode & 0o077) throw new ConfigError(`${file} is open to other users (mode ${mode.toString(8).padStart(4, '0')}); run: chmod 600 ${file}`);
   const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-  if (key.length < bytes) throw new Error(`${file} holds ${key.length} bytes; expected ${bytes}`);
+  if (key.length < bytes) throw new ConfigError(`${file} holds ${key.length} bytes; expected ${bytes}`);
   return key;
 }
 
 /** A key given in the environment as hex (64 digits) or base64 (of 32 bytes). */
 export function parseKey(value: string, name: string, bytes = 32): Buffer {
   const key = /^[0-9a-f]+$/i.test(value) && value.length === bytes * 2 ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
-  if (key.length !== bytes) throw new Error(`${name} must be ${bytes} bytes, as ${bytes * 2} hex digits or base64`);
+  if (key.length !== bytes) throw new ConfigError(`${name} must be ${bytes} bytes, as ${bytes * 2} hex digits or base64`);
   return key;
 }

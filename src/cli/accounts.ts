@@ -9,19 +9,13 @@ import { hashPassword } from '../auth/passwords.js';
 import { isRole, type Role } from '../auth/permissions.js';
 import { revokeUserSessions } from '../auth/sessions.js';
 import type { Db } from '../db/knex.js';
-import { findOrgById, findOrgBySlug, findUserByName, insertOrg, insertUser, isUniqueViolation, updateUserRevoking } from '../db/users.js';
-import { UsageError, readPasswordFromStdin, withDb } from './args.js';
+import { findUserByName, insertOrg, insertUser, isUniqueViolation, updateUserRevoking } from '../db/users.js';
+import { UsageError, noArguments, orgOf, readPasswordFromStdin, withDb } from './args.js';
 import { createPersonalToken, listPersonalTokens, revokePersonalTokens } from '../db/repos.js';
 import { parseTtl } from '../auth/jwt.js';
 
 function check(validate: (typeof tools)[keyof typeof tools]['validateInput'], input: unknown) {
   if (!validate(input)) throw new UsageError(describeErrors(validate.errors, 'input').replace(/input\//g, ''));
-}
-
-async function orgOf(db: Db, ref: string) {
-  const org = (await findOrgBySlug(db, ref)) ?? (await findOrgById(db, ref));
-  if (!org) throw new UsageError(`no organization ${ref} (create it with: pactum org create ${ref})`);
-  return org;
 }
 
 export async function org(args: string[]): Promise<number> {
@@ -44,6 +38,7 @@ export async function org(args: string[]): Promise<number> {
     });
   }
   if (sub === 'list') {
+    noArguments(rest);
     return withDb(async (db) => {
       for (const o of await db('orgs').orderBy('slug')) console.log(`${o.slug}\t${o.id}\t${o.name}`);
       return 0;
@@ -94,8 +89,10 @@ export async function user(args: string[]): Promise<number> {
       return 0;
     });
   }
-  if (sub === 'token' && rest[0] === 'revoke' && rest.length === 3) {
-    const [, username, ref] = rest as [string, string, string];
+  if (sub === 'token' && rest[0] === 'revoke') {
+    const { positionals } = parseArgs({ args: rest.slice(1), allowPositionals: true, options: {} });
+    if (positionals.length !== 2) throw new UsageError('usage: pactum user token revoke <username> <name|id>');
+    const [username, ref] = positionals as [string, string];
     return withDb(async (db) => {
       const u = await findUserByName(db, username);
       if (!u) throw new UsageError(`no user ${username}`);
@@ -125,10 +122,11 @@ export async function user(args: string[]): Promise<number> {
     });
   }
   if (sub === 'tokens') {
-    if (!rest[0]) throw new UsageError('usage: pactum user tokens <username>');
+    const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+    if (positionals.length !== 1) throw new UsageError('usage: pactum user tokens <username>');
     return withDb(async (db) => {
-      const u = await findUserByName(db, rest[0]!);
-      if (!u) throw new UsageError(`no user ${rest[0]}`);
+      const u = await findUserByName(db, positionals[0]!);
+      if (!u) throw new UsageError(`no user ${positionals[0]}`);
       const now = new Date().toISOString();
       for (const t of await listPersonalTokens(db, u.id)) {
         const state = t.revoked_at ? `revoked ${t.revoked_at}` : t.expires_at && t.expires_at <= now ? `expired ${t.expires_at}` : 'live';
@@ -138,6 +136,7 @@ export async function user(args: string[]): Promise<number> {
     });
   }
   if (sub === 'list') {
+    noArguments(rest);
     return withDb(async (db) => {
       const rows = await db('users as u').join('orgs as o', 'o.id', 'u.org_id').orderBy('u.username').select('u.*', 'o.slug');
       for (const u of rows) console.log(`${u.username}\t${u.id}\t${u.slug}\t${u.role}\t${u.active ? 'active' : 'inactive'}`);

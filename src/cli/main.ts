@@ -6,6 +6,7 @@
  */
 import { createLogger } from '../log.js';
 import { isUsageError } from './args.js';
+import { ConfigError } from '../config.js';
 import { org, user } from './accounts.js';
 import { migrateCommand, serve } from './serve.js';
 import { token } from './token.js';
@@ -13,45 +14,59 @@ import { repo } from './repos.js';
 import { proposals } from './proposals.js';
 import { conformance } from './conformance.js';
 
+/** Each command, its usage lines (shown by `pactum <command> --help`) and what runs it. */
+const commands: Record<string, { usage: string; run: (args: string[]) => Promise<number> }> = {
+  serve: { usage: 'pactum serve                     migrate the database, then serve on HOST:PORT', run: serve },
+  migrate: { usage: 'pactum migrate                   apply database migrations and exit', run: migrateCommand },
+  org: {
+    usage: `pactum org create <slug> [--name NAME]
+pactum org list`,
+    run: org,
+  },
+  user: {
+    usage: `pactum user create <username> --org <slug|id> (--role ROLE | --admin) --password-stdin
+pactum user passwd <username> --password-stdin
+pactum user token <username> [--name NAME] [--ttl 90d]   a personal token, the Git LFS password
+pactum user tokens <username>    its personal tokens: id, name, created, expires, last used, state
+pactum user token revoke <username> <name|id>
+pactum user list`,
+    run: user,
+  },
+  repo: {
+    usage: `pactum repo create <org>/<repo> [--public]
+pactum repo grant <org>/<repo> <username> read|write|admin
+pactum repo revoke <org>/<repo> <username>
+pactum repo delete-object <org>/<repo> <oid> --reason TEXT
+pactum repo list`,
+    run: repo,
+  },
+  proposals: { usage: 'pactum proposals import <file.json>   regulatory update proposals', run: proposals },
+  conformance: {
+    usage: `pactum conformance --target URL [--api dashboard|legacy|batch|all] [--token T] [--basic user:pass]
+                   [--repo org/repo] [--seed N] [--max-examples N] [--junit out.xml] [--read-only]
+                   [--phases examples,generated,negative,mcp,flow]
+                                 check any server against the specs`,
+    run: conformance,
+  },
+  token: {
+    usage: `pactum token --user <username> [--ttl 1h] [--audience URL]
+pactum token --sub <id> --org <slug|id> [--perm P1,P2] [--role ROLE] [--ttl 1h] [--audience URL]
+    The audience is the server's URL: --audience, else PUBLIC_URL, else the URL of the server
+    that last started on this database (DATA_DIR or DATABASE_URL), else HOST and PORT.`,
+    run: token,
+  },
+};
+
+const indent = (text: string) => text.replace(/^/gm, '  ');
+
 const USAGE = `pactum — the dashboard MCP endpoint and the Git LFS object APIs
 
 Usage:
-  pactum serve                     migrate the database, then serve on HOST:PORT
-  pactum migrate                   apply database migrations and exit
-  pactum org create <slug> [--name NAME]
-  pactum org list
-  pactum user create <username> --org <slug> (--role ROLE | --admin) --password-stdin
-  pactum user passwd <username> --password-stdin
-  pactum user token <username> [--name NAME] [--ttl 90d]   a personal token, the Git LFS password
-  pactum user tokens <username>    its personal tokens: id, name, created, expires, last used, state
-  pactum user token revoke <username> <name|id>
-  pactum user list
-  pactum repo create <org>/<repo> [--public]
-  pactum repo grant <org>/<repo> <username> read|write|admin
-  pactum repo revoke <org>/<repo> <username>
-  pactum repo delete-object <org>/<repo> <oid> --reason TEXT
-  pactum repo list
-  pactum proposals import <file.json>   regulatory update proposals
-  pactum conformance --target URL [--api dashboard|legacy|batch|all] [--token T] [--basic user:pass]
-                     [--repo org/repo] [--seed N] [--max-examples N] [--junit out.xml] [--read-only]
-                     [--phases examples,generated,negative,mcp,flow]
-                                   check any server against the specs
-  pactum token --user <username> [--ttl 1h]
-  pactum token --sub <id> --org <orgId> [--perm P1,P2] [--role ROLE] [--ttl 1h]
+${Object.values(commands).map((c) => indent(c.usage)).join('\n')}
+  pactum <command> --help          that command's usage
 
 Roles: system_admin, org_admin, member, viewer, service.
 Settings come from the environment; see the README.`;
-
-const commands: Record<string, (args: string[]) => Promise<number>> = {
-  serve,
-  migrate: migrateCommand,
-  token,
-  org,
-  user,
-  repo,
-  proposals,
-  conformance,
-};
 
 export async function run(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -64,11 +79,18 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`pactum: unknown command ${name}\n\n${USAGE}`);
     return 2;
   }
+  // Before anything runs: `pactum serve --help` must not start a server.
+  if (rest.includes('--help') || rest.includes('-h')) {
+    console.log(`Usage:\n${indent(command.usage)}`);
+    return 0;
+  }
   try {
-    return await command(rest);
+    return await command.run(rest);
   } catch (err) {
     if (isUsageError(err)) {
-      console.error(`pactum ${name}: ${(err as Error).message}`);
+      // One line: the message names the setting or the argument to fix.
+      console.error(`pactum ${name}: ${(err as Error).message.replace(/\n\s*/g, ' ')}`);
+      if (!(err instanceof ConfigError) && !/usage:/.test((err as Error).message)) console.error(`usage:\n${indent(command.usage)}`);
       return 2;
     }
     createLogger('error').error({ err }, `pactum ${name} failed`);

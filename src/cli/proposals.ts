@@ -15,7 +15,7 @@ import { UsageError, withDb } from './args.js';
 export async function proposals(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   const { positionals } = parseArgs({ args: rest, allowPositionals: true });
-  if (sub !== 'import' || !positionals[0]) throw new UsageError('usage: pactum proposals import <file.json>');
+  if (sub !== 'import' || positionals.length !== 1) throw new UsageError('usage: pactum proposals import <file.json>');
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(positionals[0], 'utf8'));

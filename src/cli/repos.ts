@@ -13,7 +13,7 @@ import { openBackend } from '../objects/store/open.js';
 import { createLogger } from '../log.js';
 import { contentStore } from '../objects/store/content-store.js';
 import { deleteObject } from '../objects/objects-table.js';
-import { UsageError, withDb } from './args.js';
+import { UsageError, serverUrl, withDb } from './args.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
@@ -35,6 +35,11 @@ async function repoOf(db: Db, ref: string) {
 export async function repo(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { public: { type: 'boolean' }, reason: { type: 'string' } } });
+  // One parse for every subcommand: an option or argument that this one does not take is a mistake.
+  if (values.public !== undefined && sub !== 'create') throw new UsageError('--public is an option of repo create only');
+  if (values.reason !== undefined && sub !== 'delete-object') throw new UsageError('--reason is an option of repo delete-object only');
+  const most = { create: 1, list: 0, grant: 3, revoke: 2, 'delete-object': 2 }[sub ?? ''];
+  if (most !== undefined && positionals.length > most) throw new UsageError(`unexpected argument ${positionals[most]}`);
   switch (sub) {
     case 'create': {
       const { org, name } = parseRef(positionals[0]);
@@ -48,7 +53,7 @@ export async function repo(args: string[]): Promise<number> {
           throw err;
         }
         console.log(`created ${values.public ? 'public' : 'private'} repository ${org}/${name}`);
-        console.log(`git-lfs endpoint: ${repoBase(config.publicUrl, { org_slug: org, name })}`);
+        console.log(`git-lfs endpoint: ${repoBase((await serverUrl(db, config)).url, { org_slug: org, name })}`);
         return 0;
       });
     }

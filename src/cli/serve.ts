@@ -1,4 +1,5 @@
-import { loadConfig } from '../config.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { noArguments } from './args.js';
 import { migrate, openDb } from '../db/knex.js';
 import { startServer } from '../server.js';
 import { requestScope } from '../http/request-scope.js';
@@ -28,8 +29,13 @@ export function guardProcess(log: Logger, shutdown: () => Promise<void>, timeout
 }
 
 /** `pactum serve`: migrate, then serve until SIGTERM or SIGINT, shutting down gracefully. */
-export async function serve(): Promise<number> {
-  const running = await startServer();
+export async function serve(args: string[]): Promise<number> {
+  noArguments(args);
+  const running = await startServer().catch((err: unknown) => {
+    if (err instanceof ConfigError) throw err;
+    // Not a setting we recognise: still one line, with what the error said.
+    throw new ConfigError(`cannot start: ${err instanceof Error ? err.message : String(err)}`);
+  });
   const log = running.services.log;
   guardProcess(log, running.close, running.services.config.shutdownTimeoutMs);
   log.info({ url: running.url, dataDir: running.services.config.dataDir }, 'pactum is serving');
@@ -46,7 +52,8 @@ export async function serve(): Promise<number> {
 }
 
 /** `pactum migrate`: apply migrations and exit. */
-export async function migrateCommand(): Promise<number> {
+export async function migrateCommand(args: string[]): Promise<number> {
+  noArguments(args);
   const db = openDb(loadConfig());
   try {
     const applied = await migrate(db);

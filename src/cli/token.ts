@@ -1,14 +1,28 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.js';
 import { createTokenService, parseTtl } from '../auth/jwt.js';
 import { isPermission, isRole, type Permission, type Role } from '../auth/permissions.js';
-import { findUserByName } from '../db/users.js';
-import { UsageError, withDb } from './args.js';
+import { findUserById, findUserByName } from '../db/users.js';
+import { UsageError, orgOf, serverUrl, withDb } from './args.js';
+
+const MCP_PATH = '/api/v1/mcp';
+
+/** --audience takes the server's URL, or the full audience (its MCP endpoint). */
+function audienceBase(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--audience ${value} is not a URL (give the server's URL, e.g. http://127.0.0.1:8080)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--audience ${value}: use an http or https URL`);
+  return url.href.replace(/\/$/, '').replace(new RegExp(`${MCP_PATH}$`), '');
+}
 
 /**
- * `pactum token`: prints a bearer JWT that a server with the same DATA_DIR (or JWT_SECRET)
- * accepts. Either for an existing user (--user, with its role and org) or for any subject
- * (--sub and --org, with --perm and/or --role).
+ * `pactum token`: prints a bearer JWT for the server that shares this CLI's database and keys
+ * (DATA_DIR or DATABASE_URL, JWT_SECRET). Either for an existing user (--user, with its role and
+ * org) or for a service subject (--sub, in an org that exists, with --perm and/or --role).
+ * The audience is that server's URL (see serverUrl); stderr says which one when it was not given.
  */
 export async function token(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -20,6 +34,7 @@ export async function token(args: string[]): Promise<number> {
       perm: { type: 'string' },
       role: { type: 'string' },
       ttl: { type: 'string', default: '1h' },
+      audience: { type: 'string' },
     },
   });
   let ttl: number;
@@ -32,18 +47,37 @@ export async function token(args: string[]): Promise<number> {
   const unknown = scopes.filter((p) => !isPermission(p));
   if (unknown.length) throw new UsageError(`unknown permission ${unknown.join(', ')}`);
   if (values.role && !isRole(values.role)) throw new UsageError(`unknown role ${values.role}`);
-
-  let claims: { sub: string; orgId: string; role?: Role; scopes: Permission[] };
-  if (values.user) {
-    const user = await withDb((db) => findUserByName(db, values.user!));
-    if (!user) throw new UsageError(`no user ${values.user}`);
-    if (!user.active) throw new UsageError(`${values.user} is deactivated`);
-    claims = { sub: user.id, orgId: user.org_id, role: user.role, scopes: scopes as Permission[] };
-  } else {
-    if (!values.sub || !values.org) throw new UsageError('token needs --user <username>, or --sub <id> and --org <orgId>');
+  if (values.user && (values.sub || values.org)) throw new UsageError('--user takes the user\'s org and id: leave out --sub and --org');
+  if (!values.user) {
+    if (!values.sub || !values.org) throw new UsageError('token needs --user <username>, or --sub <id> and --org <slug|id>');
     if (!scopes.length && !values.role) throw new UsageError('token needs --perm or --role: a token without permissions can call nothing');
-    claims = { sub: values.sub, orgId: values.org, role: values.role as Role | undefined, scopes: scopes as Permission[] };
   }
-  console.log(await createTokenService(loadConfig()).sign(claims, ttl));
+  const explicit = values.audience ? audienceBase(values.audience) : null;
+
+  const { claims, base, config } = await withDb(async (db, config) => {
+    let claims: { sub: string; orgId: string; role?: Role; scopes: Permission[] };
+    if (values.user) {
+      const user = await findUserByName(db, values.user);
+      if (!user) throw new UsageError(`no user ${values.user} (list them with: pactum user list)`);
+      if (!user.active) throw new UsageError(`${values.user} is deactivated`);
+      claims = { sub: user.id, orgId: user.org_id, role: user.role, scopes: scopes as Permission[] };
+    } else {
+      const org = await orgOf(db, values.org!);
+      // A user's id as a subject: the server refuses a token whose user does not exist.
+      if (values.sub!.startsWith('usr_')) {
+        const user = await findUserById(db, values.sub!);
+        if (!user) throw new UsageError(`no user ${values.sub} (for a user, use --user <username>)`);
+        if (user.org_id !== org.id) throw new UsageError(`${values.sub} is not in ${org.slug}`);
+      }
+      claims = { sub: values.sub!, orgId: org.id, role: values.role as Role | undefined, scopes: scopes as Permission[] };
+    }
+    if (explicit) return { claims, base: explicit, config };
+    const server = await serverUrl(db, config);
+    if (server.source !== 'PUBLIC_URL') console.error(`pactum token: for ${server.url} (${server.source}); --audience URL chooses another server`);
+    return { claims, base: server.url, config };
+  });
+  // The same key as the server's (JWT_SECRET or DATA_DIR/keys); the audience of the chosen server.
+  const service = createTokenService({ ...config, publicUrl: base, jwt: { ...config.jwt, audience: `${base}${MCP_PATH}` } });
+  console.log(await service.sign(claims, ttl));
   return 0;
 }

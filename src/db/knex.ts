@@ -2,20 +2,23 @@
  * The database: SQLite (better-sqlite3) in DATA_DIR by default, PostgreSQL when DATABASE_URL is a
  * postgres:// URL. Both run the same migrations; queries stay within what both support.
  */
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { migrationSource } from './migrations/index.js';
+import { ensureDataDir } from '../ops/startup-checks.js';
 
 export type Db = Knex;
 
 export function openDb(opts: { databaseUrl: string | null; dataDir: string }): Db {
   if (opts.databaseUrl && /^postgres(ql)?:\/\//.test(opts.databaseUrl)) {
-    return knexFactory({ client: 'pg', connection: opts.databaseUrl, pool: { min: 0, max: 10 } });
+    // knex prints pool errors to the console itself; they reach the caller as errors anyway.
+    const quiet = () => {};
+    return knexFactory({ client: 'pg', connection: opts.databaseUrl, pool: { min: 0, max: 10 }, log: { warn: quiet, error: quiet, deprecate: quiet, debug: quiet } });
   }
   if (opts.databaseUrl) throw new Error('DATABASE_URL must be a postgres:// URL (unset means SQLite in DATA_DIR)');
   // Owner only: SQLite gives its -wal and -shm files the database file's mode.
-  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  ensureDataDir(opts.dataDir);
   const filename = join(opts.dataDir, 'pactum.sqlite');
   closeSync(openSync(filename, 'a', 0o600));
   chmodSync(filename, 0o600);

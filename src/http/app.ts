@@ -41,8 +41,10 @@ export function requestContext(log: Logger): Middleware {
   };
 }
 
-export function errorBoundary(): Middleware {
+/** `docsUrl`: what the object APIs' error bodies give as documentation_url. */
+export function errorBoundary(docsUrl?: string): Middleware {
   return async function errors(ctx, next) {
+    ctx.state.errorDocsUrl = docsUrl;
     try {
       await next();
     } catch (err) {
@@ -86,7 +88,7 @@ export function writeError(ctx: Context, thrown: unknown) {
   const declared = (ctx.state.operation as OperationSpec | undefined)?.responses[String(status)];
   if (declared && declared.mediaTypes.length === 0) return writeStatus(ctx, status, true);
   ctx.type = jsonTypeFor(ctx, api);
-  ctx.body = JSON.stringify(errorBody(api, status, message, ctx.state.requestId ?? ''));
+  ctx.body = JSON.stringify(errorBody(api, status, message, ctx.state.requestId ?? '', ctx.state.errorDocsUrl as string | undefined));
 }
 
 export function createKoa(middleware: Middleware[]): Koa {

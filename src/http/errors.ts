@@ -16,11 +16,10 @@ export class HttpError extends Error {
   }
 }
 
-export const DOCS_URL = 'https://github.com/pactum/pactum#object-api-errors';
-
-export function errorBody(api: ApiName, status: number, message: string, requestId: string): Record<string, unknown> {
+/** `docsUrl`: where the object APIs' documentation_url points (LFS_ERROR_DOCS_URL, else the server's own landing page). */
+export function errorBody(api: ApiName, status: number, message: string, requestId: string, docsUrl?: string): Record<string, unknown> {
   if (api === 'dashboard') return { error: STATUS_CODES[status] ?? 'Error', statusCode: status, message, requestId };
-  return { message, documentation_url: DOCS_URL, request_id: requestId };
+  return { message, ...(docsUrl ? { documentation_url: docsUrl } : {}), request_id: requestId };
 }
 
 /** Which API a path belongs to when no operation matched it. */

@@ -1,12 +1,13 @@
 /**
  * /docs: Swagger UI over the three specs, its files served from the swagger-ui-dist package (no
- * CDN: the page works on a machine without internet access).
+ * CDN: the page works on a machine without internet access). `/`: a landing page naming the APIs
+ * at this server's PUBLIC_URL, and the object APIs' error statuses (their documentation_url).
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Handler } from '../http/router.js';
-import { loadBundledSpec } from '../spec/documents.js';
+import { loadBundledSpec, type JsonObject } from '../spec/documents.js';
 
 const assetDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const TYPES: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' };
@@ -59,12 +60,88 @@ export const docsAsset: Handler = async ({ ctx, params }) => {
   ctx.body = bytes;
 };
 
-const specCache = new Map<string, unknown>();
+/** `/docs/` answers with a relative redirect, so a proxy's prefix is kept. */
+export const docsSlash: Handler = () => ({ status: 308, headers: { Location: '../docs' } });
 
-/** Each spec is read and parsed once, on first request. */
-export const docsSpec: Handler = ({ params }) => {
-  const name = SPECS[params.api as keyof typeof SPECS];
-  let spec = specCache.get(name);
-  if (!spec) specCache.set(name, (spec = loadBundledSpec(name)));
-  return { status: 200, body: spec };
-};
+/**
+ * The spec as Swagger UI shows it: `servers` at this server's PUBLIC_URL (the files in specs/ name
+ * a local `make run`), and without `jsonSchemaDialect`, which Swagger UI cannot read and flags in
+ * red; 2020-12 is what OpenAPI 3.1 means without it, so the contract is unchanged.
+ */
+export function specForDocs(spec: JsonObject, publicUrl: string): JsonObject {
+  const { jsonSchemaDialect: _dialect, servers, ...rest } = spec;
+  const local = /^https?:\/\/127\.0\.0\.1:8080/;
+  const served = (servers as { url: string }[] | undefined)?.map((s) => ({ ...s, url: s.url.replace(local, publicUrl), description: 'This server.' }));
+  return { ...rest, ...(served ? { servers: served } : {}) };
+}
+
+/** Each spec is read, adapted and serialised once, on first request. */
+export function docsSpec(publicUrl: string): Handler {
+  const cache = new Map<string, JsonObject>();
+  return ({ params }) => {
+    const name = SPECS[params.api as keyof typeof SPECS];
+    let spec = cache.get(name);
+    if (!spec) cache.set(name, (spec = specForDocs(loadBundledSpec(name), publicUrl)));
+    return { status: 200, body: spec };
+  };
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The object APIs' error statuses, as the landing page explains them (documentation_url points here). */
+export const OBJECT_API_ERRORS: readonly [number, string][] = [
+  [400, 'The request could not be read: malformed JSON, a bad header or parameter. The message names what.'],
+  [401, 'No credentials, or wrong ones. Git LFS asks for a user name and a password: use a personal token (pactum user token) as the password.'],
+  [403, 'The credentials are valid but grant no access to this repository or action (pactum repo grant).'],
+  [404, 'No such repository or object, or it is not visible to you.'],
+  [406, 'The Accept header excludes application/vnd.git-lfs+json.'],
+  [409, 'A conflict: a lock held by someone else, a hash algorithm other than sha256, or an upload that did not match its oid.'],
+  [410, 'The object was deleted by an operator; the message gives the reason.'],
+  [413, 'Too much in one request: more objects than LFS_MAX_BATCH_OBJECTS, a body over LFS_MAX_BATCH_BYTES, or a size the server refuses.'],
+  [415, 'The Content-Type is not application/vnd.git-lfs+json (or application/json).'],
+  [422, 'Well-formed but invalid: an unknown operation, a malformed oid, a negative size.'],
+  [429, 'Too many requests (LFS_RATE_LIMIT_PER_MINUTE) or too many failed passwords; Retry-After says when to retry.'],
+  [503, 'A part of the server (the database, the storage) is unavailable; Retry-After says when to retry.'],
+  [507, 'The store has less free space than LFS_MIN_FREE_BYTES.'],
+  [509, 'The repository has used its daily bandwidth (LFS_BANDWIDTH_QUOTA_BYTES_PER_DAY).'],
+];
+
+export function homePage(publicUrl: string): Handler {
+  const u = escapeHtml(publicUrl);
+  const rows = OBJECT_API_ERRORS.map(([status, meaning]) => `<tr><td>${status}</td><td>${escapeHtml(meaning)}</td></tr>`).join('\n');
+  const page = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>pactum</title>
+<style>body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;line-height:1.5}code{background:#f3f3f3;padding:0 .2em}td{vertical-align:top;padding:.2em .6em}</style>
+</head>
+<body>
+<h1>pactum</h1>
+<p>This server answers three APIs. Their specs and a page to try them: <a href="docs">API documentation</a>.</p>
+<h2>APIs</h2>
+<ul>
+<li><strong>Dashboard MCP endpoint</strong> (JSON-RPC 2.0 over MCP Streamable HTTP): <code>POST ${u}/api/v1/mcp</code>. Sign in at <code>${u}/api/v1/auth/login</code>, or send a bearer token.</li>
+<li><strong>Batch object API v1.3</strong> (Git LFS, with the basic and tus transfers, and locks): <code>${u}/{org}/{repo}.git/info/lfs</code>. Point Git LFS at it with <code>git config lfs.url ${u}/{org}/{repo}.git/info/lfs</code>.</li>
+<li><strong>Legacy object API v0.5</strong> (Git LFS before batch): the same base URL, <code>${u}/{org}/{repo}.git/info/lfs/objects</code>.</li>
+</ul>
+<h2>Health</h2>
+<ul>
+<li><a href="healthz"><code>${u}/healthz</code></a>: the process is serving.</li>
+<li><a href="readyz"><code>${u}/readyz</code></a>: the database and the object storage answer (503 names what does not).</li>
+</ul>
+<h2 id="object-api-errors">Object API errors</h2>
+<p>The object APIs answer an error with <code>{"message", "request_id", "documentation_url"}</code>. The message says what went wrong; the request id finds the request in the server's log. The statuses:</p>
+<table>
+${rows}
+</table>
+</body>
+</html>
+`;
+  return ({ ctx }) => {
+    ctx.status = 200;
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.body = page;
+  };
+}

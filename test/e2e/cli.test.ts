@@ -4,7 +4,10 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { freePort } from '../helpers/ports.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -35,11 +38,29 @@ describe('pactum CLI', () => {
     expect(user.stdout).toMatch(/created user ada \(usr_[0-9a-z]{26}\) in acme with role system_admin/);
     expect((await pactum(['user', 'list'], env)).stdout).toMatch(/^ada\tusr_\w+\tacme\tsystem_admin\tactive$/m);
 
-    const userToken = (await pactum(['token', '--user', 'ada', '--ttl', '15m'], withUrl)).stdout.trim();
+    // No PUBLIC_URL in this shell: the audience is the URL the server recorded when it started.
+    const minted = await pactum(['token', '--user', 'ada', '--ttl', '15m'], env);
+    expect(minted.stderr).toContain(`for ${server.url} (the server that started on this database`);
+    const userToken = minted.stdout.trim();
     expect(userToken.split('.')).toHaveLength(3);
     // A service principal's token: its claims carry its permissions, within an org that exists.
     const acmeId = /\((org_[0-9a-z]{26})\)/.exec(org.stdout)![1]!;
     const anyToken = (await pactum(['token', '--sub', 'svc_ci', '--org', acmeId, '--perm', 'reports.view,compliance.view', '--ttl', '1h'], withUrl)).stdout.trim();
+    // --org takes the slug as well as the id.
+    const bySlug = await pactum(['token', '--sub', 'svc_ci', '--org', 'acme', '--perm', 'reports.view', '--audience', server.url], env);
+    expect(bySlug.code).toBe(0);
+    expect(bySlug.stderr).toBe('');
+    // A token for another server (its audience) is refused by this one.
+    const elsewhere = (await pactum(['token', '--user', 'ada', '--audience', 'http://127.0.0.1:1'], env)).stdout.trim();
+    for (const [t, status] of [[bySlug.stdout.trim(), 200], [elsewhere, 401]] as const) {
+      const r = await fetch(`${server.url}/api/v1/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(r.status).toBe(status);
+      await r.body?.cancel();
+    }
 
     const admin = await mcpClient(server.url, bearer(userToken));
     expect(ok(await admin.callTool({ name: 'dashboard_list_orgs', arguments: {} })).orgs.map((o: { slug: string }) => o.slug)).toEqual(['acme']);
@@ -111,6 +132,20 @@ describe('pactum CLI', () => {
       [['org', 'create', 'Bad Slug'], /slug/],
       [['frobnicate'], /unknown command frobnicate/],
       [['migrate'], /PORT/, { PORT: 'eighty' }],
+      // Names of things that do not exist are refused here, not by the server later.
+      [['token', '--sub', 'svc_x', '--org', 'org_doesnotexist', '--perm', 'reports.view'], /no organization org_doesnotexist/],
+      [['token', '--sub', 'usr_nobody', '--org', 'acme', '--role', 'member'], /no user usr_nobody/],
+      [['token', '--user', 'nobody'], /no user nobody/],
+      [['token', '--user', 'ada', '--audience', 'not a url'], /--audience not a url is not a URL/],
+      [['repo', 'create', 'nowhere/site'], /no organization nowhere/],
+      [['repo', 'grant', 'acme/nothing', 'ada', 'read'], /no repository acme\/nothing/],
+      // Unknown flags and arguments are errors, not ignored.
+      [['serve', '--bogus'], /Unknown option '--bogus'/],
+      [['migrate', 'now'], /Unexpected argument 'now'/],
+      [['org', 'list', '--all'], /Unknown option '--all'/],
+      [['repo', 'list', '--public'], /--public is an option of repo create only/],
+      [['user', 'tokens', 'ada', 'extra'], /usage: pactum user tokens/],
+      [['token', '--user', 'ada', '--colour'], /Unknown option '--colour'/],
     ];
     for (const [args, message, extra, stdin] of cases) {
       const r = await pactum(args, { ...env, ...(extra ?? {}) }, stdin);
@@ -118,4 +153,63 @@ describe('pactum CLI', () => {
       expect(r.stderr, args.join(' ')).toMatch(message);
     }
   });
+
+  it('prints each command\'s usage for --help and exits 0, without running it', async () => {
+    for (const name of ['serve', 'migrate', 'token', 'org', 'user', 'repo', 'proposals', 'conformance']) {
+      const r = await pactum([name, '--help'], { ...env, PORT: '1' }); // a serve that ran would fail on port 1
+      expect(r.code, name).toBe(0);
+      expect(r.stdout, name).toMatch(new RegExp(`^Usage:\\n  pactum ${name}`));
+      expect(r.stderr, name).toBe('');
+    }
+    const all = await pactum(['--help'], env);
+    expect(all.code).toBe(0);
+    expect(all.stdout).toContain('pactum <command> --help');
+  });
 });
+
+describe('pactum serve with a bad setting', () => {
+  /** One line on stderr, naming the setting; exit 2; nothing else printed. */
+  async function refused(extra: Record<string, string>, message: RegExp) {
+    const port = String(await freePort());
+    const r = await pactum(['serve'], { DATA_DIR: mkdtempSync(join(tmpdir(), 'pactum-bad-')), PORT: port, LOG_LEVEL: 'info', ...extra });
+    expect(r.code, JSON.stringify(extra)).toBe(2);
+    expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+    expect(r.stderr).toMatch(message);
+    expect(r.stdout).toBe('');
+    return { ...r, port: Number(port) };
+  }
+
+  it('exits with one line naming the setting, before or after listening, and the port is free again', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'pactum-file-')), 'plain-file');
+    writeFileSync(file, 'not a directory');
+    await refused({ SECRETS_KEY: 'short' }, /^pactum serve: SECRETS_KEY must be 32 bytes/);
+    await refused({ TRANSFER_TOKEN_SECRET: 'short' }, /^pactum serve: TRANSFER_TOKEN_SECRET must be 32 bytes/);
+    await refused({ JWT_SECRET: 'short' }, /^pactum serve: invalid configuration: JWT_SECRET/);
+    await refused({ DATA_DIR: file }, /^pactum serve: DATA_DIR .*plain-file: is not a directory/);
+    await refused({ DATA_DIR: join(file, 'below') }, /^pactum serve: DATA_DIR .*plain-file\/below: a part of the path is a file, not a directory/);
+    await refused({ DATA_DIR: '/proc/pactum-nope/data' }, /^pactum serve: DATA_DIR \/proc\/pactum-nope\/data: cannot be created/); // Node 20's recursive mkdir never returns here
+    await refused({ STORAGE: 's3' }, /^pactum serve: invalid configuration: S3_BUCKET: required when STORAGE=s3/);
+
+    // Found after listening: the database cannot be reached. The password is never printed.
+    const dead = await freePort();
+    const db = await refused({ DATABASE_URL: `postgres://pactum:sekret-pw@127.0.0.1:${dead}/pactum` }, /^pactum serve: DATABASE_URL: cannot use 127\.0\.0\.1:\d+\/pactum: nothing listens there \(ECONNREFUSED\)$/m);
+    expect(db.stderr).not.toContain('sekret-pw');
+    await expectFree(db.port);
+
+    // The port is taken.
+    const holder = createServer();
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+    const taken = (holder.address() as AddressInfo).port;
+    await refused({ PORT: String(taken) }, new RegExp(`^pactum serve: PORT ${taken}: 127\\.0\\.0\\.1:${taken} is in use`));
+    holder.close();
+  });
+});
+
+async function expectFree(port: number) {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(port, '127.0.0.1', resolve);
+  });
+  await new Promise((r) => probe.close(r));
+}

@@ -88,6 +88,62 @@ describe('documentation page', () => {
     await missing.body?.cancel();
     s.expectConformant();
   });
+
+  it('serves the specs for Swagger UI with this server in servers and no jsonSchemaDialect', async () => {
+    for (const [name, base] of [['dashboard-mcp', s.url], ['objects-batch', `${s.url}/{org}/{repo}.git/info/lfs`], ['objects-legacy', `${s.url}/{org}/{repo}.git/info/lfs`]] as const) {
+      const spec = await json(await fetch(`${s.url}/docs/openapi/${name}`));
+      expect(spec.servers.map((x: { url: string }) => x.url), name).toEqual([base]);
+      expect(spec, name).not.toHaveProperty('jsonSchemaDialect');
+      expect(JSON.stringify(spec.servers), name).not.toContain('127.0.0.1:8080');
+    }
+    s.expectConformant();
+  });
+
+  it('redirects /docs/ to the page, relative to the request, so its assets resolve', async () => {
+    const slash = await fetch(`${s.url}/docs/`, { redirect: 'manual' });
+    expect(slash.status).toBe(308);
+    expect(slash.headers.get('location')).toBe('../docs');
+    expect(new URL(slash.headers.get('location')!, `${s.url}/docs/`).href).toBe(`${s.url}/docs`);
+    const followed = await fetch(`${s.url}/docs/`);
+    expect(followed.status).toBe(200);
+    expect(await followed.text()).toContain('swagger-ui');
+    s.expectConformant();
+  });
+
+  it('answers / with a landing page naming the three APIs at this server, the health endpoints and the error statuses', async () => {
+    const home = await fetch(`${s.url}/`, { headers: { accept: 'text/html' } });
+    expect(home.status).toBe(200);
+    expect(home.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await home.text();
+    expect(html).toContain(`${s.url}/api/v1/mcp`);
+    expect(html).toContain(`${s.url}/{org}/{repo}.git/info/lfs`);
+    expect(html).toMatch(/Batch object API v1\.3/);
+    expect(html).toMatch(/Legacy object API v0\.5/);
+    expect(html).toContain(`${s.url}/healthz`);
+    expect(html).toContain(`${s.url}/readyz`);
+    expect(html).toContain('id="object-api-errors"');
+    // Every relative link on the page resolves on this server.
+    for (const [, href] of html.matchAll(/href="([a-z][^"]*)"/g)) {
+      const r = await fetch(new URL(href!, `${s.url}/`));
+      expect(r.status, href).toBe(200);
+      await r.body?.cancel();
+    }
+    s.expectConformant();
+  });
+
+  it("points documentation_url in object-API errors at this server's landing page", async () => {
+    const r = await fetch(`${s.url}/acme/site.git/info/lfs/objects/batch`, {
+      method: 'POST',
+      headers: { authorization: AUTH, accept: GIT_LFS, 'content-type': GIT_LFS },
+      body: JSON.stringify({ operation: 'download' }),
+    });
+    expect(r.status).toBe(422);
+    const body = await json(r);
+    expect(body.documentation_url).toBe(`${s.url}/#object-api-errors`);
+    const statuses = [...(await (await fetch(body.documentation_url)).text()).matchAll(/<tr><td>(\d{3})<\/td>/g)].map((m) => Number(m[1]));
+    expect(statuses).toContain(422);
+    s.expectConformant();
+  });
 });
 
 describe('graceful shutdown', () => {

@@ -1820,6 +1820,38 @@ export type OpsReadyResponses = {
 
 export type OpsReadyResponse = OpsReadyResponses[keyof OpsReadyResponses];
 
+export type OpsHomeData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/';
+};
+
+export type OpsHomeErrors = {
+    /**
+     * Accept does not allow application/json.
+     */
+    406: HttpError;
+};
+
+export type OpsHomeError = OpsHomeErrors[keyof OpsHomeErrors];
+
+export type OpsHomeResponses = {
+    /**
+     * The landing page.
+     */
+    200: string;
+};
+
+export type OpsHomeResponse = OpsHomeResponses[keyof OpsHomeResponses];
+
+export type OpsDocsSlashData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/docs/';
+};
+
 export type OpsDocsData = {
     body?: never;
     path?: never;

@@ -9,6 +9,7 @@ import * as m006 from './006_upload_leases.js';
 import * as m007 from './007_lock_path_key.js';
 import * as m009 from './009_credential_version.js';
 import * as m010 from './010_auth_failures.js';
+import * as m011 from './011_server_settings.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_core': m001,
@@ -20,6 +21,7 @@ const migrations: Record<string, Knex.Migration> = {
   '007_lock_path_key': m007,
   '009_credential_version': m009,
   '010_auth_failures': m010,
+  '011_server_settings': m011,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -502,7 +502,7 @@ describe('stream bodies', () => {
 describe('expectOk', () => {
   const errorBody = {
     message: `Object ${'5'.repeat(64)} does not exist`,
-    documentation_url: 'https://github.com/pactum/pactum#object-api-errors',
+    documentation_url: 'http://127.0.0.1:8080/#object-api-errors',
     request_id: '01JDQ3V8K2M5N7P9R1S3T5V7X9',
   };
 
