@@ -56,7 +56,6 @@ export type OperationId =
   | 'ops.health'
   | 'ops.ready'
   | 'ops.home'
-  | 'ops.docsSlash'
   | 'ops.docs'
   | 'ops.docsAsset'
   | 'ops.docsSpec'
@@ -243,20 +242,6 @@ export const operations: readonly OperationSpec[] = [
     responses: {
       '200': { mediaTypes: ["text/html"], validate: null, headers: [] },
       '406': { mediaTypes: ["application/json"], validate: dashboard.response_ops_home_406, headers: [] },
-    },
-    tool: null,
-  },
-  {
-    apis: ["dashboard"],
-    operationId: 'ops.docsSlash',
-    method: 'GET',
-    path: '/docs/',
-    security: [],
-    params: [],
-    validateParams: null,
-    requestBody: null,
-    responses: {
-      '308': { mediaTypes: [], validate: null, headers: [{"name":"location","required":false}] },
     },
     tool: null,
   },

@@ -24,6 +24,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadBundledSpec, type JsonObject } from '../src/spec/documents.js';
 import { deriveMockSpec, MCP_PATH, type MockApi } from './lib/mock-spec.js';
+import { createMockFront } from './lib/mock-front.js';
+import { createServer as createNetServer } from 'node:net';
+import type { Server as HttpServer } from 'node:http';
 
 export const MOCK_APIS = ['dashboard', 'legacy', 'batch'] as const satisfies readonly MockApi[];
 export const DEFAULT_PORT_BASE = 4010;
@@ -154,6 +157,18 @@ function launch(api: MockApi, file: string, host: string, port: number, opts: Mo
   return { server: { api, child, lines, exited }, ready };
 }
 
+/** A port nothing listens on now, for a Prism behind its front. */
+function anyFreePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 async function terminate(server: Server) {
   if (server.child.exitCode !== null || server.child.signalCode !== null) return;
   server.child.kill('SIGTERM');
@@ -173,10 +188,13 @@ export async function startMock(opts: MockOptions = {}): Promise<RunningMock> {
   const specs = {} as Record<MockApi, JsonObject>;
   const specFiles = {} as Record<MockApi, string>;
   const servers: Server[] = [];
+  const fronts: HttpServer[] = [];
   const readies: Promise<void>[] = [];
   let stopped: Promise<void> | null = null;
   const stop = () =>
     (stopped ??= (async () => {
+      for (const f of fronts) f.closeAllConnections();
+      await Promise.all(fronts.map((f) => new Promise((r) => f.close(r))));
       await Promise.all(servers.map(terminate));
       rmSync(dir, { recursive: true, force: true });
     })());
@@ -188,9 +206,22 @@ export async function startMock(opts: MockOptions = {}): Promise<RunningMock> {
       specs[api] = opts.rewriteLinks === false ? spec : pointLinksAt(spec, urls[api]);
       specFiles[api] = join(dir, `${api}.json`);
       writeFileSync(specFiles[api], JSON.stringify(specs[api], null, 2) + '\n');
-      const { server, ready } = launch(api, specFiles[api], host, ports[api], opts);
+      // Prism listens on a private port; the front (lib/mock-front.ts) on the public one picks the
+      // example that answers each request and hands it to Prism.
+      const prismPort = await anyFreePort(host);
+      const { server, ready } = launch(api, specFiles[api], host, prismPort, opts);
       servers.push(server);
       readies.push(ready);
+      const front = createMockFront({ api, spec: specs[api], prism: { host, port: prismPort } });
+      fronts.push(front);
+      readies.push(
+        new Promise<void>((ok, fail) => {
+          front.once('error', (err: NodeJS.ErrnoException) =>
+            fail(err.code === 'EADDRINUSE' ? new Error(`${api}: port ${ports[api]} on ${host} is in use (MOCK_PORT_BASE moves the three ports)`) : err),
+          );
+          front.listen(ports[api], host, () => ok());
+        }),
+      );
     }
     await Promise.all(readies);
   } catch (err) {

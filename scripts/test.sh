@@ -18,6 +18,7 @@ step "spec lint" npx redocly lint --format=stylish
 step "generated/ drift" make -s check-generated
 step "type check" npx tsc --noEmit -p tsconfig.json
 step "build" make -s build
+step "the pactum command keeps its execute bit" test -x dist/src/cli/main.js
 step "MCP conformance suite install" make -s install-conformance
 
 # Runs vitest with a JSON report and adds its counts; a file that fails before its tests run

@@ -156,26 +156,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/docs/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The documentation page, with a trailing slash
-         * @description Redirects to /docs, relative to the request, so that the page's relative links resolve behind a proxy that mounts it under a prefix.
-         */
-        get: operations["ops.docsSlash"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/docs": {
         parameters: {
             query?: never;
@@ -2370,7 +2350,116 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** dashboard_get_report result */
+        /**
+         * dashboard_get_report result
+         * @example {
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "status": "completed",
+         *       "siteUrl": "https://www.example.com/",
+         *       "standard": "WCAG2AA",
+         *       "finishedAt": "2026-11-20T09:31:05.000Z",
+         *       "error": null,
+         *       "report": {
+         *         "summary": {
+         *           "pagesScanned": 3,
+         *           "pagesFailed": 0,
+         *           "totalIssues": 4,
+         *           "byLevel": {
+         *             "error": 3,
+         *             "warning": 1,
+         *             "notice": 0
+         *           },
+         *           "byCriterion": {
+         *             "1.1.1": 1,
+         *             "1.4.1": 1,
+         *             "1.4.3": 2
+         *           }
+         *         },
+         *         "pages": [
+         *           {
+         *             "url": "https://www.example.com/",
+         *             "title": "Example — Home",
+         *             "issueCount": 2,
+         *             "issues": [
+         *               {
+         *                 "code": "image-alt",
+         *                 "wcagCriterion": "1.1.1",
+         *                 "wcagCriteria": [
+         *                   "1.1.1"
+         *                 ],
+         *                 "type": "error",
+         *                 "impact": "critical",
+         *                 "message": "Images must have alternative text",
+         *                 "selector": "main > img:nth-child(2)",
+         *                 "context": "<img src=\"/hero.jpg\">",
+         *                 "helpUrl": "https://dequeuniversity.com/rules/axe/4.10/image-alt"
+         *               },
+         *               {
+         *                 "code": "color-contrast",
+         *                 "wcagCriterion": "1.4.3",
+         *                 "wcagCriteria": [
+         *                   "1.4.3"
+         *                 ],
+         *                 "type": "error",
+         *                 "impact": "serious",
+         *                 "message": "Elements must meet minimum color contrast ratio thresholds",
+         *                 "selector": "footer > p.small",
+         *                 "context": "<p class=\"small\">© Example Ltd</p>",
+         *                 "helpUrl": "https://dequeuniversity.com/rules/axe/4.10/color-contrast"
+         *               }
+         *             ]
+         *           },
+         *           {
+         *             "url": "https://www.example.com/contact",
+         *             "title": "Contact",
+         *             "issueCount": 2,
+         *             "issues": [
+         *               {
+         *                 "code": "color-contrast",
+         *                 "wcagCriterion": "1.4.3",
+         *                 "wcagCriteria": [
+         *                   "1.4.3"
+         *                 ],
+         *                 "type": "error",
+         *                 "impact": "serious",
+         *                 "message": "Elements must meet minimum color contrast ratio thresholds",
+         *                 "selector": "form > button.secondary",
+         *                 "context": "<button class=\"secondary\">Send</button>",
+         *                 "helpUrl": "https://dequeuniversity.com/rules/axe/4.10/color-contrast"
+         *               },
+         *               {
+         *                 "code": "link-in-text-block",
+         *                 "wcagCriterion": "1.4.1",
+         *                 "wcagCriteria": [
+         *                   "1.4.1"
+         *                 ],
+         *                 "type": "warning",
+         *                 "impact": "serious",
+         *                 "message": "Links must be distinguishable without relying on color",
+         *                 "selector": "main > p:nth-child(3) > a",
+         *                 "context": "<a href=\"/privacy\">privacy notice</a>",
+         *                 "helpUrl": "https://dequeuniversity.com/rules/axe/4.10/link-in-text-block"
+         *               }
+         *             ]
+         *           },
+         *           {
+         *             "url": "https://www.example.com/about",
+         *             "title": "About us",
+         *             "issueCount": 0,
+         *             "issues": []
+         *           }
+         *         ]
+         *       }
+         *     }
+         * @example {
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "status": "running",
+         *       "siteUrl": "https://www.example.com/",
+         *       "standard": "WCAG2AA",
+         *       "finishedAt": null,
+         *       "error": null
+         *     }
+         */
         "dashboard_get_report.output": components["schemas"]["scan-report"];
         /**
          * dashboard_get_scan_progress arguments
@@ -3687,26 +3776,6 @@ export interface operations {
                 };
             };
             406: components["responses"]["NotAcceptableJson"];
-        };
-    };
-    "ops.docsSlash": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The documentation page is at ../docs. */
-            308: {
-                headers: {
-                    /** @description Always ../docs (relative). */
-                    Location?: "../docs";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
         };
     };
     "ops.docs": {

@@ -11,6 +11,12 @@ import type { ConformanceRequest, ConformanceResponse } from './http.js';
 
 const LFS = 'application/vnd.git-lfs+json';
 
+/**
+ * The steps whose checks need a server that keeps what it was sent. Against a stateless mock
+ * (one that says so in X-Pactum-Mock) their flow checks are reported as expected limitations.
+ */
+export const STATEFUL_STEPS: ReadonlySet<string> = new Set(['download', 'download a range', 'tus HEAD', 'lock it again']);
+
 export type Step = (name: string, api: ApiName, request: ConformanceRequest, expect: (res: ConformanceResponse) => string[]) => Promise<ConformanceResponse | null>;
 
 const json = (res: ConformanceResponse) => {

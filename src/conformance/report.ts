@@ -11,6 +11,14 @@ export interface CaseResult {
   request: ConformanceRequest;
   status: number | null;
   problems: string[];
+  /** A check a stateless mock cannot pass, and why: not a failure, reported apart. */
+  limitation?: string;
+}
+
+/** A phase the run left out, and why. */
+export interface SkippedPhase {
+  phase: string;
+  reason: string;
 }
 
 const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
@@ -52,12 +60,13 @@ const xml = (s: string) => s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&g
 export function junitXml(results: CaseResult[]): string {
   const suites = new Map<string, CaseResult[]>();
   for (const r of results) suites.set(`${r.phase}/${r.api}`, [...(suites.get(`${r.phase}/${r.api}`) ?? []), r]);
-  const out = [`<?xml version="1.0" encoding="UTF-8"?>`, `<testsuites name="pactum conformance" tests="${results.length}" failures="${results.filter((r) => r.problems.length).length}">`];
+  const out = [`<?xml version="1.0" encoding="UTF-8"?>`, `<testsuites name="pactum conformance" tests="${results.length}" failures="${results.filter((r) => r.problems.length).length}" skipped="${results.filter((r) => r.limitation).length}">`];
   for (const [name, rs] of suites) {
-    out.push(`  <testsuite name="${xml(name)}" tests="${rs.length}" failures="${rs.filter((r) => r.problems.length).length}">`);
+    out.push(`  <testsuite name="${xml(name)}" tests="${rs.length}" failures="${rs.filter((r) => r.problems.length).length}" skipped="${rs.filter((r) => r.limitation).length}">`);
     for (const r of rs) {
       out.push(`    <testcase classname="${xml(`${r.api}.${r.operationId}`)}" name="${xml(r.name)}">`);
       if (r.problems.length) out.push(`      <failure message="${xml(r.problems[0]!)}">${xml(`${r.problems.join('\n')}\n\n${curlLine(r.request)}`)}</failure>`);
+      else if (r.limitation) out.push(`      <skipped message="${xml(r.limitation)}"/>`);
       out.push('    </testcase>');
     }
     out.push('  </testsuite>');

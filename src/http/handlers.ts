@@ -8,7 +8,7 @@ import type { Services } from '../server.js';
 import { toolStub } from '../mcp/stubs.js';
 import { health } from '../ops/health.js';
 import { ready } from '../ops/ready.js';
-import { docsAsset, docsPage, docsSlash, docsSpec, homePage } from '../ops/docs.js';
+import { docsAsset, docsPage, docsSpec, homePage } from '../ops/docs.js';
 import { mcpEndpoint } from '../mcp/endpoint.js';
 import { login, logout, protectedResource } from '../auth/routes.js';
 import { batch } from '../objects/batch.js';
@@ -32,7 +32,6 @@ export function bindHandlers(s: Services): Handlers {
     'ops.docs': docsPage,
     'ops.docsAsset': docsAsset,
     'ops.docsSpec': docsSpec(s.config.publicUrl),
-    'ops.docsSlash': docsSlash,
     'ops.home': homePage(s.config.publicUrl),
     'legacy.getObject': getObject(s),
     'legacy.createObject': createObject(s),

@@ -280,6 +280,13 @@ export function createRouter(options: RouterOptions): Middleware {
     const found = match(ctx.path);
     if (!found) {
       ctx.state.api = apiOfPath(ctx.path);
+      // /docs/ for /docs: a redirect relative to the request (../docs), so a proxy's prefix is kept.
+      const bare = ctx.path.replace(/\/+$/, '');
+      if ((ctx.method === 'GET' || ctx.method === 'HEAD') && bare && bare !== ctx.path && match(bare)?.entry.routes.has('GET')) {
+        ctx.status = 308;
+        ctx.set('Location', `../${bare.slice(bare.lastIndexOf('/') + 1)}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
+        return;
+      }
       throw new HttpError(404, `Nothing is served at ${ctx.path}`);
     }
     const method = ctx.method === 'HEAD' && !found.entry.routes.has('HEAD') ? 'GET' : ctx.method;

@@ -60,9 +60,6 @@ export const docsAsset: Handler = async ({ ctx, params }) => {
   ctx.body = bytes;
 };
 
-/** `/docs/` answers with a relative redirect, so a proxy's prefix is kept. */
-export const docsSlash: Handler = () => ({ status: 308, headers: { Location: '../docs' } });
-
 /**
  * The spec as Swagger UI shows it: `servers` at this server's PUBLIC_URL (the files in specs/ name
  * a local `make run`), and without `jsonSchemaDialect`, which Swagger UI cannot read and flags in

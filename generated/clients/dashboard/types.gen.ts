@@ -1845,13 +1845,6 @@ export type OpsHomeResponses = {
 
 export type OpsHomeResponse = OpsHomeResponses[keyof OpsHomeResponses];
 
-export type OpsDocsSlashData = {
-    body?: never;
-    path?: never;
-    query?: never;
-    url: '/docs/';
-};
-
 export type OpsDocsData = {
     body?: never;
     path?: never;
