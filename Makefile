@@ -12,8 +12,15 @@ export npm_config_update_notifier := false
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
 
-$(NPM_STAMP): package.json package-lock.json
-	npm ci --no-fund --no-audit
+# Two steps, so that `make run` compiles the native module (scripts/native-build.sh) while it
+# generates and builds: the JavaScript packages, then the native build.
+JS_STAMP := node_modules/.installed-js
+$(JS_STAMP): package.json package-lock.json
+	npm ci --ignore-scripts --no-fund --no-audit
+	@touch $@
+
+$(NPM_STAMP): $(JS_STAMP)
+	@bash scripts/native-build.sh
 	@touch $@
 
 install: $(NPM_STAMP) ## install dependencies (npm ci) when package-lock.json changed
@@ -25,7 +32,7 @@ $(CONFORMANCE_STAMP): test/conformance/mcp/package.json test/conformance/mcp/pac
 
 install-conformance: $(CONFORMANCE_STAMP) ## install the official MCP conformance suite and its Node 22 (apart from the project)
 
-generate: install ## regenerate generated/ from specs/
+generate: $(JS_STAMP) ## regenerate generated/ from specs/
 	npx tsx scripts/generate.ts
 
 check-generated: install ## fail when generated/ differs from what specs/ produce
@@ -39,16 +46,24 @@ lint: install ## lint the three specs with Redocly, every rule an error
 typecheck: install ## TypeScript, sources and tests
 	npx tsc --noEmit -p tsconfig.json
 
-build: install ## compile to dist/
+build: $(JS_STAMP) ## compile to dist/
 	rm -rf dist && npx tsc -p tsconfig.build.json
 	@# tsc writes files without the execute bit; `npm link` made dist/src/cli/main.js the `pactum` command.
 	chmod +x dist/src/cli/main.js
 
-migrate: build ## apply database migrations
+migrate: install build ## apply database migrations
 	node dist/src/cli/main.js migrate
 
-run: install generate build ## install, generate, build, migrate and serve (SQLite in ./data, port 8080)
+run: ## install, generate, build, migrate and serve (SQLite in ./data, port 8080)
+	@$(MAKE) --no-print-directory $(JS_STAMP)
+	@# The native build (about a minute on a fresh machine) runs beside generate and build.
+	@$(MAKE) --no-print-directory -j2 $(NPM_STAMP) generate-and-build
 	node dist/src/cli/main.js serve
+
+.PHONY: generate-and-build
+generate-and-build: $(JS_STAMP)
+	@$(MAKE) --no-print-directory generate
+	@$(MAKE) --no-print-directory build
 
 serve: ## serve the current build
 	node dist/src/cli/main.js serve
