@@ -17,6 +17,8 @@
  *   mock/<api>.json         the specs as the Prism mock serves them (scripts/lib/mock-spec.ts)
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+// @ts-expect-error: a plain ES module without types, shared with the Makefile
+import { fingerprint } from './generated-inputs.mjs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -430,6 +432,8 @@ async function main() {
   writeFileSync(join(out, 'operations.ts'), operationsModule(all));
   await partnerClients();
   writeFileSync(join(out, 'tools.ts'), toolsModule(collectTools(dashboardDoc!)));
+  // What generated/ was made from: `make run` regenerates only when it changed (scripts/generated-inputs.mjs).
+  writeFileSync(join(out, 'INPUTS'), `${fingerprint()}\n`);
   console.log(`generated ${all.length} operations, ${Object.keys(collectTools(dashboardDoc!)).length} tools into ${out}`);
 }
 
