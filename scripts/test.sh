@@ -19,6 +19,18 @@ step "generated/ drift" make -s check-generated
 step "type check" npx tsc --noEmit -p tsconfig.json
 step "build" make -s build
 step "the pactum command keeps its execute bit" test -x dist/src/cli/main.js
+# `make run` builds with scripts/transpile.mjs (no type check): it must emit what tsc emits.
+quick_build_matches_tsc() {
+  node scripts/transpile.mjs .tmp/quick-dist >/dev/null || return 1
+  local f n=0
+  while IFS= read -r f; do
+    n=$((n + 1))
+    cmp -s <(sed '/^\/\/# sourceMappingURL/d' "dist/$f") ".tmp/quick-dist/$f" || { echo "differs from tsc: $f"; return 1; }
+  done < <(cd .tmp/quick-dist && find . -name '*.js')
+  [ "$(cd dist && find . -name '*.js' | wc -l)" -eq "$n" ] || { echo "tsc emitted $(cd dist && find . -name '*.js' | wc -l) files, the quick build $n"; return 1; }
+  echo "the quick build emits the same $n files as tsc"
+}
+step "make run's quick build equals tsc's" quick_build_matches_tsc
 step "MCP conformance suite install" make -s install-conformance
 
 # Runs vitest with a JSON report and adds its counts; a file that fails before its tests run
