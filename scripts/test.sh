@@ -26,8 +26,8 @@ quick_build_matches_tsc() {
   while IFS= read -r f; do
     n=$((n + 1))
     cmp -s <(sed '/^\/\/# sourceMappingURL/d' "dist/$f") ".tmp/quick-dist/$f" || { echo "differs from tsc: $f"; return 1; }
-  done < <(cd .tmp/quick-dist && find . -name '*.js')
-  [ "$(cd dist && find . -name '*.js' | wc -l)" -eq "$n" ] || { echo "tsc emitted $(cd dist && find . -name '*.js' | wc -l) files, the quick build $n"; return 1; }
+  done < <(cd .tmp/quick-dist && find . -type f)
+  [ "$(cd dist && find . -type f ! -name '*.map' | wc -l)" -eq "$n" ] || { echo "tsc emitted $(cd dist && find . -type f ! -name '*.map' | wc -l) files, the quick build $n"; return 1; }
   echo "the quick build emits the same $n files as tsc"
 }
 step "make run's quick build equals tsc's" quick_build_matches_tsc

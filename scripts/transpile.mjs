@@ -40,5 +40,12 @@ for (const top of ['src', 'generated']) {
     files++;
   }
 }
+// tsc also emits the JSON modules sources import (resolveJsonModule): the data files under src/.
+const json = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? json(join(dir, e.name)) : e.name.endsWith('.json') ? [join(dir, e.name)] : []));
+for (const file of json(join(root, 'src'))) {
+  const target = join(out, relative(root, file));
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileSync(target, JSON.stringify(JSON.parse(readFileSync(file, 'utf8')), null, 4) + '\n'); // as tsc writes it
+}
 chmodSync(join(out, 'src/cli/main.js'), 0o755);
 console.log(`transpiled ${files} files into ${relative(root, out) || '.'} (no type check: make build does that)`);
