@@ -32,7 +32,10 @@ echo "better-sqlite3 $version: compiling SQLite (about a minute; kept in $cache 
 JOBS=max npm rebuild better-sqlite3 --no-fund --no-audit >/dev/null
 works || { echo "better-sqlite3 $version was built but does not load" >&2; exit 1; }
 if [ "$cache" != off ]; then
-  mkdir -p "$cache"
-  # Copy then rename: two installs at once never see half a file.
-  cp "$binary" "$cache/$key.node.$$" && mv "$cache/$key.node.$$" "$cache/$key.node"
+  # Copy then rename: two installs at once never see half a file. A cache that cannot be written
+  # costs the next install a minute, nothing more.
+  if ! { mkdir -p "$cache" && cp "$binary" "$cache/$key.node.$$" && mv "$cache/$key.node.$$" "$cache/$key.node"; } 2>/dev/null; then
+    rm -f "$cache/$key.node.$$" 2>/dev/null || true
+    echo "better-sqlite3 $version: could not keep the build in $cache (PACTUM_NATIVE_CACHE chooses another place)"
+  fi
 fi
