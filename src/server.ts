@@ -2,7 +2,7 @@
  * The composition root: configuration, database, services, the Koa app, and the HTTP server
  * with graceful shutdown. `pactum serve` and every test that needs a server start it here.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from './config.js';
 import { migrate, oneInstanceAtATime, openDb, type Db } from './db/knex.js';
@@ -109,6 +109,15 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   // average rate are bounded instead (http/slow-clients.ts).
   const server = createServer(serverTimeouts(config.http));
   guardSlowClients(server, config.http);
+  // Requests that arrive while the database is migrated and the store started wait for the app
+  // (a client that polls /healthz during start-up gets its answer when it is ready, not never).
+  const early: [IncomingMessage, ServerResponse][] = [];
+  const hold = (req: IncomingMessage, res: ServerResponse) => early.push([req, res]);
+  server.on('request', hold);
+  const abandon = () => {
+    server.close();
+    server.closeAllConnections(); // a held request's connection would keep the process alive
+  };
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) => reject(listenError(err, config)));
     server.listen(config.port, config.host, () => resolve());
@@ -121,7 +130,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     services = createServices(config, log);
   } catch (err) {
     // A refused key file, say: stop listening, so the process can exit with the message.
-    server.close();
+    abandon();
     throw err;
   }
   try {
@@ -132,7 +141,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     await services.scans.recover();
     await recordServerUrl(services.db, config.publicUrl);
   } catch (err) {
-    server.close();
+    abandon();
     await services.scans.stop().catch(() => {});
     services.objects.backend.close();
     await services.db.destroy();
@@ -159,7 +168,10 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       rateLimit: (ctx, op, identity) => (RATE_LIMITED.has(op.operationId) ? services.objects.limits.rate(rateKey(identity, ctx)) : undefined),
     }),
   ]);
-  server.on('request', app.callback());
+  const handle = app.callback();
+  server.off('request', hold);
+  server.on('request', handle);
+  for (const [req, res] of early.splice(0)) void handle(req, res);
 
   let closing: Promise<void> | null = null;
   const close = () =>

@@ -15,7 +15,8 @@ once() {
   dir=$(mktemp -d)
   git clone -q "$repo" "$dir"
   local start=$(date +%s.%N)
-  (cd "$dir" && PACTUM_NATIVE_CACHE=$cache PORT=$port exec make run >run.log 2>&1) &
+  # Its own process group, so that the server make started is stopped with it.
+  setsid bash -c "cd '$dir' && PACTUM_NATIVE_CACHE='$cache' PORT=$port exec make run >run.log 2>&1" &
   local pid=$!
   until curl -sf "http://127.0.0.1:$port/healthz" >/dev/null; do
     sleep 0.25
@@ -23,10 +24,10 @@ once() {
   done
   local end=$(date +%s.%N)
   printf '%-34s serving after %5.1f s   (%s)\n' "$label" "$(echo "$end - $start" | bc)" "$(grep -o 'better-sqlite3 [^:]*: [a-z ]*' "$dir/run.log" | head -1)"
-  pkill -TERM -f "$dir/dist/src/cli/main.js serve" || true
+  kill -TERM -- -$pid 2>/dev/null || true
   wait $pid 2>/dev/null || true
   rm -rf "$dir"
 }
 
-once "fresh clone, empty native cache" 
+once "fresh clone, empty native cache"
 once "fresh clone, native build cached"

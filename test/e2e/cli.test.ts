@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { freePort } from '../helpers/ports.js';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { pactum } from '../helpers/cli.js';
 import { bearer, mcpClient, ok } from '../helpers/mcp.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { backendEnv } from '../helpers/backends.js';
+import { backendEnv, databaseUrlFor, ensureDatabase, TEST_DB_PREFIX } from '../helpers/backends.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'pactum-cli-'));
 // PACTUM_TEST_BACKEND=postgres-s3: the CLI and the server share that database and bucket too.
@@ -213,3 +213,104 @@ async function expectFree(port: number) {
   });
   await new Promise((r) => probe.close(r));
 }
+
+describe('pactum serve while it starts', () => {
+  /**
+   * A gate in front of PostgreSQL: connections are accepted at once but their bytes wait until
+   * open() (or are cut by fail()), so the server listens while its migrations cannot run yet.
+   */
+  async function gate() {
+    const held: { client: Socket; chunks: Buffer[] }[] = [];
+    let state: 'closed' | 'open' | 'failed' = 'closed';
+    const pipe = (h: (typeof held)[number]) => {
+      const upstream = connect(5432, '127.0.0.1');
+      for (const c of h.chunks) upstream.write(c);
+      h.client.pipe(upstream).pipe(h.client);
+      h.client.on('error', () => upstream.destroy());
+      upstream.on('error', () => h.client.destroy());
+    };
+    const server = createServer((client) => {
+      client.on('error', () => {});
+      if (state === 'failed') return void client.destroy();
+      const h = { client, chunks: [] as Buffer[] };
+      if (state === 'open') return pipe(h);
+      client.on('data', (d: Buffer) => h.chunks.push(d));
+      held.push(h);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return {
+      port: (server.address() as AddressInfo).port,
+      open() {
+        state = 'open';
+        for (const h of held.splice(0)) {
+          h.client.removeAllListeners('data');
+          pipe(h);
+        }
+      },
+      fail() {
+        state = 'failed';
+        for (const h of held.splice(0)) h.client.destroy();
+      },
+      close: () => new Promise((r) => server.close(r)),
+    };
+  }
+
+  /** Starts `pactum serve` and resolves once its port accepts connections (before it is ready). */
+  async function startServing(databaseUrl: string) {
+    const port = await freePort();
+    const run = pactum(['serve'], { DATA_DIR: mkdtempSync(join(tmpdir(), 'pactum-start-')), PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' });
+    for (;;) {
+      const up = await new Promise<boolean>((resolve) => {
+        const s = connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
+        s.on('error', () => resolve(false));
+      });
+      if (up) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return { port, run };
+  }
+
+  it('holds requests until it is ready and then answers them', async () => {
+    const g = await gate();
+    const name = `${TEST_DB_PREFIX}start_${process.pid}`;
+    await ensureDatabase(name);
+    const { port, run } = await startServing(databaseUrlFor(name).replace(':5432/', `:${g.port}/`));
+    // Sent while the migrations wait at the gate: answered once the server is ready.
+    const early = fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(60_000) });
+    await new Promise((r) => setTimeout(r, 300));
+    g.open();
+    const res = await early;
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: 'ok' });
+    process.kill((await runPid(port))!, 'SIGTERM');
+    expect((await run).code).toBe(0);
+    await g.close();
+  });
+
+  it('cuts the requests it held when the start fails, and exits', async () => {
+    const g = await gate();
+    const { port, run } = await startServing(`postgres://pactum:sekret-pw@127.0.0.1:${g.port}/pactum`);
+    const early = fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(60_000) }).then(
+      (r) => `status ${r.status}`,
+      (err: Error) => `error ${(err.cause as NodeJS.ErrnoException | undefined)?.code ?? err.name}`,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    g.fail();
+    expect(await early).not.toMatch(/TimeoutError/);
+    const r = await run;
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^pactum serve: DATABASE_URL: cannot use 127\.0\.0\.1:\d+\/pactum/);
+    expect(r.stderr).not.toContain('sekret-pw');
+    await expectFree(port);
+    await g.close();
+  });
+});
+
+/** The pid of the process listening on a port (Linux: ss). */
+async function runPid(port: number): Promise<number | null> {
+  const { execFileSync } = await import('node:child_process');
+  const out = execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' });
+  const m = /pid=(\d+)/.exec(out);
+  return m ? Number(m[1]) : null;
+}
+
