@@ -283,6 +283,7 @@ export function createRouter(options: RouterOptions): Middleware {
       // /docs/ for /docs: a redirect relative to the request (../docs), so a proxy's prefix is kept.
       const bare = ctx.path.replace(/\/+$/, '');
       if ((ctx.method === 'GET' || ctx.method === 'HEAD') && bare && bare !== ctx.path && match(bare)?.entry.routes.has('GET')) {
+        ctx.body = null; // first: no body (Koa would send the status text), then the status
         ctx.status = 308;
         ctx.set('Location', `../${bare.slice(bare.lastIndexOf('/') + 1)}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
         return;

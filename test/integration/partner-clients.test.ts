@@ -71,7 +71,8 @@ describe('generated clients', () => {
     const err = await expectOk(raw).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ObjectsApiError);
     expect((err as ObjectsApiError).requestId).toMatch(/^[0-9A-Z]{26}$/);
-    expect((err as ObjectsApiError).message).toMatch(/does not exist \(see https:.*\) \[request id [0-9A-Z]{26}\]/);
+    // documentation_url: this server's own landing page, which explains each status.
+    expect((err as ObjectsApiError).message).toBe(`Object ${'0'.repeat(64)} does not exist (see ${s.url}/#object-api-errors) [request id ${(err as ObjectsApiError).requestId}]`);
   });
 
   it('negotiates, uploads and downloads through the batch client', async () => {
