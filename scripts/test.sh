@@ -17,6 +17,7 @@ step() {
 step "spec lint" npx redocly lint --format=stylish
 step "generated/ drift" make -s check-generated
 step "type check" npx tsc --noEmit -p tsconfig.json
+step "no import circles in src/" node scripts/check-cycles.mjs
 step "build" make -s build
 step "the pactum command keeps its execute bit" test -x dist/src/cli/main.js
 # `make run` builds with scripts/transpile.mjs (no type check): it must emit what tsc emits.

@@ -30,33 +30,11 @@ import { createAuditLog, type AuditLog } from './mcp/audit.js';
 import { createUserState, type UserState } from './auth/user-state.js';
 import { createPasswordThrottle, type PasswordThrottle } from './auth/throttle.js';
 import { guardSlowClients, serverTimeouts } from './http/slow-clients.js';
+import type { Services } from './services.js';
+
 import { databaseStartError, ensureDataDir, listenError, usesDataDir } from './ops/startup-checks.js';
 import { recordServerUrl } from './db/server-settings.js';
 
-export interface Services {
-  config: Config;
-  db: Db;
-  log: Logger;
-  tokens: TokenService;
-  secrets: SecretBox;
-  connections: ConnectionStore;
-  audit: AuditLog;
-  users: UserState;
-  /** Back-off for failed password checks (sign-in and HTTP Basic). */
-  passwords: PasswordThrottle;
-  objects: {
-    store: ContentStore;
-    /** Start-up and shutdown work of the storage backend. */
-    backend: StorageLifecycle;
-    /** The backend under the upload leases: what the content store writes through. */
-    leased: BlobBackend;
-    tokens: TransferTokens;
-    limits: Limits;
-    /** The Basic-auth check, whose cache a password change clears. */
-    basic: ReturnType<typeof basicAuth>;
-  };
-  scans: ScanRunner;
-}
 
 export interface RunningServer {
   url: string;

@@ -4,7 +4,7 @@
  */
 import { HttpError } from '../http/errors.js';
 import type { Handler } from '../http/router.js';
-import type { Services } from '../server.js';
+import type { Services } from '../services.js';
 import { findUserByName } from '../db/users.js';
 import { checkPassword, hashPassword, needsRehash } from './passwords.js';
 import { PERMISSIONS, ROLE_PERMISSIONS } from './permissions.js';

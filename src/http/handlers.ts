@@ -4,7 +4,7 @@
  * when an operation has no handler.
  */
 import { toolNames, type ToolName } from '../../generated/tools.js';
-import type { Services } from '../server.js';
+import type { Services } from '../services.js';
 import { toolStub } from '../mcp/stubs.js';
 import { health } from '../ops/health.js';
 import { ready } from '../ops/ready.js';

@@ -17,7 +17,7 @@ import {
 import { HttpError } from '../http/errors.js';
 import { negotiate } from '../http/media.js';
 import { writeStatus, type Handler } from '../http/router.js';
-import type { Services } from '../server.js';
+import type { Services } from '../services.js';
 import { createMcpServer } from './server.js';
 
 /**

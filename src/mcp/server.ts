@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { ToolSpec } from '../../generated/tools.js';
 import type { Identity } from '../auth/identity.js';
 import type { Logger } from '../log.js';
-import type { Services } from '../server.js';
+import type { Services } from '../services.js';
 import { VERSION } from '../version.js';
 import { callTool, visibleTools } from './dispatch.js';
 

@@ -8,7 +8,7 @@ import type { ToolInputs, ToolName, ToolOutputs } from '../../generated/tools.js
 import type { Identity } from '../auth/identity.js';
 import { isSystemAdmin } from '../auth/identity.js';
 import type { Logger } from '../log.js';
-import type { Services } from '../server.js';
+import type { Services } from '../services.js';
 
 export type ToolErrorCode = components['schemas']['tool-error']['error'];
 

@@ -7,7 +7,7 @@
 import type { components as B } from '../../generated/types/batch.js';
 import type { Handler } from '../http/router.js';
 import { HttpError } from '../http/errors.js';
-import type { Services } from '../server.js';
+import type { Services } from '../services.js';
 import { authorize } from './access.js';
 import { actionFactory } from './links.js';
 import { findObjects, gone, isLive } from './objects-table.js';

@@ -9,7 +9,7 @@ import type { Handler } from '../http/router.js';
 import { decodeCursor, encodeCursor } from '../db/pagination.js';
 import { isUniqueViolation } from '../db/users.js';
 import { lockPathKey, normaliseLockPath } from '../db/lock-path-key.js';
-import type { Services } from '../server.js';
+import type { Services } from '../services.js';
 import { authorize } from './access.js';
 
 type Lock = B['schemas']['lock'];

@@ -1,4 +1,4 @@
-import type { Services } from '../server.js';
+import type { Services } from '../services.js';
 import type { Handler } from '../http/router.js';
 import { VERSION } from '../version.js';
 

@@ -5,7 +5,7 @@
 import type { Context } from 'koa';
 import { HttpError } from '../../http/errors.js';
 import { writeStatus, type Handler } from '../../http/router.js';
-import type { Services } from '../../server.js';
+import type { Services } from '../../services.js';
 import { authorize } from '../access.js';
 import { findObject, gone, isLive, recordObject } from '../objects-table.js';
 import { ContentMismatch } from '../store/content-store.js';

@@ -8,7 +8,7 @@
 import type { Context } from 'koa';
 import { HttpError } from '../../http/errors.js';
 import { writeStatus, type Handler } from '../../http/router.js';
-import type { Services } from '../../server.js';
+import type { Services } from '../../services.js';
 import { authorize } from '../access.js';
 import { findObject, isLive, recordObject } from '../objects-table.js';
 import { OffsetConflict, TooLarge, UploadBusy } from '../store/backend.js';
