@@ -21,6 +21,7 @@ import { createHash } from 'node:crypto';
 import { createServer, request as httpRequest, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { JsonObject } from '../../src/spec/documents.js';
 import { tools } from '../../generated/tools.js';
+import { errorBody } from '../../src/http/errors.js';
 import { MCP_PATH, TOOL_STUB_PATH, type MockApi } from './mock-spec.js';
 
 const GIT_LFS = 'application/vnd.git-lfs+json';
@@ -81,12 +82,8 @@ function errorType(api: MockApi, accept: string | undefined): string {
   return accept && accept.includes(GIT_LFS) && !accept.includes(OBJSTORE) ? GIT_LFS : OBJSTORE;
 }
 
-/** The API's own error body: the dashboard's {error, statusCode, message}, the object APIs' {message, request_id}. */
-export function apiError(api: MockApi, status: number, message: string): JsonObject {
-  return api === 'dashboard'
-    ? { error: STATUS_CODES[status] ?? 'Error', statusCode: status, message }
-    : { message, request_id: '01JDQ3V8K2M5N7P9R1S3T5V7X9' };
-}
+/** The API's own error body, as the server writes it (src/http/errors.ts), with the examples' request id. */
+const apiError = (api: MockApi, status: number, message: string) => errorBody(api, status, message, '01JDQ3V8K2M5N7P9R1S3T5V7X9');
 
 function sendError(res: ServerResponse, api: MockApi, accept: string | undefined, status: number, message: string, headers: Record<string, string> = {}) {
   const body = JSON.stringify(apiError(api, status, message));
