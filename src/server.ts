@@ -32,7 +32,7 @@ import { createPasswordThrottle, type PasswordThrottle } from './auth/throttle.j
 import { guardSlowClients, serverTimeouts } from './http/slow-clients.js';
 import type { Services } from './services.js';
 
-import { databaseStartError, ensureDataDir, listenError, usesDataDir } from './ops/startup-checks.js';
+import { databaseStartError, ensureDataDir, listenError, storageStartError, usesDataDir } from './ops/startup-checks.js';
 import { recordServerUrl } from './db/server-settings.js';
 
 
@@ -115,6 +115,12 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     await migrate(services.db).catch((err: unknown) => {
       throw databaseStartError(err, config);
     });
+    // An S3 store that cannot be used is a bad setting, reported now rather than at the first upload.
+    if (config.storage.kind === 's3') {
+      await services.objects.store.backend.ping().catch((err: unknown) => {
+        throw storageStartError(err, config);
+      });
+    }
     await services.objects.backend.start({ exclusive: oneInstanceAtATime(services.db, 'storage-sweep'), partials: services.objects.leased.partials });
     await services.scans.recover();
     await recordServerUrl(services.db, config.publicUrl);

@@ -1,14 +1,13 @@
 /**
- * Once per vitest run. With PACTUM_TEST_BACKEND=postgres-s3: starts an S3-protocol server (s3rver,
- * files in a temporary directory) for every test file's servers, and at the end drops the
- * databases the tests created. The embedded default needs nothing.
+ * Once per vitest run. With PACTUM_TEST_BACKEND=postgres-s3: starts the S3 server (Ceph RGW where
+ * Ceph is installed, else s3rver: test/helpers/s3.ts) for every test file's servers, says which
+ * (and writes it to PACTUM_TEST_S3_REPORT for the summary of `make test`), and at the end drops
+ * the databases the tests created. The embedded default needs nothing.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import pg from 'pg';
-import S3rver from 's3rver';
 import { adminPgUrl, TEST_BUCKET, TEST_DB_PREFIX } from './helpers/backends.js';
+import { startTestS3Server } from './helpers/s3.js';
 
 async function dropTestDatabases() {
   const client = new pg.Client({ connectionString: adminPgUrl });
@@ -26,14 +25,21 @@ export default async function setup() {
   if (mode !== 'postgres' && mode !== 'postgres-s3') return;
   await dropTestDatabases(); // what an interrupted earlier run left
   if (mode === 'postgres') return dropTestDatabases;
-  const dir = mkdtempSync(join(tmpdir(), 'pactum-s3rver-'));
-  const s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir, configureBuckets: [{ name: TEST_BUCKET, configs: [] }] });
-  const { port } = (await s3.run()) as { port: number };
+  const started = Date.now();
+  const s3 = await startTestS3Server();
+  await s3.createBucket(TEST_BUCKET);
+  console.log(`S3 server of this run: ${s3.label} at ${s3.endpoint} (started in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  if (process.env.PACTUM_TEST_S3_REPORT) writeFileSync(process.env.PACTUM_TEST_S3_REPORT, `${s3.label}\n`);
   // Test files run in forked workers, which inherit this environment.
-  process.env.PACTUM_TEST_S3_ENDPOINT = `http://127.0.0.1:${port}`;
+  Object.assign(process.env, {
+    PACTUM_TEST_S3_ENDPOINT: s3.endpoint,
+    PACTUM_TEST_S3_KEY: s3.accessKeyId,
+    PACTUM_TEST_S3_SECRET: s3.secretAccessKey,
+    PACTUM_TEST_S3_KIND: s3.kind,
+    PACTUM_TEST_CEPH_CONF: s3.cephConf ?? '',
+  });
   return async () => {
     await s3.close();
-    rmSync(dir, { recursive: true, force: true });
     await dropTestDatabases();
   };
 }

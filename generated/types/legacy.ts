@@ -310,7 +310,7 @@ export interface components {
                 "application/vnd.objstore+json": components["schemas"]["lfs-error"];
             };
         };
-        /** @description The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again. */
+        /** @description The database, the hashing thread or the object storage is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again. */
         ServiceUnavailable: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];

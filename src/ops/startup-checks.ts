@@ -7,6 +7,7 @@ import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError, type Config } from '../config.js';
 import { isDatabaseError, summariseDatabaseError } from '../db/errors.js';
+import { StoreUnavailable } from '../objects/store/backend.js';
 
 /**
  * Creates DATA_DIR (owner only) and checks that it is a writable directory. One level at a time:
@@ -89,4 +90,34 @@ export function databaseStartError(err: unknown, config: Config): unknown {
     '3D000': 'the database does not exist',
   };
   return new ConfigError(`DATABASE_URL: cannot use ${where}: ${why[code] ?? 'it did not answer'} (${code || summariseDatabaseError(err).code})`);
+}
+
+/**
+ * An S3 store that cannot be used at start-up, named by the setting that fixes it. The SDK's
+ * error names are S3's error codes; the message never includes a key or the endpoint's query.
+ */
+export function storageStartError(err: unknown, config: Config): unknown {
+  if (config.storage.kind !== 's3') return err;
+  const { bucket, endpoint, region } = config.storage;
+  const e = (err instanceof StoreUnavailable ? err.cause : err) as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+  const code = e.code ?? e.name ?? 'Error';
+  const where = endpoint ? endpoint.replace(/\?.*$/, '') : `AWS S3 (${region})`;
+  const byCode: Record<string, string> = {
+    NoSuchBucket: `S3_BUCKET ${bucket}: no such bucket at ${where}; create it first`,
+    InvalidAccessKeyId: `S3_ACCESS_KEY_ID: ${where} does not know this access key`,
+    SignatureDoesNotMatch: `S3_SECRET_ACCESS_KEY: ${where} refused the signature; the secret key does not belong to S3_ACCESS_KEY_ID`,
+    AccessDenied: `S3_BUCKET ${bucket}: these credentials may not list the bucket at ${where}`,
+    PermanentRedirect: `S3_REGION ${region}: bucket ${bucket} is in another region`,
+    AuthorizationHeaderMalformed: `S3_REGION ${region}: the S3 server expects another region`,
+    ECONNREFUSED: `S3_ENDPOINT ${where}: nothing listens there`,
+    ENOTFOUND: `S3_ENDPOINT ${where}: the host name does not resolve`,
+    EAI_AGAIN: `S3_ENDPOINT ${where}: the host name does not resolve`,
+    TimeoutError: `S3_ENDPOINT ${where}: no answer`,
+    ETIMEDOUT: `S3_ENDPOINT ${where}: no answer`,
+    EHOSTUNREACH: `S3_ENDPOINT ${where}: the host cannot be reached`,
+  };
+  const known = byCode[code];
+  if (known) return new ConfigError(`${known} (${code})`);
+  const status = e.$metadata?.httpStatusCode;
+  return new ConfigError(`S3_ENDPOINT ${where}: the bucket ${bucket} cannot be used (${code}${status ? `, HTTP ${status}` : ''})`);
 }

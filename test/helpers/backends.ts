@@ -2,7 +2,7 @@
  * Which database and object storage the tests' servers use. By default the embedded ones (SQLite
  * and files in DATA_DIR). With PACTUM_TEST_BACKEND=postgres, PostgreSQL; with postgres-s3 (the second pass of `make test`)
  * every server gets its own PostgreSQL database on 127.0.0.1:5432 and its own prefix in a bucket
- * of the S3 server that test/global-setup.ts started; both are named after DATA_DIR, so a process
+ * of the S3 server that test/global-setup.ts started (Ceph RGW, else s3rver); both are named after DATA_DIR, so a process
  * restarted on the same DATA_DIR (a restart test, the CLI) finds the same data.
  */
 import { createHash } from 'node:crypto';
@@ -75,8 +75,8 @@ export async function backendEnv(dataDir: string): Promise<Record<string, string
     S3_ENDPOINT: endpoint,
     S3_BUCKET: TEST_BUCKET,
     S3_REGION: 'us-east-1',
-    S3_ACCESS_KEY_ID: 'S3RVER',
-    S3_SECRET_ACCESS_KEY: 'S3RVER',
+    S3_ACCESS_KEY_ID: process.env.PACTUM_TEST_S3_KEY ?? 'S3RVER',
+    S3_SECRET_ACCESS_KEY: process.env.PACTUM_TEST_S3_SECRET ?? 'S3RVER',
     S3_FORCE_PATH_STYLE: 'true',
     S3_PREFIX: `${nameOf(dataDir)}/`,
     S3_PART_SIZE_MB: '5',

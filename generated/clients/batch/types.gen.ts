@@ -305,7 +305,7 @@ export type BatchBatchErrors = {
      */
     501: LfsError;
     /**
-     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     * The database, the hashing thread or the object storage is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
      */
     503: LfsError;
     /**
@@ -370,7 +370,7 @@ export type ObjectsDownloadErrors = {
      */
     429: LfsError;
     /**
-     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     * The database, the hashing thread or the object storage is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
      */
     503: LfsError;
     /**
@@ -440,7 +440,7 @@ export type ObjectsUploadErrors = {
      */
     429: LfsError;
     /**
-     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     * The database, the hashing thread or the object storage is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
      */
     503: LfsError;
     /**
@@ -503,7 +503,7 @@ export type ObjectsVerifyErrors = {
      */
     429: LfsError;
     /**
-     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     * The database, the hashing thread or the object storage is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
      */
     503: LfsError;
 };
@@ -652,7 +652,7 @@ export type TusPatchErrors = {
      */
     429: LfsError;
     /**
-     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     * The database, the hashing thread or the object storage is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
      */
     503: LfsError;
     /**
@@ -720,7 +720,7 @@ export type LocksListErrors = {
      */
     429: LfsError;
     /**
-     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     * The database, the hashing thread or the object storage is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
      */
     503: LfsError;
 };
@@ -781,7 +781,7 @@ export type LocksCreateErrors = {
      */
     429: LfsError;
     /**
-     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     * The database, the hashing thread or the object storage is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
      */
     503: LfsError;
 };
@@ -838,7 +838,7 @@ export type LocksVerifyErrors = {
      */
     429: LfsError;
     /**
-     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     * The database, the hashing thread or the object storage is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
      */
     503: LfsError;
 };
@@ -893,7 +893,7 @@ export type LocksUnlockErrors = {
      */
     429: LfsError;
     /**
-     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     * The database, the hashing thread or the object storage is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
      */
     503: LfsError;
 };

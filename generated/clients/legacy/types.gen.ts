@@ -123,7 +123,7 @@ export type LegacyGetObjectErrors = {
      */
     501: LfsError;
     /**
-     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     * The database, the hashing thread or the object storage is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
      */
     503: LfsError;
     /**
@@ -196,7 +196,7 @@ export type LegacyCreateObjectErrors = {
      */
     501: LfsError;
     /**
-     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     * The database, the hashing thread or the object storage is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
      */
     503: LfsError;
     /**
@@ -265,7 +265,7 @@ export type ObjectsDownloadErrors = {
      */
     429: LfsError;
     /**
-     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     * The database, the hashing thread or the object storage is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
      */
     503: LfsError;
     /**
@@ -335,7 +335,7 @@ export type ObjectsUploadErrors = {
      */
     429: LfsError;
     /**
-     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     * The database, the hashing thread or the object storage is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
      */
     503: LfsError;
     /**
@@ -398,7 +398,7 @@ export type ObjectsVerifyErrors = {
      */
     429: LfsError;
     /**
-     * The database or the hashing thread is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
+     * The database, the hashing thread or the object storage is unavailable for a moment (nothing was stored or changed by this request); Retry-After says when to try again.
      */
     503: LfsError;
 };

@@ -72,3 +72,15 @@ export class UploadBusy extends Error {
     super('another request is appending to this upload');
   }
 }
+
+/**
+ * The storage service did not answer or failed on its side (a network error, a 5xx): nothing of
+ * this request was kept, and a retry may succeed. The object APIs answer 503 with Retry-After.
+ */
+export class StoreUnavailable extends Error {
+  constructor(override readonly cause: unknown) {
+    const e = cause as { code?: string; name?: string; $metadata?: { httpStatusCode?: number } };
+    const why = e.$metadata?.httpStatusCode ? `HTTP ${e.$metadata.httpStatusCode}` : (e.code ?? e.name ?? 'no answer');
+    super(`the object storage is unavailable (${why})`);
+  }
+}

@@ -20,7 +20,6 @@ import {
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
-  HeadBucketCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
@@ -30,7 +29,7 @@ import {
   UploadPartCopyCommand,
   type CompletedPart,
 } from '@aws-sdk/client-s3';
-import { OffsetConflict, TooLarge, type BlobBackend, type ByteRange, type PendingWrite } from './backend.js';
+import { OffsetConflict, StoreUnavailable, TooLarge, type BlobBackend, type ByteRange, type PendingWrite } from './backend.js';
 import { SinkGone } from './pump.js';
 
 const MiB = 1 << 20;
@@ -56,7 +55,11 @@ export interface S3Options {
 export type S3Backend = BlobBackend & {
   /** Aborts multipart uploads under our prefix older than maxAgeMs (left by a crash); returns how many. */
   sweep(maxAgeMs: number): Promise<number>;
-  /** HeadBucket: throws when the bucket is unreachable or not ours to use. */
+  /**
+   * Lists one key under our prefix: throws when the bucket is unreachable, missing or not ours to
+   * use. (A listing, not HeadBucket: its error names the cause, where HEAD's has no body, and it
+   * needs the permission the backend needs anyway.)
+   */
   ping(): Promise<void>;
   destroy(): void;
 };
@@ -83,16 +86,29 @@ export function s3Backend(opts: S3Options): S3Backend {
     requestHandler: { connectionTimeout: 10_000 },
   });
 
+  /** Every request goes through here: a storage service that is away becomes StoreUnavailable. */
+  const send: S3Client['send'] = ((command: Parameters<S3Client['send']>[0], options?: Parameters<S3Client['send']>[1]) =>
+    client.send(command, options).catch((err: unknown) => {
+      throw unavailable(err) && !options?.abortSignal?.aborted ? new StoreUnavailable(err) : err;
+    })) as S3Client['send'];
+
   const objectKey = (oid: string) => `${opts.prefix}objects/${oid.slice(0, 2)}/${oid.slice(2, 4)}/${oid}`;
   const partialDir = (key: string) => `${opts.prefix}partials/${createHash('sha256').update(key).digest('hex')}/`;
   const chunkKey = (key: string, offset: number) => partialDir(key) + String(offset).padStart(16, '0');
 
-  const put = (Key: string, Body: Buffer) => client.send(new PutObjectCommand({ Bucket, Key, Body, ContentLength: Body.length }));
+  const put = (Key: string, Body: Buffer) => send(new PutObjectCommand({ Bucket, Key, Body, ContentLength: Body.length }));
 
   async function get(Key: string, range?: ByteRange, abortSignal?: AbortSignal): Promise<Readable> {
     try {
-      const res = await client.send(new GetObjectCommand({ Bucket, Key, Range: range && `bytes=${range.start}-${range.end}` }), { abortSignal });
-      return res.Body as Readable;
+      const res = await send(new GetObjectCommand({ Bucket, Key, Range: range && `bytes=${range.start}-${range.end}` }), { abortSignal });
+      const body = res.Body as Readable;
+      // The length was promised to the client already: a server that answers another range (s3rver
+      // does for bytes=0-0) must not put the wrong bytes on the wire.
+      if (range && res.ContentLength !== range.end - range.start + 1) {
+        body.destroy();
+        throw new Error(`the S3 server answered ${res.ContentLength} bytes for bytes=${range.start}-${range.end} of ${Key}`);
+      }
+      return body;
     } catch (err) {
       if (isMissing(err)) throw Object.assign(new Error(`ENOENT: no object ${Key} in bucket ${Bucket}`), { code: 'ENOENT' });
       throw err;
@@ -106,8 +122,8 @@ export function s3Backend(opts: S3Options): S3Backend {
    */
   async function deleteKeys(keys: string[]) {
     if (keys.length === 0) return;
-    await client.send(new DeleteObjectCommand({ Bucket, Key: keys[0] }));
-    await eachLimit(keys.slice(1), PARALLEL, (Key) => client.send(new DeleteObjectCommand({ Bucket, Key })));
+    await send(new DeleteObjectCommand({ Bucket, Key: keys[0] }));
+    await eachLimit(keys.slice(1), PARALLEL, (Key) => send(new DeleteObjectCommand({ Bucket, Key })));
   }
 
   /** A multipart upload of `Key`, created with its first part. */
@@ -115,7 +131,7 @@ export function s3Backend(opts: S3Options): S3Backend {
     let id: Promise<string> | null = null;
     let count = 0;
     const parts: CompletedPart[] = [];
-    const uploadId = () => (id ??= client.send(new CreateMultipartUploadCommand({ Bucket, Key })).then((r) => r.UploadId!));
+    const uploadId = () => (id ??= send(new CreateMultipartUploadCommand({ Bucket, Key })).then((r) => r.UploadId!));
     const next = () => {
       if (count === MAX_PARTS) throw new Error(`${Key} needs more than ${MAX_PARTS} parts of ${partSize} bytes`);
       return ++count; // numbered when called, so parts sent in parallel keep their order
@@ -127,19 +143,19 @@ export function s3Backend(opts: S3Options): S3Backend {
       async upload(Body: Buffer) {
         const PartNumber = next();
         const UploadId = await uploadId();
-        const { ETag } = await client.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body, ContentLength: Body.length }));
+        const { ETag } = await send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body, ContentLength: Body.length }));
         parts.push({ PartNumber, ETag });
       },
       async copy(source: string) {
         const PartNumber = next();
         const UploadId = await uploadId();
-        const res = await client.send(new UploadPartCopyCommand({ Bucket, Key, UploadId, PartNumber, CopySource: copySource(Bucket, source) }));
+        const res = await send(new UploadPartCopyCommand({ Bucket, Key, UploadId, PartNumber, CopySource: copySource(Bucket, source) }));
         parts.push({ PartNumber, ETag: res.CopyPartResult?.ETag });
       },
       async complete() {
         const UploadId = await uploadId();
         parts.sort((a, b) => a.PartNumber! - b.PartNumber!);
-        await client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } }));
+        await send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } }));
       },
       /**
        * Best effort: the parts are invisible anyway, and failing here would hide the error that
@@ -148,7 +164,7 @@ export function s3Backend(opts: S3Options): S3Backend {
        */
       async abort() {
         const UploadId = await id?.catch(() => null);
-        if (UploadId) await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => {});
+        if (UploadId) await send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => {});
       },
     };
   }
@@ -240,7 +256,7 @@ export function s3Backend(opts: S3Options): S3Backend {
     const chunks: Chunk[] = [];
     let ContinuationToken: string | undefined;
     do {
-      const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix, ContinuationToken }));
+      const page = await send(new ListObjectsV2Command({ Bucket, Prefix, ContinuationToken }));
       for (const o of page.Contents ?? []) {
         const name = o.Key!.slice(Prefix.length);
         if (/^\d{16}$/.test(name)) chunks.push({ key: o.Key!, offset: Number(name), size: o.Size ?? 0 });
@@ -283,7 +299,7 @@ export function s3Backend(opts: S3Options): S3Backend {
     }
     if (run.length === 1) {
       // A chunk is about partSize: far below CopyObject's 5 GiB limit.
-      await client.send(new CopyObjectCommand({ Bucket, Key, CopySource: copySource(Bucket, run[0]!.key) }));
+      await send(new CopyObjectCommand({ Bucket, Key, CopySource: copySource(Bucket, run[0]!.key) }));
       return;
     }
     if (run.slice(0, -1).every((c) => c.size >= MIN_PART)) {
@@ -338,7 +354,7 @@ export function s3Backend(opts: S3Options): S3Backend {
 
     async stat(oid) {
       try {
-        return (await client.send(new HeadObjectCommand({ Bucket, Key: objectKey(oid) }))).ContentLength ?? 0;
+        return (await send(new HeadObjectCommand({ Bucket, Key: objectKey(oid) }))).ContentLength ?? 0;
       } catch (err) {
         if (isMissing(err)) return null;
         throw err;
@@ -346,7 +362,7 @@ export function s3Backend(opts: S3Options): S3Backend {
     },
 
     async delete(oid) {
-      await client.send(new DeleteObjectCommand({ Bucket, Key: objectKey(oid) })); // S3 succeeds when absent too
+      await send(new DeleteObjectCommand({ Bucket, Key: objectKey(oid) })); // S3 succeeds when absent too
     },
 
     partials: {
@@ -409,7 +425,7 @@ export function s3Backend(opts: S3Options): S3Backend {
         const uploads = new Map<string, { keys: string[]; newest: number }>();
         let ContinuationToken: string | undefined;
         do {
-          const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: `${opts.prefix}partials/`, ContinuationToken }));
+          const page = await send(new ListObjectsV2Command({ Bucket, Prefix: `${opts.prefix}partials/`, ContinuationToken }));
           for (const o of page.Contents ?? []) {
             const upload = o.Key!.slice(0, o.Key!.lastIndexOf('/') + 1);
             const u = uploads.get(upload) ?? { keys: [], newest: 0 };
@@ -438,11 +454,11 @@ export function s3Backend(opts: S3Options): S3Backend {
       let UploadIdMarker: string | undefined;
       do {
         // Only objects/ ever has multipart uploads of ours, even when the bucket is shared.
-        const page = await client.send(new ListMultipartUploadsCommand({ Bucket, Prefix: `${opts.prefix}objects/`, KeyMarker, UploadIdMarker }));
+        const page = await send(new ListMultipartUploadsCommand({ Bucket, Prefix: `${opts.prefix}objects/`, KeyMarker, UploadIdMarker }));
         for (const u of page.Uploads ?? []) {
           if (!u.Initiated || u.Initiated.getTime() >= before) continue;
           try {
-            await client.send(new AbortMultipartUploadCommand({ Bucket, Key: u.Key, UploadId: u.UploadId }));
+            await send(new AbortMultipartUploadCommand({ Bucket, Key: u.Key, UploadId: u.UploadId }));
             aborted++;
           } catch (err) {
             if ((err as Error).name !== 'NoSuchUpload') throw err; // completed or aborted meanwhile
@@ -454,7 +470,7 @@ export function s3Backend(opts: S3Options): S3Backend {
     },
 
     async ping() {
-      await client.send(new HeadBucketCommand({ Bucket }));
+      await send(new ListObjectsV2Command({ Bucket, Prefix: opts.prefix, MaxKeys: 1 }));
     },
 
     destroy: () => client.destroy(),
@@ -468,6 +484,16 @@ async function* arrivals(body: Readable): AsyncGenerator<Buffer> {
   } catch {
     // not an error of ours: the client resumes from the offset we return
   }
+}
+
+/** A failure of the storage service itself (unreachable, cut off, 5xx), as opposed to an answer about our request. */
+function unavailable(err: unknown): boolean {
+  const e = err as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+  const status = e.$metadata?.httpStatusCode;
+  // 501 is an answer (an operation this server lacks: assemble() falls back), not an outage.
+  if (status !== undefined && status >= 500 && status !== 501) return true;
+  const code = e.code ?? e.name ?? '';
+  return ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'TimeoutError', 'NetworkingError'].includes(code) || /socket hang up/i.test(String((err as Error)?.message));
 }
 
 /** HeadObject's 404 has no body to name it: the SDK calls it NotFound. */

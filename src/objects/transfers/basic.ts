@@ -9,6 +9,7 @@ import type { Services } from '../../services.js';
 import { authorize } from '../access.js';
 import { findObject, gone, isLive, recordObject } from '../objects-table.js';
 import { ContentMismatch } from '../store/content-store.js';
+import { StoreUnavailable } from '../store/backend.js';
 import { SinkGone } from '../store/pump.js';
 import type { Logger } from '../../log.js';
 
@@ -88,6 +89,8 @@ export function upload(s: Services): Handler {
       await s.objects.store.put(params.oid, size, ctx.req);
     } catch (err) {
       if (err instanceof ContentMismatch) throw new HttpError(422, `${err.message}; nothing was stored`);
+      // The store failing also ends the request's body early: that is ours (503), not the client's.
+      if (err instanceof StoreUnavailable) throw err;
       if (ctx.req.readableAborted || ctx.req.destroyed) throw new HttpError(400, 'The upload was cut off; nothing was stored');
       throw err;
     }

@@ -12,7 +12,7 @@ import { ContentMismatch, contentStore } from '../../../src/objects/store/conten
 import { fsBackend } from '../../../src/objects/store/fs.js';
 import { s3Backend, type S3Backend } from '../../../src/objects/store/s3.js';
 import { body, brokenBody, readAll, sha256, written } from './helpers.js';
-import { backendOptions, startS3, type TestS3 } from './s3-server.js';
+import { backendOptions, startS3, type TestS3 } from '../../helpers/s3rver-front.js';
 
 let s3: TestS3;
 let s3Backends: S3Backend[] = [];

@@ -1,6 +1,6 @@
 /**
  * The S3 backend against a real S3-protocol server (s3rver, plus the multipart operations it
- * lacks: see s3-server.ts). What every backend does is in backend-contract.test.ts; here is what
+ * lacks: see test/helpers/s3rver-front.ts). What every backend does is in backend-contract.test.ts; here is what
  * is particular to S3: multipart writes, chunked resumable uploads, server-side copies, sweep, ping.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -20,7 +20,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OffsetConflict, TooLarge } from '../../../src/objects/store/backend.js';
 import { s3Backend, type S3Backend } from '../../../src/objects/store/s3.js';
 import { body, brokenBody, MiB, readAll, sha256, written } from './helpers.js';
-import { backendOptions, startS3, type TestS3 } from './s3-server.js';
+import { backendOptions, startS3, type TestS3 } from '../../helpers/s3rver-front.js';
 
 const PART = 5 * MiB;
 

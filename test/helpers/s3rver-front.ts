@@ -52,7 +52,9 @@ export async function startS3(bucket = 'pactum'): Promise<TestS3> {
   const s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir, configureBuckets: [{ name: bucket }] });
   const { port } = await s3.run();
   const knobs: Knobs = { multipartAdmin: true, copyParts: true, partGate: null, failParts: false, refusePut: null };
-  const uploadsDir = join(dir, bucket, '._S3rver_uploads');
+  /** Where s3rver keeps a bucket's multipart uploads (any bucket: tests may create more). */
+  const uploadsOf = (b: string) => join(dir, b, '._S3rver_uploads');
+  const uploadsDir = uploadsOf(bucket);
   const answered = { listUploads: 0, abortUpload: 0, copyPart: 0 };
 
   function send(res: ServerResponse, status: number, body = '') {
@@ -62,8 +64,11 @@ export async function startS3(bucket = 'pactum'): Promise<TestS3> {
   const s3Error = (res: ServerResponse, status: number, code: string) =>
     send(res, status, xml(`<Error><Code>${code}</Code><Message>${code}</Message></Error>`));
 
+  const bucketOf = (url: URL) => decodeURIComponent(url.pathname.split('/')[1] ?? '');
+
   async function listUploads(url: URL, res: ServerResponse) {
     answered.listUploads++;
+    const uploadsDir = uploadsOf(bucketOf(url));
     const prefix = url.searchParams.get('prefix') ?? '';
     const ids = await readdir(uploadsDir).catch(() => [] as string[]);
     const uploads = [];
@@ -72,19 +77,21 @@ export async function startS3(bucket = 'pactum'): Promise<TestS3> {
       const initiated = (await stat(join(uploadsDir, id, 'key'))).mtime;
       if (key.startsWith(prefix)) uploads.push(`<Upload><Key>${esc(key)}</Key><UploadId>${id}</UploadId><Initiated>${initiated.toISOString()}</Initiated></Upload>`);
     }
-    send(res, 200, xml(`<ListMultipartUploadsResult xmlns="${NS}"><Bucket>${bucket}</Bucket><Prefix>${esc(prefix)}</Prefix><IsTruncated>false</IsTruncated>${uploads.join('')}</ListMultipartUploadsResult>`));
+    send(res, 200, xml(`<ListMultipartUploadsResult xmlns="${NS}"><Bucket>${esc(bucketOf(url))}</Bucket><Prefix>${esc(prefix)}</Prefix><IsTruncated>false</IsTruncated>${uploads.join('')}</ListMultipartUploadsResult>`));
   }
 
-  async function abortUpload(uploadId: string, res: ServerResponse) {
+  async function abortUpload(url: URL, uploadId: string, res: ServerResponse) {
     answered.abortUpload++;
+    const uploadsDir = uploadsOf(bucketOf(url));
     const path = join(uploadsDir, uploadId);
     if (!(await stat(path).catch(() => null))) return s3Error(res, 404, 'NoSuchUpload');
     await rm(path, { recursive: true, force: true });
     send(res, 204);
   }
 
-  async function copyPart(req: IncomingMessage, uploadId: string, partNumber: string, res: ServerResponse) {
+  async function copyPart(req: IncomingMessage, url: URL, uploadId: string, partNumber: string, res: ServerResponse) {
     answered.copyPart++;
+    const uploadsDir = uploadsOf(bucketOf(url));
     const source = decodeURIComponent(String(req.headers['x-amz-copy-source'])).replace(/^\//, '');
     const [srcBucket, ...srcKey] = source.split('/');
     const bytes = await readFile(`${join(dir, srcBucket!, ...srcKey)}._S3rver_object`).catch(() => null);
@@ -109,9 +116,9 @@ export async function startS3(bucket = 'pactum'): Promise<TestS3> {
     const uploadId = url.searchParams.get('uploadId');
     const partNumber = url.searchParams.get('partNumber');
     if (knobs.multipartAdmin && req.method === 'GET' && isBucket && url.searchParams.has('uploads')) return listUploads(url, res);
-    if (knobs.multipartAdmin && req.method === 'DELETE' && !isBucket && uploadId) return abortUpload(uploadId, res);
+    if (knobs.multipartAdmin && req.method === 'DELETE' && !isBucket && uploadId) return abortUpload(url, uploadId, res);
     if (req.method === 'PUT' && uploadId && partNumber) {
-      if (req.headers['x-amz-copy-source']) return knobs.copyParts ? copyPart(req, uploadId, partNumber, res) : null;
+      if (req.headers['x-amz-copy-source']) return knobs.copyParts ? copyPart(req, url, uploadId, partNumber, res) : null;
       if (knobs.failParts) return refuse(req, res, 404, 'NoSuchUpload');
       if (knobs.partGate) return knobs.partGate.then(() => void s3rverHandler(req, res));
     }
