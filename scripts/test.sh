@@ -65,10 +65,14 @@ PACTUM_VIA_PRISM=1 vitest_step "end-to-end through prism proxy" .tmp/vitest-pris
 # The whole suite again on PostgreSQL (127.0.0.1:5432, a database per test server) and S3
 # (s3rver, started by test/global-setup.ts); then the suites of real client traffic against two
 # instances sharing them, behind a round-robin proxy.
-PACTUM_TEST_BACKEND=postgres-s3 vitest_step "on PostgreSQL and S3" .tmp/vitest-postgres-s3.json npx vitest run
-PACTUM_TEST_BACKEND=postgres-s3 PACTUM_TEST_TOPOLOGY=pair vitest_step "two instances behind a round-robin proxy" .tmp/vitest-pair.json \
+# test/global-setup.ts writes which S3 server each pass ran against (Ceph RGW, else s3rver).
+rm -f .tmp/s3-server-*.txt
+PACTUM_TEST_S3_REPORT=.tmp/s3-server-single.txt PACTUM_TEST_BACKEND=postgres-s3 vitest_step "on PostgreSQL and S3" .tmp/vitest-postgres-s3.json npx vitest run
+PACTUM_TEST_S3_REPORT=.tmp/s3-server-pair.txt PACTUM_TEST_BACKEND=postgres-s3 PACTUM_TEST_TOPOLOGY=pair vitest_step "two instances behind a round-robin proxy" .tmp/vitest-pair.json \
   npx vitest run test/e2e/git-lfs.test.ts test/e2e/mcp-admin-tools.test.ts test/e2e/mcp-accessibility.test.ts test/integration/objects-http.test.ts
 
+echo "S3 server of the PostgreSQL and S3 pass: $(cat .tmp/s3-server-single.txt 2>/dev/null || echo 'none started')"
+echo "S3 server of the two-instance pass: $(cat .tmp/s3-server-pair.txt 2>/dev/null || echo 'none started')"
 if [ ${#failures[@]} -gt 0 ]; then printf 'failed: %s\n' "${failures[@]}"; fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -31,7 +31,9 @@ export async function startPactum(env: Record<string, string> = {}): Promise<Pac
   run(['user', 'create', 'bench', '--org', 'bench', '--role', 'member', '--password-stdin'], 'bench-password\n');
   run(['repo', 'create', 'bench/objects']);
   run(['repo', 'grant', 'bench/objects', 'bench', 'write']);
-  const child = spawn(process.execPath, [cli, 'serve'], { env: { ...base, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof": where the server's time goes.
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, cli, 'serve'], { env: { ...base, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let buf = '';
     child.once('exit', (code) => reject(new Error(`pactum serve exited with ${code}`)));

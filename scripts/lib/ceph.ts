@@ -179,6 +179,17 @@ async function startOnce(memBytes: number): Promise<CephCluster> {
   mkdirSync(join(dir, 'mon'));
   mkdirSync(join(dir, 'osd'));
   const ceph = (...args: string[]) => run('ceph', ['-c', conf, '--connect-timeout', '20', ...args]);
+  // The daemons outlive a process that dies without stopping them: kill them when this one exits.
+  const killAll = () => {
+    for (const pid of [...gateways.map((g) => g.pid), ...pids]) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+  };
+  process.once('exit', killAll);
   try {
     await run('monmaptool', ['--create', '--fsid', fsid, '--addv', 'a', `[v1:127.0.0.1:${monPort}]`, join(dir, 'monmap')]);
     await run('ceph-mon', ['-c', conf, '--mkfs', '-i', 'a', '--monmap', join(dir, 'monmap')]);
@@ -209,10 +220,12 @@ async function startOnce(memBytes: number): Promise<CephCluster> {
           if (pid > 0) await stopPid(pid);
         }
         for (const pid of pids.reverse()) await stopPid(pid);
+        process.off('exit', killAll);
         rmSync(dir, { recursive: true, force: true });
       },
     };
   } catch (err) {
+    process.off('exit', killAll);
     for (const g of gateways) await g.stop(true);
     for (const pid of pids.reverse()) await stopPid(pid, true);
     const e = err as Error & { stderr?: string };

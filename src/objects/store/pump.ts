@@ -9,7 +9,8 @@
  * closes the file and rejects with SinkGone; no write's outcome is ever left unobserved.
  */
 import { open } from 'node:fs/promises';
-import type { Writable } from 'node:stream';
+import { once } from 'node:events';
+import type { Readable, Writable } from 'node:stream';
 
 const SIZE = 256 * 1024;
 
@@ -69,5 +70,27 @@ export async function pumpFile(path: string, start: number, end: number, sink: W
   } finally {
     release();
     await handle.close();
+  }
+}
+
+/**
+ * Relays a network stream (an S3 GET) into `sink` with up to `window` bytes queued on the sink:
+ * the next chunk is read while the socket still sends the last ones, and the queued chunks go out
+ * in one writev, where a pipe would stop the source at the sink's 16 KiB mark and send chunk by
+ * chunk. Memory is the window, whatever the object's size. Rejects with SinkGone when the
+ * receiver goes first; the source is destroyed on every early exit.
+ */
+export async function relay(source: Readable, sink: Writable, window = 4 << 20): Promise<void> {
+  if (sink.destroyed) throw new SinkGone();
+  const { gone, release } = whenGone(sink);
+  try {
+    for await (const chunk of source) {
+      if (sink.destroyed) throw new SinkGone();
+      sink.write(chunk as Buffer);
+      if (sink.writableLength > window) await Promise.race([once(sink, 'drain'), gone]);
+    }
+    await Promise.race([new Promise<void>((resolve) => sink.end(resolve)), gone]);
+  } finally {
+    release();
   }
 }

@@ -30,7 +30,7 @@ import {
   type CompletedPart,
 } from '@aws-sdk/client-s3';
 import { OffsetConflict, StoreUnavailable, TooLarge, type BlobBackend, type ByteRange, type PendingWrite } from './backend.js';
-import { SinkGone } from './pump.js';
+import { relay, SinkGone } from './pump.js';
 
 const MiB = 1 << 20;
 /** S3's minimum size of every part but the last. */
@@ -343,9 +343,9 @@ export function s3Backend(opts: S3Options): S3Backend {
         const body = await get(objectKey(oid), range, abort.signal).catch((err) => {
           throw abort.signal.aborted ? new SinkGone(err) : err;
         });
-        await pipeline(body, sink, { signal: abort.signal }).catch((err) => {
+        await relay(body, sink).catch((err) => {
           body.destroy();
-          throw abort.signal.aborted || sink.destroyed ? new SinkGone(err) : err;
+          throw err instanceof SinkGone || abort.signal.aborted || sink.destroyed ? new SinkGone(err) : err;
         });
       } finally {
         sink.off('close', stop);

@@ -1,0 +1,204 @@
+/**
+ * The S3 path against a real S3 server, side by side in one run: a throwaway Ceph RGW cluster
+ * (scripts/lib/ceph.ts; Debian's ceph-mon, ceph-osd, radosgw and ceph-common must be installed)
+ * and, against the same gateway and the same file,
+ *   - upload: pactum's basic PUT with STORAGE=s3 (hash checked before the object is visible)
+ *     against the AWS SDK's own fastest ways: PutObject streamed with its length, and
+ *     @aws-sdk/lib-storage `Upload` (16 MiB parts, 4 in flight); the faster of the two is the
+ *     baseline;
+ *   - download: pactum's basic GET against the SDK's GetObject streamed; and, to show what any
+ *     server in between costs, a bare relay (node:http answering with GetObject piped into the
+ *     response, in this process);
+ *   - pactum's peak RSS during its upload and download (kernel VmHWM), beside its idle RSS.
+ * Rounds alternate, each pactum in its own process (`node dist/src/cli/main.js serve`, `make
+ * build` first); medians and ratios (goals: upload >= 0.8, download >= 0.9).
+ *
+ *   npx tsx scripts/bench/s3.ts [--rounds 3] [--mib 128]
+ */
+import { createHash, randomFillSync } from 'node:crypto';
+import { createReadStream, createWriteStream, readFileSync, rmSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import { CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { cephInstalled, cephVersion, startCeph } from '../lib/ceph.js';
+import { fmt, median } from './lib.js';
+import { startPactum, type Pactum } from './pactum-process.js';
+
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, mib: { type: 'string', default: '128' } } });
+const rounds = Number(values.rounds);
+const MiB = 1024 ** 2;
+const size = Number(values.mib) * MiB;
+const BUCKET = 'bench';
+
+if (!cephInstalled()) {
+  console.error('scripts/bench/s3.ts needs Ceph: apt-get install ceph-mon ceph-osd radosgw ceph-common');
+  process.exit(2);
+}
+
+/** A file of `size` pseudo-random bytes (each 16 MiB block varied) and its SHA-256. */
+async function makeFile(tag: string) {
+  const path = join(tmpdir(), `bench-s3-${tag}-${size}`);
+  const out = createWriteStream(path);
+  const hash = createHash('sha256');
+  const block = Buffer.alloc(16 * MiB);
+  for (let left = size; left > 0; left -= block.length) {
+    randomFillSync(block, 0, 4096);
+    const chunk = Buffer.from(left >= block.length ? block : block.subarray(0, left));
+    hash.update(chunk);
+    if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+  }
+  await new Promise<void>((r) => out.end(() => r()));
+  return { path, oid: hash.digest('hex'), size };
+}
+
+type File = Awaited<ReturnType<typeof makeFile>>;
+
+/** Discards bytes as fast as they come, counting them. */
+const sink = () => {
+  let bytes = 0;
+  return { stream: new Writable({ write: (c: Buffer, _e, cb) => ((bytes += c.length), cb()) }), bytes: () => bytes };
+};
+
+function send(url: string, method: string, headers: Record<string, string>, file?: string): Promise<{ status: number; ms: number; body: string; bytes: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers }, (res) => {
+      let body = '';
+      let bytes = 0;
+      res.on('data', (c: Buffer) => {
+        bytes += c.length;
+        if (!/octet/.test(res.headers['content-type'] ?? '')) body += c;
+      });
+      res.on('end', () => resolve({ status: res.statusCode!, ms: performance.now() - started, body, bytes }));
+    });
+    req.on('error', reject);
+    if (file) createReadStream(file, { highWaterMark: MiB }).pipe(req);
+    else req.end();
+  });
+}
+
+async function actions(p: Pactum, operation: 'upload' | 'download', f: File) {
+  const r = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const body = JSON.stringify({ operation, transfers: ['basic'], objects: [{ oid: f.oid, size: f.size }] });
+    const req = request(`${p.lfs}/objects/batch`, { method: 'POST', headers: { authorization: p.auth, accept: 'application/vnd.git-lfs+json', 'content-type': 'application/vnd.git-lfs+json' } }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  if (r.status !== 200) throw new Error(`batch answered ${r.status}: ${r.body}`);
+  return JSON.parse(r.body).objects[0].actions as Record<string, { href: string; header: Record<string, string> }>;
+}
+
+const rss = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+
+console.log(`starting a Ceph RGW cluster (${cephVersion()})…`);
+const t0 = performance.now();
+const ceph = await startCeph({ memBytes: 3 * 1024 ** 3 });
+console.log(`RGW answering at ${ceph.gateway.endpoint} after ${fmt((performance.now() - t0) / 1000, 1)} s`);
+const sdk = new S3Client({
+  region: 'us-east-1',
+  endpoint: ceph.gateway.endpoint,
+  forcePathStyle: true,
+  credentials: { accessKeyId: ceph.accessKeyId, secretAccessKey: ceph.secretAccessKey },
+  // RGW 16 refuses the SDK's default streamed checksums (aws-chunked with a trailer).
+  requestChecksumCalculation: 'WHEN_REQUIRED',
+  responseChecksumValidation: 'WHEN_REQUIRED',
+});
+await sdk.send(new CreateBucketCommand({ Bucket: BUCKET }));
+const s3Env = (prefix: string) => ({
+  STORAGE: 's3',
+  S3_ENDPOINT: ceph.gateway.endpoint,
+  S3_BUCKET: BUCKET,
+  S3_ACCESS_KEY_ID: ceph.accessKeyId,
+  S3_SECRET_ACCESS_KEY: ceph.secretAccessKey,
+  S3_FORCE_PATH_STYLE: 'true',
+  S3_PREFIX: prefix,
+});
+
+// The bare relay: what a skilled user would write to serve an S3 object through a Node server.
+const relay = createServer((req, res) => {
+  sdk.send(new GetObjectCommand({ Bucket: BUCKET, Key: decodeURIComponent(req.url!.slice(1)) })).then(
+    (got) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(got.ContentLength) });
+      return pipeline(got.Body as NodeJS.ReadableStream, res);
+    },
+    () => res.writeHead(502).end(),
+  );
+});
+await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+const relayUrl = `http://127.0.0.1:${(relay.address() as { port: number }).port}`;
+
+const rate = (ms: number) => size / (ms / 1000) / MiB;
+const times = { put: [] as number[], multipart: [] as number[], get: [] as number[], relay: [] as number[], pUp: [] as number[], pDown: [] as number[] };
+const memory = { idle: [] as number[], peak: [] as number[] };
+try {
+  for (let round = 1; round <= rounds; round++) {
+    const f = await makeFile(`r${round}`); // a new object each round: pactum keeps what it stored
+    const key = `sdk/${f.oid}`;
+
+    let started = performance.now();
+    await sdk.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: createReadStream(f.path, { highWaterMark: MiB }), ContentLength: f.size }));
+    times.put.push(performance.now() - started);
+    await sdk.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key }));
+
+    started = performance.now();
+    await new Upload({ client: sdk, params: { Bucket: BUCKET, Key: key, Body: createReadStream(f.path, { highWaterMark: MiB }) }, partSize: 16 * MiB, queueSize: 4 }).done();
+    times.multipart.push(performance.now() - started);
+
+    started = performance.now();
+    const got = await sdk.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
+    const s1 = sink();
+    await pipeline(got.Body as NodeJS.ReadableStream, s1.stream);
+    times.get.push(performance.now() - started);
+    if (s1.bytes() !== f.size) throw new Error(`GetObject gave ${s1.bytes()} bytes`);
+    const r = await send(`${relayUrl}/${encodeURIComponent(key)}`, 'GET', {});
+    if (r.status !== 200 || r.bytes !== f.size) throw new Error(`the relay answered ${r.status} with ${r.bytes} bytes`);
+    times.relay.push(r.ms);
+    await sdk.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key }));
+
+    const p = await startPactum(s3Env(`round-${round}/`));
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      memory.idle.push(rss(p.pid));
+      p.resetPeak();
+      const up = (await actions(p, 'upload', f)).upload!;
+      const u = await send(up.href, 'PUT', { ...up.header, 'content-length': String(f.size), 'content-type': 'application/octet-stream' }, f.path);
+      if (u.status !== 200) throw new Error(`pactum upload answered ${u.status}: ${u.body}`);
+      times.pUp.push(u.ms);
+      const dl = (await actions(p, 'download', f)).download!;
+      const d = await send(dl.href, 'GET', dl.header);
+      if (d.status !== 200 || d.bytes !== f.size) throw new Error(`pactum download answered ${d.status} with ${d.bytes} bytes`);
+      times.pDown.push(d.ms);
+      memory.peak.push(p.peak());
+    } finally {
+      await p.stop();
+      rmSync(f.path);
+    }
+    console.log(
+      `round ${round}: upload PutObject ${fmt(rate(times.put.at(-1)!))} MiB/s, lib-storage ${fmt(rate(times.multipart.at(-1)!))}, pactum ${fmt(rate(times.pUp.at(-1)!))}; ` +
+        `download GetObject ${fmt(rate(times.get.at(-1)!))}, bare relay ${fmt(rate(times.relay.at(-1)!))}, pactum ${fmt(rate(times.pDown.at(-1)!))}`,
+    );
+  }
+} finally {
+  relay.close();
+  sdk.destroy();
+  await ceph.stop();
+}
+
+const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, rate(median(v))])) as Record<keyof typeof times, number>;
+const bestUpload = Math.max(m.put, m.multipart);
+const mb = (n: number) => `${fmt(n / 1024 ** 2)} MB`;
+console.log(`
+${fmt(size / MiB)} MiB objects through Ceph RGW ${cephVersion()}, medians of ${rounds}
+upload     PutObject ${fmt(m.put)} MiB/s   lib-storage Upload ${fmt(m.multipart)} MiB/s   pactum ${fmt(m.pUp)} MiB/s   ratio ${fmt(m.pUp / bestUpload, 2)} (goal >= 0.80, against the faster SDK way)
+download   GetObject ${fmt(m.get)} MiB/s   pactum ${fmt(m.pDown)} MiB/s   ratio ${fmt(m.pDown / m.get, 2)} (goal >= 0.90)
+           bare relay ${fmt(m.relay)} MiB/s (${fmt(m.relay / m.get, 2)}× GetObject: the cost of any server in between)   pactum/relay ${fmt(m.pDown / m.relay, 2)}
+pactum RSS idle ${mb(median(memory.idle))}   peak during upload+download ${mb(median(memory.peak))}   (+${mb(median(memory.peak) - median(memory.idle))})`);
