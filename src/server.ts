@@ -15,7 +15,7 @@ import { bearerAuth, dashboardChallenge, sessionCookie } from './auth/security.j
 import type { Middleware } from 'koa';
 import { contentStore, type ContentStore } from './objects/store/content-store.js';
 import { openBackend, type StorageLifecycle } from './objects/store/open.js';
-import type { BlobBackend } from './objects/store/backend.js';
+import { StoreUnavailable, type BlobBackend } from './objects/store/backend.js';
 import { withUploadLeases } from './objects/store/upload-lease.js';
 import { createTransferTokens, type TransferTokens } from './objects/transfer-tokens.js';
 import { createLimits, type Limits } from './objects/limits.js';
@@ -115,10 +115,13 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     await migrate(services.db).catch((err: unknown) => {
       throw databaseStartError(err, config);
     });
-    // An S3 store that cannot be used is a bad setting, reported now rather than at the first upload.
+    // An S3 store that refuses our settings is reported now rather than at the first upload.
     if (config.storage.kind === 's3') {
       await services.objects.store.backend.ping().catch((err: unknown) => {
-        throw storageStartError(err, config);
+        // A store that does not answer may be back in a moment: serve, and let /readyz say so.
+        // An answer that refuses our settings (no such bucket, unknown key) will not change.
+        if (err instanceof StoreUnavailable) log.warn({ err: err.message }, 'the object storage does not answer at start-up; /readyz reports it');
+        else throw storageStartError(err, config);
       });
     }
     await services.objects.backend.start({ exclusive: oneInstanceAtATime(services.db, 'storage-sweep'), partials: services.objects.leased.partials });

@@ -313,7 +313,6 @@ describe('a bad S3 setting at start-up', () => {
       [{ S3_BUCKET: 'no-such-bucket-here' }, /^S3_BUCKET no-such-bucket-here: no such bucket/],
       [{ S3_ACCESS_KEY_ID: 'AKIAWRONGWRONGWRONG0' }, /^S3_ACCESS_KEY_ID: .* does not know this access key/],
       [{ S3_SECRET_ACCESS_KEY: 'not-the-secret-at-all-0123456789' }, /^S3_SECRET_ACCESS_KEY: .*refused the signature/],
-      [{ S3_ENDPOINT: `http://127.0.0.1:${new URL(s3.endpoint).port === '1' ? 2 : 1}` }, /^S3_ENDPOINT http:\/\/127\.0\.0\.1:\d+: nothing listens there/],
     ];
     // s3rver checks no signature: only a real S3 server can show the wrong secret refused.
     for (const [bad, expected] of cases.filter(([bad]) => s3.kind === 'ceph-rgw' || !bad.S3_SECRET_ACCESS_KEY)) {
@@ -323,6 +322,9 @@ describe('a bad S3 setting at start-up', () => {
       expect(message).not.toContain('not-the-secret-at-all');
     }
     expect(await startError(base), 'the same settings, corrected').toBe('started');
+    // A store that does not answer is not a setting to refuse: the server starts, and /readyz
+    // reports it (test/integration/operations.test.ts).
+    expect(await startError({ ...base, S3_ENDPOINT: 'http://127.0.0.1:1' })).toBe('started');
   }, 120_000);
 
   it('`pactum serve` prints one line and exits with 2', async () => {
