@@ -43,9 +43,11 @@ export interface BlobBackend {
   /**
    * Starts writing object `oid`; nothing is visible under that name until commit (the caller
    * commits only after the bytes hash to `oid`). Knowing the name up front lets a backend stream
-   * straight to the final place (an S3 multipart upload) instead of copying afterwards.
+   * straight to the final place (an S3 multipart upload) instead of copying afterwards; knowing
+   * the `size` the client announced lets it stream parts of known length without holding them.
+   * The layer above never writes more than `size` bytes.
    */
-  beginWrite(oid: string): Promise<PendingWrite>;
+  beginWrite(oid: string, size: number): Promise<PendingWrite>;
   read(oid: string, range?: ByteRange): Promise<Readable>;
   /** Writes the object (or a range) into `sink` and ends it; a backend may do so without allocating per chunk. */
   writeTo?(oid: string, range: ByteRange, sink: Writable): Promise<void>;

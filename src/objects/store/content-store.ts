@@ -91,7 +91,7 @@ export function contentStore(backend: BlobBackend, opts: { keptHashMaxAgeMs?: nu
 
     /** Stores `body` as object `oid` if it is exactly `size` bytes hashing to `oid`; else throws ContentMismatch and keeps nothing. */
     async put(oid: string, size: number, body: Readable): Promise<void> {
-      const write = await backend.beginWrite(oid);
+      const write = await backend.beginWrite(oid, size);
       const hashing = hashingStream(size, () => new ContentMismatch(`the body is longer than the announced ${size} bytes`));
       try {
         await pipeline(body, hashing.stream, write.stream);

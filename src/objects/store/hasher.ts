@@ -18,8 +18,9 @@ const PIECE = RING / 4;
 // many as were ever in use at once, up to this many.
 const MAX_SPARE_RINGS = 64;
 
-// Each stream copies its bytes into its own shared ring buffer and posts only (start, length):
-// no buffer is allocated per chunk, so nothing piles up for the garbage collector.
+// Each stream copies its bytes into its own shared ring buffer and posts only (start, length),
+// once per PIECE rather than per chunk (a message costs more than copying 64 KiB): no buffer is
+// allocated per chunk, so nothing piles up for the garbage collector.
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
@@ -218,15 +219,26 @@ export function hashingStream(limit: number, tooLong: () => Error, resume?: Susp
     worker.close(id, keep);
   };
 
+  let posted = 0; // bytes the worker was told about; the rest of `sent` waits to be batched
+  /** Tells the worker about the bytes copied since the last message: one message per PIECE, not per chunk. */
+  const flush = () => {
+    if (posted === sent || closed) return;
+    worker.post({ op: 'update', id, start: posted % RING, length: sent - posted });
+    posted = sent;
+  };
   const push = (piece: Buffer) => {
     const first = Math.min(piece.length, RING - at);
     view.set(piece.subarray(0, first), at);
     if (first < piece.length) view.set(piece.subarray(first), 0);
-    worker.post({ op: 'update', id, start: at, length: piece.length });
     at = (at + piece.length) % RING;
     sent += piece.length;
+    if (sent - posted >= PIECE) flush();
   };
-  const room = (need: number) => (RING - (sent - hashed) >= need ? Promise.resolve() : new Promise<void>((go) => (waiting = { need, go })));
+  const room = (need: number) => {
+    if (RING - (sent - hashed) >= need) return Promise.resolve();
+    flush(); // the worker can only catch up on bytes it was told about
+    return new Promise<void>((go) => (waiting = { need, go }));
+  };
   /** Hashes `chunk`, waiting while the worker is a ring behind. */
   const feed = async (chunk: Buffer) => {
     for (let offset = 0; offset < chunk.length; offset += PIECE) {
@@ -252,6 +264,7 @@ export function hashingStream(limit: number, tooLong: () => Error, resume?: Susp
     /** The hex SHA-256 of everything that passed. */
     async digest(): Promise<string> {
       if (failure) throw failure;
+      flush();
       worker.post({ op: 'digest', id });
       try {
         return await digestPromise;
@@ -261,7 +274,10 @@ export function hashingStream(limit: number, tooLong: () => Error, resume?: Susp
     },
     /** Keeps the hash state on the worker, frees the ring; `hashingStream(…, suspended)` goes on. */
     async suspend(): Promise<SuspendedHash | null> {
+      // A closed stream's hash is gone from the worker (and its acks with it): nothing to keep or wait for.
+      if (failure || closed) return null;
       // Every ack must be in first: a late one would count toward the resumed stream's ring.
+      flush();
       if (hashed < sent) await new Promise<void>((r) => (caughtUp = r));
       caughtUp = null;
       if (failure || closed) return null;

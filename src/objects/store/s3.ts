@@ -7,11 +7,12 @@
  * chunks that continue each other from offset 0, so it survives restarts and every instance sees
  * the same state with nothing but the bucket.
  *
- * Memory stays bounded whatever the object's size: a write holds at most the part being uploaded
- * and the one filling (about 2 × partSize), an append at most one chunk.
+ * Memory stays bounded whatever the object's size: a write streams its parts straight through
+ * (holding only bodies up to BUFFERED_MAX), an append holds at most one chunk.
  */
 import { createHash } from 'node:crypto';
-import { Readable, Writable } from 'node:stream';
+import { once } from 'node:events';
+import { PassThrough, Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   AbortMultipartUploadCommand,
@@ -36,6 +37,12 @@ const MiB = 1 << 20;
 /** S3's minimum size of every part but the last. */
 const MIN_PART = 5 * MiB;
 const MAX_PARTS = 10_000;
+/** Bodies up to this size are held and sent whole: one PutObject instead of a three-request multipart upload. */
+const BUFFERED_MAX = MiB;
+/** Parts whose bytes were all sent and whose answer is awaited; S3 stores them in parallel. */
+const PARTS_IN_FLIGHT = 4;
+/** Buffering between the request and a part's upload: small, the sockets do the rest. */
+const PIECE = 256 * 1024;
 /** Deletes and copies in flight at once (single DeleteObject calls: see deleteKeys). */
 const PARALLEL = 8;
 
@@ -140,10 +147,10 @@ export function s3Backend(opts: S3Options): S3Backend {
       get started() {
         return id !== null;
       },
-      async upload(Body: Buffer) {
+      async upload(Body: Readable, ContentLength: number, abortSignal: AbortSignal) {
         const PartNumber = next();
         const UploadId = await uploadId();
-        const { ETag } = await send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body, ContentLength: Body.length }));
+        const { ETag } = await send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body, ContentLength }), { abortSignal });
         parts.push({ PartNumber, ETag });
       },
       async copy(source: string) {
@@ -169,70 +176,131 @@ export function s3Backend(opts: S3Options): S3Backend {
     };
   }
 
-  function pendingWrite(Key: string): PendingWrite {
-    const upload = multipartUpload(Key);
+  /** Where the object goes once the layer above saw every byte hash to its oid: the small ones in one request. */
+  const pendingWrite = (Key: string, size: number) => (size <= BUFFERED_MAX ? bufferedWrite(Key, size) : streamedWrite(Key, size));
+
+  /** A body small enough to hold: kept in memory and sent as one PutObject at commit (one request, not three). */
+  function bufferedWrite(Key: string, size: number): PendingWrite {
     let chunks: Buffer[] = [];
     let buffered = 0;
-    let sending: Promise<void> = Promise.resolve(); // the part being uploaded: at most one
     let state: 'open' | 'committed' | 'aborted' = 'open';
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        if (buffered + chunk.length > size) return cb(new Error(`more than the ${size} bytes announced for ${Key}`));
+        chunks.push(chunk);
+        buffered += chunk.length;
+        cb();
+      },
+    });
+    return {
+      stream,
+      async commit() {
+        if (state !== 'open') throw new Error(`the write of ${Key} was already ${state}`);
+        state = 'committed';
+        const body = Buffer.concat(chunks, buffered);
+        chunks = [];
+        await put(Key, body);
+      },
+      async abort() {
+        if (state !== 'open') return;
+        state = 'aborted';
+        stream.destroy();
+        chunks = [];
+      },
+    };
+  }
 
-    /** The first partSize bytes of the buffer, as one part. */
-    function takePart(): Buffer {
-      const taken: Buffer[] = [];
-      let n = 0;
-      while (n < partSize) {
-        const c = chunks.shift()!;
-        const want = partSize - n;
-        if (c.length > want) chunks.unshift(c.subarray(want));
-        taken.push(c.subarray(0, want));
-        n += Math.min(c.length, want);
-      }
-      buffered -= n;
-      return Buffer.concat(taken, n);
+  /**
+   * A multipart upload fed straight from the stream: each part is an UploadPart whose body is the
+   * next `partLen` bytes as they arrive, so nothing is buffered but the sockets' own windows.
+   * When a part's last byte is handed over, the next part starts at once while S3 still stores
+   * the previous ones (up to PARTS_IN_FLIGHT await their answers): the stream never waits for a
+   * round trip. Completed only at commit, so the object stays invisible until the hash matched.
+   */
+  function streamedWrite(Key: string, size: number): PendingWrite {
+    const upload = multipartUpload(Key);
+    const partLen = Math.max(partSize, Math.ceil(size / MAX_PARTS / MiB) * MiB);
+    let part: { body: PassThrough; left: number; abort: AbortController } | null = null;
+    const answers = new Set<Promise<void>>();
+    let received = 0;
+    let state: 'open' | 'committed' | 'aborted' = 'open';
+    let failed: unknown = null;
+    // Settles only by rejecting, when a part failed or the write was aborted: whatever waits races it.
+    let fail!: (err: unknown) => void;
+    const failure = new Promise<never>((_, reject) => (fail = reject));
+    failure.catch(() => {});
+    const failWith = (err: unknown) => {
+      if (failed) return;
+      failed = err;
+      fail(err);
+      part?.abort.abort();
+      stream.destroy(err as Error);
+    };
+
+    function openPart() {
+      const len = Math.min(partLen, size - received);
+      const body = new PassThrough({ highWaterMark: PIECE });
+      const abort = new AbortController();
+      const answer: Promise<void> = upload.upload(body, len, abort.signal).then(
+        () => void answers.delete(answer),
+        (err: unknown) => {
+          answers.delete(answer);
+          failWith(err);
+        },
+      );
+      answers.add(answer);
+      return { body, left: len, abort };
     }
 
-    async function sendFullParts() {
-      while (buffered >= partSize) {
-        // Holding the write callback meanwhile is the backpressure: one part uploads while the next fills.
-        await sending;
-        if (state !== 'open') return;
-        sending = upload.upload(takePart());
-        sending.catch((err) => stream.destroy(err)); // a failed part fails the stream even when no write waits
+    async function take(chunk: Buffer) {
+      if (received + chunk.length > size) throw new Error(`more than the ${size} bytes announced for ${Key}`);
+      for (let at = 0; at < chunk.length; ) {
+        if (failed) throw failed;
+        if (!part) {
+          // The backpressure: a new part waits until S3 answered for one of the older ones.
+          while (answers.size >= PARTS_IN_FLIGHT) await Promise.race([...answers, failure]);
+          part = openPart();
+        }
+        const n = Math.min(part.left, chunk.length - at);
+        const room = part.body.write(n === chunk.length ? chunk : chunk.subarray(at, at + n));
+        part.left -= n;
+        received += n;
+        at += n;
+        if (part.left === 0) {
+          part.body.end();
+          part = null;
+        } else if (!room) await Promise.race([once(part.body, 'drain'), failure]);
       }
     }
 
     const stream = new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        chunks.push(chunk);
-        buffered += chunk.length;
-        if (buffered < partSize) return cb();
-        sendFullParts().then(() => cb(), cb);
-      },
-      // The rest stays buffered until commit: uploading it is only worth it once the hash matched.
+      highWaterMark: PIECE,
+      write: (chunk: Buffer, _enc, cb) => void take(chunk).then(() => cb(), cb),
+      // Every part's answer is awaited here, so a failure of S3 fails the stream, not the commit.
       final(cb) {
-        sending.then(() => cb(), cb);
+        if (received < size) {
+          // The body ended short: the part that waits for the rest is given up (quietly: this is
+          // no failure of S3), and the layer above, seeing the count, aborts the whole write.
+          failed = new Error(`the body of ${Key} ended after ${received} of ${size} bytes`);
+          part?.abort.abort();
+          part?.body.destroy();
+          part = null;
+          return cb();
+        }
+        Promise.race([Promise.all(answers), failure]).then(() => cb(), cb);
       },
     });
+    stream.on('error', (err) => failWith(err));
 
     return {
       stream,
       async commit() {
         if (state !== 'open') throw new Error(`the write of ${Key} was already ${state}`);
         state = 'committed';
-        const rest = () => {
-          const body = Buffer.concat(chunks, buffered);
-          chunks = [];
-          buffered = 0;
-          return body;
-        };
         try {
-          await sending;
-          if (!upload.started) {
-            await put(Key, rest()); // it all fitted in one part
-          } else {
-            if (buffered > 0) await upload.upload(rest());
-            await upload.complete();
-          }
+          if (received !== size) throw new Error(`the write of ${Key} has ${received} of ${size} bytes`);
+          await Promise.race([Promise.all(answers), failure]);
+          await upload.complete();
         } catch (err) {
           await upload.abort();
           throw err;
@@ -241,10 +309,10 @@ export function s3Backend(opts: S3Options): S3Backend {
       async abort() {
         if (state !== 'open') return;
         state = 'aborted';
-        stream.destroy();
-        chunks = [];
-        buffered = 0;
-        await sending.catch(() => {});
+        failWith(new Error(`the write of ${Key} was aborted`));
+        part?.body.destroy();
+        part = null;
+        await Promise.allSettled(answers);
         await upload.abort();
       },
     };
@@ -313,7 +381,7 @@ export function s3Backend(opts: S3Options): S3Backend {
         if ((err as Error).name !== 'NotImplemented') throw err;
       }
     }
-    const write = pendingWrite(Key);
+    const write = pendingWrite(Key, size);
     try {
       await pipeline(Readable.from(chunkBytes(run, { start: 0, end: size - 1 }), { objectMode: false }), write.stream);
     } catch (err) {
@@ -326,7 +394,7 @@ export function s3Backend(opts: S3Options): S3Backend {
   return {
     name: 's3',
 
-    beginWrite: async (oid) => pendingWrite(objectKey(oid)),
+    beginWrite: async (oid, size) => pendingWrite(objectKey(oid), size),
 
     read: (oid, range) => get(objectKey(oid), range),
 

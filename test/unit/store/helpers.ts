@@ -37,7 +37,7 @@ export const brokenBody = (data: Buffer, piece = 64 * 1024) =>
 
 /** Streams `data` into a new write of its oid, leaving it uncommitted. */
 export async function written(backend: BlobBackend, data: Buffer, oid = sha256(data)): Promise<PendingWrite> {
-  const w = await backend.beginWrite(oid);
+  const w = await backend.beginWrite(oid, data.length);
   await pipeline(body(data), w.stream);
   return w;
 }
