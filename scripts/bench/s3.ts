@@ -15,7 +15,11 @@
  * After a warm-up round, rounds alternate, pactum in its own process (`node dist/src/cli/main.js serve`, `make
  * build` first); medians and ratios (goals: upload >= 0.8, download >= 0.9).
  *
- *   npx tsx scripts/bench/s3.ts [--rounds 3] [--mib 128]
+ * With --parts it measures instead what the write path was chosen by: the SDK's PutObject beside
+ * multipart uploads whose parts stream from the file with their lengths, in several layouts
+ * (part size × parts awaiting their answer), as pactum streams them from the request.
+ *
+ *   npx tsx scripts/bench/s3.ts [--rounds 3] [--mib 128] [--parts]
  */
 import { createHash, randomFillSync } from 'node:crypto';
 import { createReadStream, createWriteStream, readFileSync, rmSync } from 'node:fs';
@@ -25,13 +29,22 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CompleteMultipartUploadCommand,
+  CreateBucketCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { cephInstalled, cephVersion, startCeph } from '../lib/ceph.js';
 import { fmt, median } from './lib.js';
 import { startPactum, type Pactum } from './pactum-process.js';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, mib: { type: 'string', default: '128' } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, mib: { type: 'string', default: '128' }, parts: { type: 'boolean', default: false } } });
 const rounds = Number(values.rounds);
 const MiB = 1024 ** 2;
 const size = Number(values.mib) * MiB;
@@ -148,6 +161,60 @@ await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
 const relayUrl = `http://127.0.0.1:${(relay.address() as { port: number }).port}`;
 
 const rate = (ms: number) => size / (ms / 1000) / MiB;
+
+/** A multipart upload of the file whose parts stream from it with their lengths, `inFlight` at a time. */
+async function streamedParts(f: File, Key: string, partLen: number, inFlight: number) {
+  const { UploadId } = await sdk.send(new CreateMultipartUploadCommand({ Bucket: BUCKET, Key }));
+  const parts: { PartNumber: number; ETag?: string }[] = [];
+  const running = new Set<Promise<void>>();
+  for (let start = 0, PartNumber = 1; start < f.size; start += partLen, PartNumber++) {
+    const len = Math.min(partLen, f.size - start);
+    const n = PartNumber;
+    const Body = createReadStream(f.path, { start, end: start + len - 1, highWaterMark: MiB });
+    const sent: Promise<void> = sdk.send(new UploadPartCommand({ Bucket: BUCKET, Key, UploadId, PartNumber: n, Body, ContentLength: len })).then((r) => {
+      parts.push({ PartNumber: n, ETag: r.ETag });
+      running.delete(sent);
+    });
+    running.add(sent);
+    if (running.size >= inFlight) await Promise.race(running);
+  }
+  await Promise.all(running);
+  parts.sort((a, b) => a.PartNumber - b.PartNumber);
+  await sdk.send(new CompleteMultipartUploadCommand({ Bucket: BUCKET, Key, UploadId, MultipartUpload: { Parts: parts } }));
+}
+
+if (values.parts) {
+  const layouts: [string, (f: File, Key: string) => Promise<unknown>][] = [
+    ['PutObject', (f, Key) => sdk.send(new PutObjectCommand({ Bucket: BUCKET, Key, Body: createReadStream(f.path, { highWaterMark: MiB }), ContentLength: f.size }))],
+    ['one part', (f, Key) => streamedParts(f, Key, f.size, 1)],
+    ['16 MiB parts, 1 awaiting', (f, Key) => streamedParts(f, Key, 16 * MiB, 1)],
+    ['16 MiB parts, 4 awaiting (pactum)', (f, Key) => streamedParts(f, Key, 16 * MiB, 4)],
+    ['32 MiB parts, 2 awaiting', (f, Key) => streamedParts(f, Key, 32 * MiB, 2)],
+    ['64 MiB parts, 2 awaiting', (f, Key) => streamedParts(f, Key, 64 * MiB, 2)],
+  ];
+  const took = new Map<string, number[]>(layouts.map(([name]) => [name, []]));
+  try {
+    for (let round = 0; round <= rounds; round++) {
+      const f = await makeFile(`parts${round}`);
+      for (const [name, upload] of layouts) {
+        const started = performance.now();
+        await upload(f, `parts/${round}`);
+        if (round > 0) took.get(name)!.push(performance.now() - started); // round 0 warms up
+        await sdk.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: `parts/${round}` }));
+      }
+      rmSync(f.path);
+    }
+  } finally {
+    relay.close();
+    sdk.destroy();
+    await ceph.stop();
+  }
+  const put = rate(median(took.get('PutObject')!));
+  console.log(`\n${fmt(size / MiB)} MiB through Ceph RGW ${cephVersion()}, the SDK streaming from a file, medians of ${rounds}`);
+  for (const [name, list] of took) console.log(`${name.padEnd(36)} ${fmt(rate(median(list))).padStart(5)} MiB/s   ${fmt(rate(median(list)) / put, 2)}× PutObject`);
+  process.exit(0);
+}
+
 const times = { put: [] as number[], multipart: [] as number[], relayUp: [] as number[], get: [] as number[], relay: [] as number[], pUp: [] as number[], pDown: [] as number[] };
 const memory = { idle: [] as number[], peak: [] as number[] };
 // One pactum for all rounds, as in production: the warm-up round also warms it (JIT, lazily loaded
