@@ -11,83 +11,26 @@
  *   npx tsx scripts/bench/objects.ts [--rounds 3] [--big-gib 4] [--skip-big]
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, rmSync } from 'node:fs';
-import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { randomFillSync } from 'node:crypto';
 import { fmt, median, startTarget } from './lib.js';
 import { startPactum, type Pactum } from './pactum-process.js';
+import { actionFor, batch, makeFile, send } from './transfers.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, 'big-gib': { type: 'string', default: '4' }, 'skip-big': { type: 'boolean' } } });
 const rounds = Number(values.rounds);
 const script = new URL('./targets/object-servers.ts', import.meta.url).href;
 const GiB = 1024 ** 3;
 
-/** A file of `size` pseudo-random bytes and its SHA-256, written in 16 MiB blocks. */
-async function makeFile(size: number): Promise<{ path: string; oid: string; size: number }> {
-  const path = join(tmpdir(), `bench-object-${size}`);
-  const out = createWriteStream(path);
-  const hash = createHash('sha256');
-  const block = Buffer.alloc(16 << 20);
-  for (let left = size; left > 0; left -= block.length) {
-    randomFillSync(block, 0, Math.min(4096, block.length)); // vary each block cheaply
-    const chunk = left >= block.length ? block : block.subarray(0, left);
-    hash.update(chunk);
-    if (!out.write(Buffer.from(chunk))) await new Promise<void>((r) => out.once('drain', () => r()));
-  }
-  await new Promise<void>((r) => out.end(() => r()));
-  return { path, oid: hash.digest('hex'), size };
-}
-
-function send(url: string, method: string, headers: Record<string, string>, file?: string): Promise<{ status: number; ms: number; body: string }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers }, (res) => {
-      let body = '';
-      let bytes = 0;
-      res.on('data', (c: Buffer) => {
-        bytes += c.length;
-        if (body.length < 100_000 && !/octet/.test(res.headers['content-type'] ?? '')) body += c;
-      });
-      res.on('end', () => resolve({ status: res.statusCode!, ms: performance.now() - started, body }));
-      void bytes;
-    });
-    req.on('error', reject);
-    if (file) createReadStream(file, { highWaterMark: 1 << 20 }).pipe(req);
-    else req.end();
-  });
-}
-
-async function pactumActions(t: Pactum, operation: 'upload' | 'download', objects: { oid: string; size: number }[]) {
-  const body = JSON.stringify({ operation, transfers: ['basic'], objects });
-  const started = performance.now();
-  const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(`${t.lfs}/objects/batch`, { method: 'POST', headers: { authorization: t.auth, accept: 'application/vnd.git-lfs+json', 'content-type': 'application/vnd.git-lfs+json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-  if (res.status !== 200) throw new Error(`batch answered ${res.status}: ${res.body}`);
-  return { ms: performance.now() - started, objects: JSON.parse(res.body).objects };
-}
-
 async function pactumUpload(t: Pactum, f: { path: string; oid: string; size: number }) {
-  const { objects } = await pactumActions(t, 'upload', [{ oid: f.oid, size: f.size }]);
-  const up = objects[0].actions?.upload;
-  if (!up) throw new Error('no upload action (object already stored?)');
+  const up = await actionFor(t, 'upload', f);
   const r = await send(up.href, 'PUT', { ...up.header, 'content-length': String(f.size), 'content-type': 'application/octet-stream' }, f.path);
   if (r.status !== 200) throw new Error(`upload answered ${r.status}: ${r.body}`);
   return r.ms;
 }
 
 async function pactumDownload(t: Pactum, f: { oid: string; size: number }) {
-  const { objects } = await pactumActions(t, 'download', [{ oid: f.oid, size: f.size }]);
-  const dl = objects[0].actions.download;
+  const dl = await actionFor(t, 'download', f);
   const r = await send(dl.href, 'GET', dl.header);
   if (r.status !== 200) throw new Error(`download answered ${r.status}`);
   return r.ms;
@@ -138,8 +81,8 @@ const batchP50: Record<number, number> = {};
 for (const n of [100, 1000]) {
   const objects = objectsOf(n);
   const times: number[] = [];
-  for (let i = 0; i < 20; i++) await pactumActions(mem, 'upload', objects); // warm-up
-  for (let i = 0; i < 200; i++) times.push((await pactumActions(mem, 'upload', objects)).ms);
+  for (let i = 0; i < 20; i++) await batch(mem, 'upload', objects); // warm-up
+  for (let i = 0; i < 200; i++) times.push((await batch(mem, 'upload', objects)).ms);
   batchP50[n] = median(times);
 }
 await mem.stop();

@@ -21,11 +21,8 @@
  *
  *   npx tsx scripts/bench/s3.ts [--rounds 3] [--mib 128] [--parts]
  */
-import { createHash, randomFillSync } from 'node:crypto';
-import { createReadStream, createWriteStream, readFileSync, rmSync } from 'node:fs';
-import { createServer, request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createReadStream, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
@@ -42,7 +39,8 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { cephInstalled, cephVersion, startCeph } from '../lib/ceph.js';
 import { fmt, median } from './lib.js';
-import { startPactum, type Pactum } from './pactum-process.js';
+import { startPactum } from './pactum-process.js';
+import { actionFor, makeFile, send, type TestFile } from './transfers.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, mib: { type: 'string', default: '128' }, parts: { type: 'boolean', default: false } } });
 const rounds = Number(values.rounds);
@@ -55,23 +53,7 @@ if (!cephInstalled()) {
   process.exit(2);
 }
 
-/** A file of `size` pseudo-random bytes (each 16 MiB block varied) and its SHA-256. */
-async function makeFile(tag: string) {
-  const path = join(tmpdir(), `bench-s3-${tag}-${size}`);
-  const out = createWriteStream(path);
-  const hash = createHash('sha256');
-  const block = Buffer.alloc(16 * MiB);
-  for (let left = size; left > 0; left -= block.length) {
-    randomFillSync(block, 0, 4096);
-    const chunk = Buffer.from(left >= block.length ? block : block.subarray(0, left));
-    hash.update(chunk);
-    if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
-  }
-  await new Promise<void>((r) => out.end(() => r()));
-  return { path, oid: hash.digest('hex'), size };
-}
-
-type File = Awaited<ReturnType<typeof makeFile>>;
+type File = TestFile;
 
 /** Discards bytes as fast as they come, counting them. */
 const sink = () => {
@@ -79,44 +61,12 @@ const sink = () => {
   return { stream: new Writable({ write: (c: Buffer, _e, cb) => ((bytes += c.length), cb()) }), bytes: () => bytes };
 };
 
-function send(url: string, method: string, headers: Record<string, string>, file?: string): Promise<{ status: number; ms: number; body: string; bytes: number }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers }, (res) => {
-      let body = '';
-      let bytes = 0;
-      res.on('data', (c: Buffer) => {
-        bytes += c.length;
-        if (!/octet/.test(res.headers['content-type'] ?? '')) body += c;
-      });
-      res.on('end', () => resolve({ status: res.statusCode!, ms: performance.now() - started, body, bytes }));
-    });
-    req.on('error', reject);
-    if (file) createReadStream(file, { highWaterMark: MiB }).pipe(req);
-    else req.end();
-  });
-}
-
-async function actions(p: Pactum, operation: 'upload' | 'download', f: File) {
-  const r = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const body = JSON.stringify({ operation, transfers: ['basic'], objects: [{ oid: f.oid, size: f.size }] });
-    const req = request(`${p.lfs}/objects/batch`, { method: 'POST', headers: { authorization: p.auth, accept: 'application/vnd.git-lfs+json', 'content-type': 'application/vnd.git-lfs+json' } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-  if (r.status !== 200) throw new Error(`batch answered ${r.status}: ${r.body}`);
-  return JSON.parse(r.body).objects[0].actions as Record<string, { href: string; header: Record<string, string> }>;
-}
-
 const rss = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
 
 console.log(`starting a Ceph RGW cluster (${cephVersion()})…`);
 const t0 = performance.now();
-const ceph = await startCeph({ memBytes: 3 * 1024 ** 3 });
+// Room for what one round writes several times over, though deleted objects are collected in seconds.
+const ceph = await startCeph({ memBytes: Math.max(3 * 1024 ** 3, 16 * size) });
 console.log(`RGW answering at ${ceph.gateway.endpoint} after ${fmt((performance.now() - t0) / 1000, 1)} s`);
 const sdk = new S3Client({
   region: 'us-east-1',
@@ -195,7 +145,7 @@ if (values.parts) {
   const took = new Map<string, number[]>(layouts.map(([name]) => [name, []]));
   try {
     for (let round = 0; round <= rounds; round++) {
-      const f = await makeFile(`parts${round}`);
+      const f = await makeFile(size, `s3-parts${round}`);
       for (const [name, upload] of layouts) {
         const started = performance.now();
         await upload(f, `parts/${round}`);
@@ -225,7 +175,7 @@ memory.idle.push(rss(p.pid));
 try {
   // Round 0 warms up: a fresh RGW (and its memstore) is slower on its first objects.
   for (let round = 0; round <= rounds; round++) {
-    const f = await makeFile(`r${round}`); // a new object each round: pactum keeps what it stored
+    const f = await makeFile(size, `s3-r${round}`); // a new object each round: pactum keeps what it stored
     const key = `sdk/${f.oid}`;
 
     let started = performance.now();
@@ -254,11 +204,11 @@ try {
 
     try {
       p.resetPeak();
-      const up = (await actions(p, 'upload', f)).upload!;
+      const up = await actionFor(p, 'upload', f);
       const u = await send(up.href, 'PUT', { ...up.header, 'content-length': String(f.size), 'content-type': 'application/octet-stream' }, f.path);
       if (u.status !== 200) throw new Error(`pactum upload answered ${u.status}: ${u.body}`);
       times.pUp.push(u.ms);
-      const dl = (await actions(p, 'download', f)).download!;
+      const dl = await actionFor(p, 'download', f);
       const d = await send(dl.href, 'GET', dl.header);
       if (d.status !== 200 || d.bytes !== f.size) throw new Error(`pactum download answered ${d.status} with ${d.bytes} bytes`);
       times.pDown.push(d.ms);

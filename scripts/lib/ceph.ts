@@ -164,6 +164,10 @@ async function startOnce(memBytes: number): Promise<CephCluster> {
     'osd pool default pg num = 8',
     'osd pool default pgp num = 8',
     'mon max pg per osd = 1000',
+    // Space of deleted objects comes back in seconds, not after RGW's default two hours: a
+    // memstore OSD that fills up blocks every write (a benchmark that deletes as it goes hung so).
+    'rgw gc obj min wait = 0',
+    'rgw gc processor period = 5',
     '',
     '[mon.a]',
     `mon data = ${dir}/mon`,
