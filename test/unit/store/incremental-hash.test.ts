@@ -41,17 +41,20 @@ async function countingBackend() {
 }
 
 /** A body that sends `data` and then never ends until `release()` is called. */
+/**
+ * A body that sends `data` and then waits, like a stalled client, until released. A plain
+ * Readable, so that destroying it closes it at once, as destroying a request does (a generator
+ * waiting inside an await could only close once released, and since Node 22 pipeline waits for that).
+ */
 function heldBody(data: Buffer) {
-  let release: () => void = () => {};
-  const held = new Promise<void>((r) => (release = r));
-  const stream = Readable.from(
-    (async function* () {
-      yield data;
-      await held;
-    })(),
-    { objectMode: false },
-  );
-  return { stream, release };
+  let sent = false;
+  const stream = new Readable({
+    read() {
+      if (!sent) this.push(data);
+      sent = true;
+    },
+  });
+  return { stream, release: () => void (stream.destroyed || stream.push(null)) };
 }
 
 describe('incremental hashing of resumable uploads', () => {
