@@ -1132,3 +1132,72 @@ export const operations: readonly OperationSpec[] = [
     tool: null,
   },
 ];
+
+export interface RouteSpec {
+  /** The path template as the specs write it. */
+  template: string;
+  /** The same template in @koa/router's (path-to-regexp's) syntax. */
+  routerPath: string;
+  /** The operation serving each method. */
+  methods: { readonly [M in HttpMethod]?: OperationId };
+}
+
+/** Path templates, most specific first: the order they are registered with @koa/router. */
+export const routes: readonly RouteSpec[] = [
+  { template: '/api/v1/mcp/tools/dashboard_create_service_connection', routerPath: '/api/v1/mcp/tools/dashboard_create_service_connection', methods: { POST: 'mcp.tool.dashboard_create_service_connection' } },
+  { template: '/api/v1/mcp/tools/dashboard_update_service_connection', routerPath: '/api/v1/mcp/tools/dashboard_update_service_connection', methods: { POST: 'mcp.tool.dashboard_update_service_connection' } },
+  { template: '/api/v1/mcp/tools/dashboard_list_service_connections', routerPath: '/api/v1/mcp/tools/dashboard_list_service_connections', methods: { POST: 'mcp.tool.dashboard_list_service_connections' } },
+  { template: '/api/v1/mcp/tools/dashboard_test_service_connection', routerPath: '/api/v1/mcp/tools/dashboard_test_service_connection', methods: { POST: 'mcp.tool.dashboard_test_service_connection' } },
+  { template: '/api/v1/mcp/tools/dashboard_get_service_connection', routerPath: '/api/v1/mcp/tools/dashboard_get_service_connection', methods: { POST: 'mcp.tool.dashboard_get_service_connection' } },
+  { template: '/api/v1/mcp/tools/dashboard_scan_summary_for_fleet', routerPath: '/api/v1/mcp/tools/dashboard_scan_summary_for_fleet', methods: { POST: 'mcp.tool.dashboard_scan_summary_for_fleet' } },
+  { template: '/api/v1/mcp/tools/dashboard_coordinated_pr_status', routerPath: '/api/v1/mcp/tools/dashboard_coordinated_pr_status', methods: { POST: 'mcp.tool.dashboard_coordinated_pr_status' } },
+  { template: '/.well-known/oauth-protected-resource/api/v1/mcp', routerPath: '/.well-known/oauth-protected-resource/api/v1/mcp', methods: { GET: 'auth.protectedResourceForMcp' } },
+  { template: '/api/v1/mcp/tools/dashboard_get_brand_guideline', routerPath: '/api/v1/mcp/tools/dashboard_get_brand_guideline', methods: { POST: 'mcp.tool.dashboard_get_brand_guideline' } },
+  { template: '/api/v1/mcp/tools/dashboard_set_brand_guideline', routerPath: '/api/v1/mcp/tools/dashboard_set_brand_guideline', methods: { POST: 'mcp.tool.dashboard_set_brand_guideline' } },
+  { template: '/api/v1/mcp/tools/dashboard_list_jurisdictions', routerPath: '/api/v1/mcp/tools/dashboard_list_jurisdictions', methods: { POST: 'mcp.tool.dashboard_list_jurisdictions' } },
+  { template: '/api/v1/mcp/tools/dashboard_list_wcag_criteria', routerPath: '/api/v1/mcp/tools/dashboard_list_wcag_criteria', methods: { POST: 'mcp.tool.dashboard_list_wcag_criteria' } },
+  { template: '/api/v1/mcp/tools/dashboard_get_scan_progress', routerPath: '/api/v1/mcp/tools/dashboard_get_scan_progress', methods: { POST: 'mcp.tool.dashboard_get_scan_progress' } },
+  { template: '/api/v1/mcp/tools/dashboard_list_brand_scores', routerPath: '/api/v1/mcp/tools/dashboard_list_brand_scores', methods: { POST: 'mcp.tool.dashboard_list_brand_scores' } },
+  { template: '/api/v1/mcp/tools/dashboard_revoke_user_token', routerPath: '/api/v1/mcp/tools/dashboard_revoke_user_token', methods: { POST: 'mcp.tool.dashboard_revoke_user_token' } },
+  { template: '/api/v1/mcp/tools/dashboard_list_regulations', routerPath: '/api/v1/mcp/tools/dashboard_list_regulations', methods: { POST: 'mcp.tool.dashboard_list_regulations' } },
+  { template: '/api/v1/mcp/tools/dashboard_list_user_tokens', routerPath: '/api/v1/mcp/tools/dashboard_list_user_tokens', methods: { POST: 'mcp.tool.dashboard_list_user_tokens' } },
+  { template: '/api/v1/mcp/tools/dashboard_get_brand_score', routerPath: '/api/v1/mcp/tools/dashboard_get_brand_score', methods: { POST: 'mcp.tool.dashboard_get_brand_score' } },
+  { template: '/api/v1/mcp/tools/dashboard_get_regulation', routerPath: '/api/v1/mcp/tools/dashboard_get_regulation', methods: { POST: 'mcp.tool.dashboard_get_regulation' } },
+  { template: '/api/v1/mcp/tools/dashboard_list_proposals', routerPath: '/api/v1/mcp/tools/dashboard_list_proposals', methods: { POST: 'mcp.tool.dashboard_list_proposals' } },
+  { template: '/api/v1/mcp/tools/dashboard_queue_bulk_fix', routerPath: '/api/v1/mcp/tools/dashboard_queue_bulk_fix', methods: { POST: 'mcp.tool.dashboard_queue_bulk_fix' } },
+  { template: '/api/v1/mcp/tools/dashboard_generate_fix', routerPath: '/api/v1/mcp/tools/dashboard_generate_fix', methods: { POST: 'mcp.tool.dashboard_generate_fix' } },
+  { template: '/api/v1/mcp/tools/dashboard_get_proposal', routerPath: '/api/v1/mcp/tools/dashboard_get_proposal', methods: { POST: 'mcp.tool.dashboard_get_proposal' } },
+  { template: '/api/v1/mcp/tools/dashboard_list_reports', routerPath: '/api/v1/mcp/tools/dashboard_list_reports', methods: { POST: 'mcp.tool.dashboard_list_reports' } },
+  { template: '/api/v1/mcp/tools/dashboard_query_issues', routerPath: '/api/v1/mcp/tools/dashboard_query_issues', methods: { POST: 'mcp.tool.dashboard_query_issues' } },
+  { template: '/api/v1/mcp/tools/dashboard_create_user', routerPath: '/api/v1/mcp/tools/dashboard_create_user', methods: { POST: 'mcp.tool.dashboard_create_user' } },
+  { template: '/api/v1/mcp/tools/dashboard_update_user', routerPath: '/api/v1/mcp/tools/dashboard_update_user', methods: { POST: 'mcp.tool.dashboard_update_user' } },
+  { template: '/api/v1/mcp/tools/dashboard_create_org', routerPath: '/api/v1/mcp/tools/dashboard_create_org', methods: { POST: 'mcp.tool.dashboard_create_org' } },
+  { template: '/api/v1/mcp/tools/dashboard_get_report', routerPath: '/api/v1/mcp/tools/dashboard_get_report', methods: { POST: 'mcp.tool.dashboard_get_report' } },
+  { template: '/api/v1/mcp/tools/dashboard_list_fleet', routerPath: '/api/v1/mcp/tools/dashboard_list_fleet', methods: { POST: 'mcp.tool.dashboard_list_fleet' } },
+  { template: '/api/v1/mcp/tools/dashboard_list_users', routerPath: '/api/v1/mcp/tools/dashboard_list_users', methods: { POST: 'mcp.tool.dashboard_list_users' } },
+  { template: '/api/v1/mcp/tools/dashboard_update_org', routerPath: '/api/v1/mcp/tools/dashboard_update_org', methods: { POST: 'mcp.tool.dashboard_update_org' } },
+  { template: '/.well-known/oauth-protected-resource', routerPath: '/.well-known/oauth-protected-resource', methods: { GET: 'auth.protectedResource' } },
+  { template: '/api/v1/mcp/tools/dashboard_list_orgs', routerPath: '/api/v1/mcp/tools/dashboard_list_orgs', methods: { POST: 'mcp.tool.dashboard_list_orgs' } },
+  { template: '/api/v1/mcp/tools/dashboard_scan_page', routerPath: '/api/v1/mcp/tools/dashboard_scan_page', methods: { POST: 'mcp.tool.dashboard_scan_page' } },
+  { template: '/api/v1/mcp/tools/dashboard_scan_site', routerPath: '/api/v1/mcp/tools/dashboard_scan_site', methods: { POST: 'mcp.tool.dashboard_scan_site' } },
+  { template: '/api/v1/mcp/tools/dashboard_get_user', routerPath: '/api/v1/mcp/tools/dashboard_get_user', methods: { POST: 'mcp.tool.dashboard_get_user' } },
+  { template: '/api/v1/mcp/tools/dashboard_get_org', routerPath: '/api/v1/mcp/tools/dashboard_get_org', methods: { POST: 'mcp.tool.dashboard_get_org' } },
+  { template: '/api/v1/auth/logout', routerPath: '/api/v1/auth/logout', methods: { POST: 'auth.logout' } },
+  { template: '/api/v1/auth/login', routerPath: '/api/v1/auth/login', methods: { POST: 'auth.login' } },
+  { template: '/api/v1/mcp', routerPath: '/api/v1/mcp', methods: { POST: 'mcp.post' } },
+  { template: '/healthz', routerPath: '/healthz', methods: { GET: 'ops.health' } },
+  { template: '/readyz', routerPath: '/readyz', methods: { GET: 'ops.ready' } },
+  { template: '/docs', routerPath: '/docs', methods: { GET: 'ops.docs' } },
+  { template: '/', routerPath: '/', methods: { GET: 'ops.home' } },
+  { template: '/docs/openapi/{api}', routerPath: '/docs/openapi/:api', methods: { GET: 'ops.docsSpec' } },
+  { template: '/docs/assets/{file}', routerPath: '/docs/assets/:file', methods: { GET: 'ops.docsAsset' } },
+  { template: '/{org}/{repo}.git/info/lfs/objects/batch', routerPath: '/:org/:repo.git/info/lfs/objects/batch', methods: { POST: 'batch.batch' } },
+  { template: '/{org}/{repo}.git/info/lfs/locks/verify', routerPath: '/:org/:repo.git/info/lfs/locks/verify', methods: { POST: 'locks.verify' } },
+  { template: '/{org}/{repo}.git/info/lfs/objects', routerPath: '/:org/:repo.git/info/lfs/objects', methods: { POST: 'legacy.createObject' } },
+  { template: '/{org}/{repo}.git/info/lfs/verify', routerPath: '/:org/:repo.git/info/lfs/verify', methods: { POST: 'objects.verify' } },
+  { template: '/{org}/{repo}.git/info/lfs/locks', routerPath: '/:org/:repo.git/info/lfs/locks', methods: { GET: 'locks.list', POST: 'locks.create' } },
+  { template: '/{org}/{repo}.git/info/lfs/locks/{id}/unlock', routerPath: '/:org/:repo.git/info/lfs/locks/:id/unlock', methods: { POST: 'locks.unlock' } },
+  { template: '/{org}/{repo}.git/info/lfs/content/{oid}', routerPath: '/:org/:repo.git/info/lfs/content/:oid', methods: { GET: 'objects.download', PUT: 'objects.upload' } },
+  { template: '/{org}/{repo}.git/info/lfs/objects/{oid}', routerPath: '/:org/:repo.git/info/lfs/objects/:oid', methods: { GET: 'legacy.getObject' } },
+  { template: '/{org}/{repo}.git/info/lfs/tus/{oid}', routerPath: '/:org/:repo.git/info/lfs/tus/:oid', methods: { OPTIONS: 'tus.options', HEAD: 'tus.head', PATCH: 'tus.patch' } },
+];

@@ -10,8 +10,10 @@
  *   validators/<api>.ts     ajv (JSON Schema 2020-12) standalone validators: every component schema,
  *                           and every operation's parameters, request body and responses
  * And once:
- *   operations.ts           the routing table the server binds handlers to (method, path, security,
- *                           parameters, media types, validators), one entry per operationId
+ *   operations.ts           the operation table the server binds handlers to (method, path, security,
+ *                           parameters, media types, validators), one entry per operationId, and
+ *                           the route table @koa/router is given (path templates in its syntax, most
+ *                           specific first, with the operationId of each method)
  *   tools.ts                the MCP tool catalogue, from the stubs' x-mcp-tool extensions
  *   clients/<api>/          the TypeScript client for partners (@hey-api/openapi-ts, fetch)
  *   mock/<api>.json         the specs as the Prism mock serves them (scripts/lib/mock-spec.ts)
@@ -370,7 +372,42 @@ export interface OperationSpec {
     lines.push('  },');
   }
   lines.push('];');
+  lines.push(routeTable(ops));
   return lines.join('\n') + '\n';
+}
+
+const varCount = (t: string) => (t.match(/\{/g) ?? []).length;
+const literalLength = (t: string) => t.replace(/\{[^}]+\}/g, '').length;
+
+/**
+ * One entry per path template, in the order @koa/router must try them: fewer variables and more
+ * literal text first, so /{org}/{repo}.git/info/lfs/objects/batch is tried before
+ * .../objects/{oid} (the first template that matches serves the request, or answers 405).
+ */
+function routeTable(ops: OperationOut[]): string {
+  const templates = [...new Set(ops.map((o) => o.path))].sort(
+    (a, b) => varCount(a) - varCount(b) || literalLength(b) - literalLength(a) || (a < b ? -1 : a > b ? 1 : 0),
+  );
+  const lines = [`
+export interface RouteSpec {
+  /** The path template as the specs write it. */
+  template: string;
+  /** The same template in @koa/router's (path-to-regexp's) syntax. */
+  routerPath: string;
+  /** The operation serving each method. */
+  methods: { readonly [M in HttpMethod]?: OperationId };
+}
+
+/** Path templates, most specific first: the order they are registered with @koa/router. */
+export const routes: readonly RouteSpec[] = [`];
+  for (const t of templates) {
+    const routerPath = t.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
+    if (/[{}()[\]?+!*]/.test(routerPath)) throw new Error(`${t}: a path template @koa/router cannot take as it is`);
+    const methods = ops.filter((o) => o.path === t).map((o) => `${o.method}: '${o.operationId}'`);
+    lines.push(`  { template: '${t}', routerPath: '${routerPath}', methods: { ${methods.join(', ')} } },`);
+  }
+  lines.push('];');
+  return lines.join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@
  */
 import { operations, type ApiName } from '../../generated/operations.js';
 import { checkResponse } from '../http/response-check.js';
-import { operationFor } from '../spec/paths.js';
+import { operationFor } from '../http/routes.js';
 import { exampleCases, generatedCases, negativeCases, operationDocs, type Case, type Target } from './cases.js';
 import { STATEFUL_STEPS, objectFlow } from './flow.js';
 import { send, type ConformanceRequest, type ConformanceResponse } from './http.js';
@@ -38,7 +38,7 @@ export interface ConformanceOptions {
 export function checkAnswer(target: Target, request: ConformanceRequest, res: ConformanceResponse, expect: 'any' | 'refusal'): string[] {
   const prefix = new URL(target.base).pathname.replace(/\/$/, '');
   const path = new URL(request.url).pathname.slice(prefix.length) || '/';
-  const op = operationFor(operations, request.method, path);
+  const op = operationFor(request.method, path);
   const problems: string[] = [];
   if (res.status >= 500) problems.push(`no 5xx: answered ${res.status}`);
   const body = request.method === 'HEAD' ? null : res.body;
@@ -108,7 +108,7 @@ export async function runConformance(o: ConformanceOptions): Promise<CaseResult[
         problems = [`answers: ${(err as Error).message}`];
       }
       const prefix = new URL(target.base).pathname.replace(/\/$/, '');
-      const op = operationFor(operations, request.method, new URL(request.url).pathname.slice(prefix.length));
+      const op = operationFor(request.method, new URL(request.url).pathname.slice(prefix.length));
       const result: CaseResult = { phase: 'flow' as Phase, api, operationId: op?.operationId ?? 'unknown', name, request, status: res?.status ?? null, problems };
       // Only the flow's own checks of a step that needs state, and only against a mock that says it keeps none.
       const mock = res?.headers['x-pactum-mock'];

@@ -12,11 +12,12 @@
 import type { Context, Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import type { ErrorObject } from 'ajv';
-import { operations, type ApiName, type OperationId, type OperationSpec, type ValidateFunction } from '../../generated/operations.js';
+import type { RouterContext } from '@koa/router';
+import type { ApiName, OperationId, OperationSpec, RouteSpec, ValidateFunction } from '../../generated/operations.js';
+import { operationById, specRoutes } from './routes.js';
 import type { Identity } from '../auth/identity.js';
 import { HttpError, apiOfPath } from './errors.js';
 import { jsonTypeFor, negotiate } from './media.js';
-import { bySpecificity, templateRegex } from '../spec/paths.js';
 
 export interface OperationContext {
   ctx: Context;
@@ -81,9 +82,8 @@ interface Route {
   anyBodyType: boolean;
 }
 
+/** One path template of the route table: its routes by method. */
 interface PathEntry {
-  template: string;
-  regex: RegExp | null;
   routes: Map<string, Route>;
   allow: string;
   /** A tool stub answers 405 to any method and any body: it only documents the tool. */
@@ -96,43 +96,33 @@ function refusalStatus(op: OperationSpec, preference: number[]): number {
   return preference.find((s) => String(s) in op.responses) ?? 400;
 }
 
-function compile(options: RouterOptions) {
-  const byTemplate = new Map<string, PathEntry>();
-  for (const op of operations) {
-    let entry = byTemplate.get(op.path);
-    if (!entry) {
-      const regex = op.path.includes('{') ? templateRegex(op.path) : null;
-      entry = { template: op.path, regex, routes: new Map(), allow: '', stub: null };
-      byTemplate.set(op.path, entry);
-    }
-    const successTypes = Object.entries(op.responses)
-      .filter(([s]) => s.startsWith('2'))
-      .flatMap(([, r]) => r.mediaTypes);
-    entry.routes.set(op.method, {
-      op,
-      api: op.apis[0]!,
-      handler: options.handlers[op.operationId],
-      schemes: op.security.filter((alt) => alt.length > 0),
-      anonymousOk: op.security.length === 0 || op.security.some((alt) => alt.length === 0),
-      successTypes,
-      jsonRequest: Boolean(op.requestBody?.mediaTypes.some((t) => JSON_TYPE.test(t))),
-      paramRefusal: refusalStatus(op, [400, 422, 404]),
-      bodyRefusal: refusalStatus(op, [400, 422]),
-      schemaRefusal: refusalStatus(op, [422, 400]),
-      headerParams: new Set(op.params.filter((p) => p.in === 'header').map((p) => p.name)),
-      preconditionRefusal: '412' in op.responses,
-      anyBodyType: Boolean(op.requestBody?.mediaTypes.includes('*/*')),
-    });
-  }
-  for (const entry of byTemplate.values()) {
-    const methods = [...entry.routes.keys()];
-    if (entry.routes.has('GET') && !entry.routes.has('HEAD')) methods.push('HEAD');
-    entry.allow = methods.join(', ');
-    entry.stub = [...entry.routes.values()].find((r) => r.op.tool) ?? null;
-  }
-  const statics = new Map([...byTemplate.values()].filter((e) => !e.regex).map((e) => [e.template, e]));
-  const dynamic = [...byTemplate.values()].filter((e) => e.regex).sort((a, b) => bySpecificity(a.template, b.template));
-  return { statics, dynamic };
+function compileRoute(op: OperationSpec, handler: Handler): Route {
+  const successTypes = Object.entries(op.responses)
+    .filter(([s]) => s.startsWith('2'))
+    .flatMap(([, r]) => r.mediaTypes);
+  return {
+    op,
+    api: op.apis[0]!,
+    handler,
+    schemes: op.security.filter((alt) => alt.length > 0),
+    anonymousOk: op.security.length === 0 || op.security.some((alt) => alt.length === 0),
+    successTypes,
+    jsonRequest: Boolean(op.requestBody?.mediaTypes.some((t) => JSON_TYPE.test(t))),
+    paramRefusal: refusalStatus(op, [400, 422, 404]),
+    bodyRefusal: refusalStatus(op, [400, 422]),
+    schemaRefusal: refusalStatus(op, [422, 400]),
+    headerParams: new Set(op.params.filter((p) => p.in === 'header').map((p) => p.name)),
+    preconditionRefusal: '412' in op.responses,
+    anyBodyType: Boolean(op.requestBody?.mediaTypes.includes('*/*')),
+  };
+}
+
+function compileEntry(spec: RouteSpec, handlers: Handlers): PathEntry {
+  const routes = new Map<string, Route>();
+  for (const [method, id] of Object.entries(spec.methods)) routes.set(method, compileRoute(operationById.get(id)!, handlers[id]));
+  const methods = [...routes.keys()];
+  if (routes.has('GET') && !routes.has('HEAD')) methods.push('HEAD');
+  return { routes, allow: methods.join(', '), stub: [...routes.values()].find((r) => r.op.tool) ?? null };
 }
 
 export function describeErrors(errors: ErrorObject[] | null | undefined, where: string): string {
@@ -191,25 +181,10 @@ export function unacceptableJson(value: unknown, what = 'The body'): string | nu
 const hasNul = (s: unknown) => typeof s === 'string' && s.includes('\u0000');
 
 export function createRouter(options: RouterOptions): Middleware {
-  const { statics, dynamic } = compile(options);
-
-  /** badEncoding: a path parameter is not valid percent-encoded UTF-8 (refused like any bad parameter, once the route is known). */
-  function match(path: string): { entry: PathEntry; vars: Record<string, string>; badEncoding?: boolean } | null {
-    const entry = statics.get(path);
-    if (entry) return { entry, vars: {} };
-    for (const e of dynamic) {
-      const m = e.regex!.exec(path);
-      if (!m) continue;
-      const vars: Record<string, string> = {};
-      try {
-        for (const [k, v] of Object.entries(m.groups!)) vars[k] = decodeURIComponent(v);
-      } catch {
-        return { entry: e, vars: {}, badEncoding: true };
-      }
-      return { entry: e, vars };
-    }
-    return null;
-  }
+  const router = specRoutes((spec) => {
+    const entry = compileEntry(spec, options.handlers);
+    return (ctx) => serve(ctx, entry);
+  });
 
   async function authenticate(ctx: Context, route: Route): Promise<Identity | null> {
     for (const alternative of route.schemes) {
@@ -276,42 +251,43 @@ export function createRouter(options: RouterOptions): Middleware {
     return body;
   }
 
-  return async function specRouter(ctx) {
-    const found = match(ctx.path);
-    if (!found) {
-      ctx.state.api = apiOfPath(ctx.path);
-      // /docs/ for /docs: a redirect relative to the request (../docs), so a proxy's prefix is kept.
-      const bare = ctx.path.replace(/\/+$/, '');
-      if ((ctx.method === 'GET' || ctx.method === 'HEAD') && bare && bare !== ctx.path && match(bare)?.entry.routes.has('GET')) {
-        ctx.body = null; // first: no body (Koa would send the status text), then the status
-        ctx.status = 308;
-        ctx.set('Location', `../${bare.slice(bare.lastIndexOf('/') + 1)}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
-        return;
-      }
-      throw new HttpError(404, `Nothing is served at ${ctx.path}`);
+  /** Not a path of the specs: /docs/ for /docs (a redirect relative to the request, so a proxy's prefix is kept), else 404. */
+  async function notFound(ctx: Context) {
+    ctx.state.api = apiOfPath(ctx.path);
+    const bare = ctx.path.replace(/\/+$/, '');
+    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && bare && bare !== ctx.path && router.match(bare, 'GET').route) {
+      ctx.body = null; // first: no body (Koa would send the status text), then the status
+      ctx.status = 308;
+      ctx.set('Location', `../${bare.slice(bare.lastIndexOf('/') + 1)}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
+      return;
     }
-    const method = ctx.method === 'HEAD' && !found.entry.routes.has('HEAD') ? 'GET' : ctx.method;
-    const stub = found.entry.stub;
-    const route = stub ?? found.entry.routes.get(method);
+    throw new HttpError(404, `Nothing is served at ${ctx.path}`);
+  }
+
+  async function serve(ctx: RouterContext, entry: PathEntry) {
+    const vars = ctx.params as Record<string, string>;
+    const method = ctx.method === 'HEAD' && !entry.routes.has('HEAD') ? 'GET' : ctx.method;
+    const stub = entry.stub;
+    const route = stub ?? entry.routes.get(method);
     if (!route) {
-      ctx.state.api = found.entry.routes.values().next().value!.api;
-      throw new HttpError(405, `${ctx.method} is not served at ${ctx.path}; it serves ${found.entry.allow}`, { Allow: found.entry.allow });
+      ctx.state.api = entry.routes.values().next().value!.api;
+      throw new HttpError(405, `${ctx.method} is not served at ${ctx.path}; it serves ${entry.allow}`, { Allow: entry.allow });
     }
     ctx.state.api = route.api;
     ctx.state.operation = route.op;
     if (stub) return void (await writeReply(ctx, route, { ctx, op: route.op, params: {}, body: undefined, identity: null }));
 
     // Syntax before credentials: a malformed request gets the same answer with or without them.
-    if (found.badEncoding) throw new HttpError(route.paramRefusal, 'The path is not valid percent-encoded UTF-8');
+    if (!decodable(ctx.captures)) throw new HttpError(route.paramRefusal, 'The path is not valid percent-encoded UTF-8');
     // An operation that declares no 406 serves its one representation whatever Accept says
     // (RFC 9110 lets a server disregard Accept), so clients only meet declared statuses.
     if (route.successTypes.length && '406' in route.op.responses && !negotiate(ctx.get('accept'), route.successTypes)) {
       throw new HttpError(406, `Accept must admit ${route.successTypes.join(' or ')}`);
     }
 
-    const params: Record<string, unknown> = { ...found.vars };
+    const params: Record<string, unknown> = { ...vars };
     for (const p of route.op.params) {
-      const raw = p.in === 'path' ? found.vars[p.name] : p.in === 'query' ? ctx.query[p.name] : p.in === 'header' ? ctx.get(p.name) || undefined : undefined;
+      const raw = p.in === 'path' ? vars[p.name] : p.in === 'query' ? ctx.query[p.name] : p.in === 'header' ? ctx.get(p.name) || undefined : undefined;
       const value = convert(raw, p.type);
       if (value !== undefined) params[p.name] = value;
     }
@@ -333,7 +309,20 @@ export function createRouter(options: RouterOptions): Middleware {
 
     const identity = await limitedAuthenticate(ctx, route);
     await writeReply(ctx, route, { ctx, op: route.op, params, body, identity });
-  };
+  }
+
+  const routed = router.routes();
+  return (ctx, next) => routed(ctx as RouterContext, () => notFound(ctx).then(next));
+}
+
+/** @koa/router leaves a parameter that is not valid percent-encoded UTF-8 as it came; refuse it instead. */
+function decodable(captures: readonly string[] | undefined): boolean {
+  try {
+    for (const c of captures ?? []) decodeURIComponent(c);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function writeReply(ctx: Context, route: Route, c: OperationContext) {

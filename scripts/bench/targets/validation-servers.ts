@@ -1,15 +1,22 @@
 /**
  * Benchmark targets for scripts/bench/validation.ts, one per process:
  *   plain   Koa + @koa/router: read the JSON body, answer a fixed JSON. No validation.
- *   router  Koa + pactum's spec router: match, negotiate, validate parameters and body with the
- *           generated validators, answer the same fixed JSON through the same reply path.
- * Both serve POST /{org}/{repo}.git/info/lfs/objects/batch.
+ *   router  Koa + pactum's spec router (the generated route table bound through @koa/router):
+ *           match, negotiate, validate parameters and body with the generated validators, answer
+ *           the same fixed JSON through the same reply path.
+ *   backend Koa + openapi-backend, the design card's binder, as a skilled user runs it on 3.1:
+ *           quick init, its own (draft-07) validation off, getOperations memoized (it rebuilds
+ *           the operation list with lodash on every request otherwise), and the same generated
+ *           validators and reply as the router; the three specs' operations, as the server has.
+ * All serve POST /{org}/{repo}.git/info/lfs/objects/batch.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
 import getRawBody from 'raw-body';
+import { readFileSync } from 'node:fs';
+import { OpenAPIBackend, type Context as BackendContext } from 'openapi-backend';
 import { operations } from '../../../generated/operations.js';
 import { createRouter, type Handlers } from '../../../src/http/router.js';
 import { errorBoundary } from '../../../src/http/app.js';
@@ -29,6 +36,9 @@ if (process.argv[2] === 'plain') {
     ctx.body = JSON.stringify(reply);
   });
   app.use(router.routes());
+} else if (process.argv[2] === 'backend') {
+  app.use(errorBoundary());
+  app.use(await openapiBackend());
 } else {
   const handlers = Object.fromEntries(operations.map((o) => [o.operationId, () => ({ status: 200, body: reply })])) as unknown as Handlers;
   app.use(errorBoundary());
@@ -40,6 +50,43 @@ if (process.argv[2] === 'plain') {
       maxJsonBytes: 4 << 20,
     }),
   );
+}
+
+/** The three bundled specs as one document, each path under its server's base path. */
+function mergedDefinition() {
+  const definition = { openapi: '3.1.0', info: { title: 'pactum', version: '1' }, paths: {} as Record<string, unknown>, components: {} as Record<string, Record<string, unknown>> };
+  for (const api of ['dashboard', 'legacy', 'batch']) {
+    const doc = JSON.parse(readFileSync(new URL(`../../../generated/specs/${api}.json`, import.meta.url), 'utf8'));
+    const base = String(doc.servers?.[0]?.url ?? '').replace(/^[a-z]+:\/\/[^/]+/i, '').replace(/\/$/, '');
+    for (const [path, item] of Object.entries(doc.paths)) definition.paths[base + path] = item;
+    for (const [kind, entries] of Object.entries(doc.components ?? {})) Object.assign((definition.components[kind] ??= {}), entries);
+  }
+  return definition;
+}
+
+async function openapiBackend(): Promise<Koa.Middleware> {
+  const api = new OpenAPIBackend({ definition: mergedDefinition() as never, quick: true, validate: false });
+  const byId = new Map(operations.map((o) => [o.operationId, o]));
+  api.register({
+    'batch.batch': (c: BackendContext, ctx: Koa.Context) => {
+      const op = byId.get('batch.batch')!;
+      const params = { ...c.request.params, accept: ctx.get('accept'), 'content-type': ctx.get('content-type') };
+      if (op.validateParams && !op.validateParams(params)) ctx.throw(422);
+      if (!ctx.is(op.requestBody!.mediaTypes as string[])) ctx.throw(415);
+      if (!op.requestBody!.validate!(c.request.requestBody)) ctx.throw(422);
+      ctx.type = 'application/vnd.git-lfs+json';
+      ctx.body = JSON.stringify(reply);
+    },
+    notFound: (_c: BackendContext, ctx: Koa.Context) => ctx.throw(404),
+    notImplemented: (_c: BackendContext, ctx: Koa.Context) => ctx.throw(501),
+  });
+  await api.init();
+  const all = api.router.getOperations();
+  api.router.getOperations = () => all;
+  return async (ctx) => {
+    const text = await getRawBody(ctx.req, { limit: 4 << 20, encoding: 'utf8' });
+    await api.handleRequest({ method: ctx.method, path: ctx.path, query: ctx.querystring, headers: ctx.headers as Record<string, string>, body: JSON.parse(text) }, ctx);
+  };
 }
 
 const server = createServer(app.callback()).listen(0, '127.0.0.1', () => {

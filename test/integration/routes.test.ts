@@ -1,0 +1,86 @@
+/**
+ * The route table (generated/operations.ts `routes`) bound through @koa/router: every operation
+ * is reachable at its template, the most specific template wins, and what the library leaves to
+ * us (a 405 for another method, bad percent-encoding, the trailing slash, letter case) is refused
+ * in the API's shape. The conformance runner classifies requests with the same table.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { operations, routes } from '../../generated/operations.js';
+import { operationFor } from '../../src/http/routes.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { json } from '../helpers/http.js';
+
+const sample: Record<string, string> = { org: 'acme', repo: 'site', oid: 'a'.repeat(64), id: 'lock-1', file: 'swagger-ui.css', api: 'batch' };
+const fill = (template: string) => template.replace(/\{(\w+)\}/g, (_, name: string) => sample[name] ?? 'x');
+
+describe('the route table', () => {
+  it('lists each path template once, most specific first, in @koa/router syntax', () => {
+    expect(new Set(routes.map((r) => r.template)).size).toBe(routes.length);
+    const batch = routes.findIndex((r) => r.template.endsWith('/objects/batch'));
+    const byOid = routes.findIndex((r) => r.template.endsWith('/objects/{oid}'));
+    expect(batch).toBeGreaterThanOrEqual(0);
+    expect(batch).toBeLessThan(byOid);
+    expect(routes[byOid]!.routerPath).toBe('/:org/:repo.git/info/lfs/objects/:oid');
+  });
+
+  it('leads every operation of the specs to itself, and HEAD of a GET to the GET', () => {
+    for (const op of operations) {
+      expect(operationFor(op.method, fill(op.path))?.operationId, `${op.method} ${op.path}`).toBe(op.operationId);
+      if (op.method === 'GET' && !operations.some((o) => o.path === op.path && o.method === 'HEAD')) {
+        expect(operationFor('HEAD', fill(op.path))?.operationId).toBe(op.operationId);
+      }
+    }
+  });
+
+  it('serves nothing for another method at the most specific template, another case or a trailing slash', () => {
+    expect(operationFor('GET', '/acme/site.git/info/lfs/objects/batch')).toBeUndefined();
+    expect(operationFor('GET', '/ACME/site.GIT/info/lfs/objects/' + 'a'.repeat(64))).toBeUndefined();
+    expect(operationFor('GET', '/healthz/')).toBeUndefined();
+    expect(operationFor('GET', '/Healthz')).toBeUndefined();
+    expect(operationFor('GET', '/nowhere')).toBeUndefined();
+  });
+
+  it('takes a repository name with dots up to the last .git', () => {
+    expect(operationFor('POST', '/acme/my.site.git/info/lfs/objects/batch')?.operationId).toBe('batch.batch');
+  });
+});
+
+describe('the server answers what the router leaves to it', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer();
+  });
+  afterAll(() => s.stop());
+  afterEach(() => s.expectConformant());
+
+  it('answers a GET of .../objects/batch with 405 and Allow: POST, not a download of an object named "batch"', async () => {
+    const res = await fetch(`${s.url}/acme/site.git/info/lfs/objects/batch`, { headers: { accept: 'application/vnd.git-lfs+json' } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect((await json(res)).message).toContain('POST');
+  });
+
+  it('refuses a path parameter that is not valid percent-encoded UTF-8 with the status the operation declares', async () => {
+    const res = await fetch(`${s.url}/acme/site.git/info/lfs/objects/%E0%A4%A`, { headers: { accept: 'application/vnd.git-lfs+json' } });
+    expect([400, 404, 422]).toContain(res.status);
+    expect((await json(res)).message).toBe('The path is not valid percent-encoded UTF-8');
+  });
+
+  it('decodes percent-encoded parameters before validating them', async () => {
+    const res = await fetch(`${s.url}/acme/site.git/info/lfs/objects/${'%61'.repeat(64)}`, {
+      headers: { accept: 'application/vnd.git-lfs+json', authorization: `Basic ${Buffer.from('nobody:wrong').toString('base64')}` },
+    });
+    // Decoded, the oid is valid: the request gets as far as the credentials.
+    expect(res.status).toBe(401);
+    await res.body?.cancel();
+  });
+
+  it('redirects /docs/ to ../docs and answers 404 for a trailing slash elsewhere', async () => {
+    const docs = await fetch(`${s.url}/docs/`, { redirect: 'manual' });
+    expect(docs.status).toBe(308);
+    expect(docs.headers.get('location')).toBe('../docs');
+    const health = await fetch(`${s.url}/healthz/`, { method: 'POST' });
+    expect(health.status).toBe(404);
+    await health.body?.cancel();
+  });
+});
