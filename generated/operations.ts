@@ -1133,6 +1133,74 @@ export const operations: readonly OperationSpec[] = [
   },
 ];
 
+import type { operations as dashboardOperations } from './types/dashboard.js';
+import type { operations as legacyOperations } from './types/legacy.js';
+import type { operations as batchOperations } from './types/batch.js';
+
+/** The validated inputs of each operation, as its handler receives them. */
+export interface OperationInputs {
+  'mcp.post': { params: { "mcp-protocol-version"?: NonNullable<dashboardOperations['mcp.post']['parameters']['header']>["MCP-Protocol-Version"] }; body: NonNullable<dashboardOperations['mcp.post']['requestBody']>['content']["application/json"] };
+  'auth.login': { params: { }; body: NonNullable<dashboardOperations['auth.login']['requestBody']>['content']["application/json"] };
+  'auth.logout': { params: { "session"?: NonNullable<dashboardOperations['auth.logout']['parameters']['cookie']>["session"] }; body: undefined };
+  'auth.protectedResource': { params: { }; body: undefined };
+  'auth.protectedResourceForMcp': { params: { }; body: undefined };
+  'ops.health': { params: { }; body: undefined };
+  'ops.ready': { params: { }; body: undefined };
+  'ops.home': { params: { }; body: undefined };
+  'ops.docs': { params: { }; body: undefined };
+  'ops.docsAsset': { params: { "file": NonNullable<dashboardOperations['ops.docsAsset']['parameters']['path']>["file"] }; body: undefined };
+  'ops.docsSpec': { params: { "api": NonNullable<dashboardOperations['ops.docsSpec']['parameters']['path']>["api"] }; body: undefined };
+  'mcp.tool.dashboard_create_org': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_create_org']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_get_org': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_org']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_list_orgs': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_orgs']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_update_org': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_update_org']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_create_user': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_create_user']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_get_user': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_user']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_list_users': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_users']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_update_user': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_update_user']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_list_user_tokens': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_user_tokens']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_revoke_user_token': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_revoke_user_token']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_create_service_connection': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_create_service_connection']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_get_service_connection': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_service_connection']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_list_service_connections': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_service_connections']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_update_service_connection': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_update_service_connection']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_test_service_connection': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_test_service_connection']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_scan_site': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_scan_site']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_get_scan_progress': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_scan_progress']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_get_report': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_report']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_list_reports': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_reports']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_query_issues': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_query_issues']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_scan_page': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_scan_page']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_set_brand_guideline': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_set_brand_guideline']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_get_brand_guideline': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_brand_guideline']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_get_brand_score': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_brand_score']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_list_brand_scores': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_brand_scores']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_list_jurisdictions': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_jurisdictions']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_list_regulations': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_regulations']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_get_regulation': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_regulation']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_list_wcag_criteria': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_wcag_criteria']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_list_proposals': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_proposals']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_get_proposal': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_proposal']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_generate_fix': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_generate_fix']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_list_fleet': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_fleet']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_scan_summary_for_fleet': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_scan_summary_for_fleet']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_queue_bulk_fix': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_queue_bulk_fix']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_coordinated_pr_status': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_coordinated_pr_status']['requestBody']>['content']["application/json"] };
+  'legacy.getObject': { params: { org: string; repo: string; "oid": NonNullable<legacyOperations['legacy.getObject']['parameters']['path']>["oid"] }; body: undefined };
+  'legacy.createObject': { params: { org: string; repo: string }; body: NonNullable<legacyOperations['legacy.createObject']['requestBody']>['content']["application/vnd.objstore+json"] };
+  'objects.download': { params: { org: string; repo: string; "oid": NonNullable<legacyOperations['objects.download']['parameters']['path']>["oid"]; "range"?: NonNullable<legacyOperations['objects.download']['parameters']['header']>["Range"] }; body: undefined };
+  'objects.upload': { params: { org: string; repo: string; "oid": NonNullable<legacyOperations['objects.upload']['parameters']['path']>["oid"] }; body: undefined };
+  'objects.verify': { params: { org: string; repo: string }; body: NonNullable<legacyOperations['objects.verify']['requestBody']>['content']["application/vnd.git-lfs+json"] };
+  'batch.batch': { params: { org: string; repo: string }; body: NonNullable<batchOperations['batch.batch']['requestBody']>['content']["application/vnd.objstore+json"] };
+  'tus.options': { params: { org: string; repo: string; "oid": NonNullable<batchOperations['tus.options']['parameters']['path']>["oid"] }; body: undefined };
+  'tus.head': { params: { org: string; repo: string; "oid": NonNullable<batchOperations['tus.head']['parameters']['path']>["oid"]; "tus-resumable": NonNullable<batchOperations['tus.head']['parameters']['header']>["Tus-Resumable"] }; body: undefined };
+  'tus.patch': { params: { org: string; repo: string; "oid": NonNullable<batchOperations['tus.patch']['parameters']['path']>["oid"]; "tus-resumable": NonNullable<batchOperations['tus.patch']['parameters']['header']>["Tus-Resumable"]; "upload-offset": NonNullable<batchOperations['tus.patch']['parameters']['header']>["Upload-Offset"] }; body: undefined };
+  'locks.list': { params: { org: string; repo: string; "path"?: NonNullable<batchOperations['locks.list']['parameters']['query']>["path"]; "id"?: NonNullable<batchOperations['locks.list']['parameters']['query']>["id"]; "cursor"?: NonNullable<batchOperations['locks.list']['parameters']['query']>["cursor"]; "limit"?: NonNullable<batchOperations['locks.list']['parameters']['query']>["limit"]; "refspec"?: NonNullable<batchOperations['locks.list']['parameters']['query']>["refspec"] }; body: undefined };
+  'locks.create': { params: { org: string; repo: string }; body: NonNullable<batchOperations['locks.create']['requestBody']>['content']["application/vnd.git-lfs+json"] };
+  'locks.verify': { params: { org: string; repo: string }; body: NonNullable<batchOperations['locks.verify']['requestBody']>['content']["application/vnd.git-lfs+json"] };
+  'locks.unlock': { params: { org: string; repo: string; "id": NonNullable<batchOperations['locks.unlock']['parameters']['path']>["id"] }; body: NonNullable<batchOperations['locks.unlock']['requestBody']>['content']["application/vnd.git-lfs+json"] | undefined };
+}
+
 export interface RouteSpec {
   /** The path template as the specs write it. */
   template: string;

@@ -72,6 +72,8 @@ interface OperationOut {
   requestBody: { required: boolean; mediaTypes: string[]; schema: string | null } | null;
   responses: Record<string, ResponseOut>;
   tool: string | null;
+  /** For the handler's input types: server variables, each parameter's name in the spec, the JSON body's media type. */
+  typing: { serverVars: string[]; params: { key: string; in: string; specName: string; required: boolean }[]; jsonBody: string | null; bodyRequired: boolean };
 }
 
 async function bundleSpec(file: string): Promise<Obj> {
@@ -101,8 +103,10 @@ function collectOperations(api: ApiName, doc: Obj, defs: Obj): OperationOut[] {
       );
       const paramSchema: Obj = { type: 'object', properties: {}, required: [] };
       const paramsOut: ParamOut[] = [];
+      const typedParams: OperationOut['typing']['params'] = [];
       for (const p of params) {
         const key = p.in === 'header' ? String(p.name).toLowerCase() : String(p.name);
+        typedParams.push({ key, in: String(p.in), specName: String(p.name), required: Boolean(p.required) });
         (paramSchema.properties as Obj)[key] = toDefs(p.schema ?? {});
         if (p.required) (paramSchema.required as string[]).push(key);
         paramsOut.push({ name: key, in: String(p.in), required: Boolean(p.required), type: schemaType(p.schema ?? {}, doc) });
@@ -154,6 +158,12 @@ function collectOperations(api: ApiName, doc: Obj, defs: Obj): OperationOut[] {
         requestBody,
         responses,
         tool: toolMatch ? toolMatch[1]! : null,
+        typing: {
+          serverVars: Object.keys(((doc.servers as Obj[] | undefined)?.[0]?.variables ?? {}) as Obj),
+          params: typedParams,
+          jsonBody: requestBody?.schema ? requestBody.mediaTypes.find((t) => /json/.test(t)) ?? null : null,
+          bodyRequired: Boolean(requestBody?.required),
+        },
       });
     }
   }
@@ -372,8 +382,33 @@ export interface OperationSpec {
     lines.push('  },');
   }
   lines.push('];');
+  lines.push(inputTypes(ops));
   lines.push(routeTable(ops));
   return lines.join('\n') + '\n';
+}
+
+/**
+ * What each operation's handler receives, typed from the openapi-typescript types: `params` (the
+ * server's variables, then path, query and header parameters; header names lower-case, as the
+ * router reads them) and `body` (the JSON body; undefined for raw bodies and none).
+ */
+function inputTypes(ops: OperationOut[]): string {
+  const lines = ['', ...APIS.map((a) => `import type { operations as ${a.name}Operations } from './types/${a.name}.js';`)];
+  lines.push('\n/** The validated inputs of each operation, as its handler receives them. */');
+  lines.push('export interface OperationInputs {');
+  for (const o of ops) {
+    const source = `${o.apis[0]}Operations['${o.operationId}']`;
+    const fields = [
+      ...o.typing.serverVars.map((v) => `${v}: string`),
+      ...o.typing.params.map((p) => `${JSON.stringify(p.key)}${p.required ? '' : '?'}: NonNullable<${source}['parameters']['${p.in}']>[${JSON.stringify(p.specName)}]`),
+    ];
+    const body = o.typing.jsonBody
+      ? `NonNullable<${source}['requestBody']>['content'][${JSON.stringify(o.typing.jsonBody)}]${o.typing.bodyRequired ? '' : ' | undefined'}`
+      : 'undefined';
+    lines.push(`  '${o.operationId}': { params: { ${fields.join('; ')}${fields.length ? ' ' : ''}}; body: ${body} };`);
+  }
+  lines.push('}');
+  return lines.join('\n');
 }
 
 const varCount = (t: string) => (t.match(/\{/g) ?? []).length;

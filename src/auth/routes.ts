@@ -15,9 +15,9 @@ function cookie(services: Services, value: string, maxAge: number): string {
   return `session=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`;
 }
 
-export function login(services: Services): Handler {
+export function login(services: Services): Handler<'auth.login'> {
   return async ({ ctx, body }) => {
-    const { username, password } = body as { username: string; password: string };
+    const { username, password } = body;
     const user = await findUserByName(services.db, username);
     // The same work, and the same answer, whether the user exists or not; throttled before scrypt.
     const ok = await services.passwords.guard(username, ctx.ip, () => checkPassword(password, user?.password_hash));
@@ -41,7 +41,7 @@ export function login(services: Services): Handler {
   };
 }
 
-export function logout(services: Services): Handler {
+export function logout(services: Services): Handler<'auth.logout'> {
   return async ({ ctx }) => {
     const token = ctx.cookies.get('session');
     if (token) await revokeSession(services.db, token);
@@ -50,7 +50,7 @@ export function logout(services: Services): Handler {
   };
 }
 
-export function protectedResource(services: Services): Handler {
+export function protectedResource(services: Services): Handler<'auth.protectedResource' | 'auth.protectedResourceForMcp'> {
   const body = {
     resource: `${services.config.publicUrl}/api/v1/mcp`,
     bearer_methods_supported: ['header'],

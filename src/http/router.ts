@@ -13,19 +13,19 @@ import type { Context, Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import type { ErrorObject } from 'ajv';
 import type { RouterContext } from '@koa/router';
-import type { ApiName, OperationId, OperationSpec, RouteSpec, ValidateFunction } from '../../generated/operations.js';
+import type { ApiName, OperationId, OperationInputs, OperationSpec, RouteSpec, ValidateFunction } from '../../generated/operations.js';
 import { operationById, specRoutes } from './routes.js';
 import type { Identity } from '../auth/identity.js';
 import { HttpError, apiOfPath } from './errors.js';
 import { jsonTypeFor, negotiate } from './media.js';
 
-export interface OperationContext {
+export interface OperationContext<Id extends OperationId = OperationId> {
   ctx: Context;
   op: OperationSpec;
-  /** Path (including server variables such as org and repo), query and header parameters, validated. */
-  params: Record<string, any>;
+  /** Server variables (org, repo), path, query and header parameters (header names lower-case), validated. */
+  params: OperationInputs[Id]['params'];
   /** The validated JSON body; undefined for operations without one or with a binary body. */
-  body: any;
+  body: OperationInputs[Id]['body'];
   identity: Identity | null;
 }
 
@@ -36,8 +36,10 @@ export interface Reply {
 }
 
 /** Returns a reply, or nothing when it wrote the response itself (streams, the MCP transport). */
-export type Handler = (c: OperationContext) => Promise<Reply | void> | Reply | void;
-export type Handlers = { [Id in OperationId]: Handler };
+export type Handler<Id extends OperationId = OperationId> = (c: OperationContext<Id>) => Promise<Reply | void> | Reply | void;
+export type Handlers = { [Id in OperationId]: Handler<Id> };
+/** What the router calls, whichever operation matched: its inputs were validated against that operation. */
+type AnyHandler = (c: OperationContext<any>) => Promise<Reply | void> | Reply | void;
 
 /**
  * Authenticates with one scheme: an identity, null when the request carries no credential of
@@ -64,7 +66,7 @@ export interface RouterOptions {
 interface Route {
   op: OperationSpec;
   api: ApiName;
-  handler: Handler;
+  handler: AnyHandler;
   /** Security alternatives without the anonymous one; anonymousOk when [] is among them. */
   schemes: readonly (readonly string[])[];
   anonymousOk: boolean;
@@ -96,7 +98,7 @@ function refusalStatus(op: OperationSpec, preference: number[]): number {
   return preference.find((s) => String(s) in op.responses) ?? 400;
 }
 
-function compileRoute(op: OperationSpec, handler: Handler): Route {
+function compileRoute(op: OperationSpec, handler: AnyHandler): Route {
   const successTypes = Object.entries(op.responses)
     .filter(([s]) => s.startsWith('2'))
     .flatMap(([, r]) => r.mediaTypes);
@@ -119,7 +121,7 @@ function compileRoute(op: OperationSpec, handler: Handler): Route {
 
 function compileEntry(spec: RouteSpec, handlers: Handlers): PathEntry {
   const routes = new Map<string, Route>();
-  for (const [method, id] of Object.entries(spec.methods)) routes.set(method, compileRoute(operationById.get(id)!, handlers[id]));
+  for (const [method, id] of Object.entries(spec.methods)) routes.set(method, compileRoute(operationById.get(id)!, handlers[id] as AnyHandler));
   const methods = [...routes.keys()];
   if (routes.has('GET') && !routes.has('HEAD')) methods.push('HEAD');
   return { routes, allow: methods.join(', '), stub: [...routes.values()].find((r) => r.op.tool) ?? null };
@@ -308,7 +310,9 @@ export function createRouter(options: RouterOptions): Middleware {
     }
 
     const identity = await limitedAuthenticate(ctx, route);
-    await writeReply(ctx, route, { ctx, op: route.op, params, body, identity });
+    // Validated against this operation's schemas above: what its handler's input types say.
+    const validated: OperationContext<any> = { ctx, op: route.op, params, body, identity };
+    await writeReply(ctx, route, validated);
   }
 
   const routed = router.routes();

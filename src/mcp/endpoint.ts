@@ -42,7 +42,7 @@ function invalidParams(body: { method?: string; id?: unknown }): object | null {
 
 const wantsProgress = (body: { params?: { _meta?: { progressToken?: unknown } } }) => body.params?._meta?.progressToken !== undefined;
 
-export function mcpEndpoint(services: Services): Handler {
+export function mcpEndpoint(services: Services): Handler<'mcp.post'> {
   const url = `${services.config.publicUrl}/api/v1/mcp`;
   return async ({ ctx, body, identity }) => {
     // The transport would answer these itself, in a JSON-RPC body; the spec's shape is ours.

@@ -1,10 +1,11 @@
 import type { Handler } from '../http/router.js';
+import type { ToolName } from '../../generated/tools.js';
 
 /**
  * Every /api/v1/mcp/tools/{tool} path: a discovery stub that answers 405 to any method and any
  * caller. Allow is empty because the stub serves no method; tools run through POST /api/v1/mcp.
  */
-export const toolStub: Handler = ({ op }) => ({
+export const toolStub: Handler<`mcp.tool.${ToolName}`> = ({ op }) => ({
   status: 405,
   headers: { Allow: '' },
   body: {

@@ -12,7 +12,6 @@ import { authorize } from './access.js';
 import { actionFactory } from './links.js';
 import { findObjects, gone, isLive } from './objects-table.js';
 
-type BatchRequest = B['schemas']['batch-request'];
 type BatchObject = B['schemas']['batch-object'];
 
 const OID = /^[0-9a-f]{64}$/;
@@ -23,10 +22,10 @@ export function chooseTransfer(operation: 'upload' | 'download', offered: string
   return PREFERENCE[operation].find((t) => t === 'basic' || listed.has(t)) ?? 'basic';
 }
 
-export function batch(s: Services): Handler {
+export function batch(s: Services): Handler<'batch.batch'> {
   return async ({ params, body, identity }) => {
-    const req = body as BatchRequest;
-    const { repo } = await authorize(s.db, params as never, identity, req.operation === 'upload' ? 'write' : 'read');
+    const req = body;
+    const { repo } = await authorize(s.db, params, identity, req.operation === 'upload' ? 'write' : 'read');
     if (req.objects.length > s.config.lfs.maxBatchObjects) {
       throw new HttpError(413, `A batch may name at most ${s.config.lfs.maxBatchObjects} objects (the server's LFS_MAX_BATCH_OBJECTS setting); this one names ${req.objects.length}`);
     }

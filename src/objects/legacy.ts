@@ -13,9 +13,9 @@ import { findObject, gone, isLive } from './objects-table.js';
 
 type LegacyObject = L['schemas']['legacy-object'];
 
-export function getObject(s: Services): Handler {
+export function getObject(s: Services): Handler<'legacy.getObject'> {
   return async ({ params, identity }) => {
-    const { repo } = await authorize(s.db, params as never, identity, 'read');
+    const { repo } = await authorize(s.db, params, identity, 'read');
     const row = await findObject(s.db, repo.id, params.oid);
     if (!row) throw new HttpError(404, `Object ${params.oid} does not exist`);
     if (!isLive(row)) throw new HttpError(410, gone(row));
@@ -30,10 +30,10 @@ export function getObject(s: Services): Handler {
   };
 }
 
-export function createObject(s: Services): Handler {
+export function createObject(s: Services): Handler<'legacy.createObject'> {
   return async ({ params, body, identity }) => {
-    const { oid, size } = body as { oid: string; size: number };
-    const { repo } = await authorize(s.db, params as never, identity, 'write');
+    const { oid, size } = body;
+    const { repo } = await authorize(s.db, params, identity, 'write');
     const links = actionFactory({ publicUrl: s.config.publicUrl, ttlSeconds: s.config.lfs.actionTtlSeconds, tokens: s.objects.tokens, repo, identity });
     const row = await findObject(s.db, repo.id, oid);
     if (isLive(row) && Number(row.size) === size) {

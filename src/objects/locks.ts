@@ -15,9 +15,7 @@ import { authorize } from './access.js';
 type Lock = B['schemas']['lock'];
 interface LockRow { id: string; repo_id: string; path: string; path_key?: string; owner_id: string; owner_name: string; ref_name: string | null; locked_at: string }
 
-type LockCreateRequest = B['schemas']['lock-create-request'];
 type LockVerifyRequest = B['schemas']['lock-verify-request'];
-type UnlockRequest = B['schemas']['unlock-request'];
 
 const toLock = (r: LockRow): Lock => ({ id: r.id, path: r.path, locked_at: r.locked_at, owner: { name: r.owner_name } });
 
@@ -37,10 +35,10 @@ function cursorOf(cursor: string | undefined) {
   }
 }
 
-export function createLock(s: Services): Handler {
+export function createLock(s: Services): Handler<'locks.create'> {
   return async ({ params, body, identity }) => {
-    const { repo } = await authorize(s.db, params as never, identity, 'write');
-    const req = body as LockCreateRequest;
+    const { repo } = await authorize(s.db, params, identity, 'write');
+    const req = body;
     const normal = normaliseLockPath(req.path);
     if (!normal.ok) throw new HttpError(422, normal.reason);
     const { path } = normal;
@@ -78,17 +76,17 @@ async function pageOfLocks(s: Services, repoId: string, opts: { path?: string; i
   return { rows, next: more ? encodeCursor(rows[rows.length - 1]!.path) : undefined };
 }
 
-export function listLocks(s: Services): Handler {
+export function listLocks(s: Services): Handler<'locks.list'> {
   return async ({ params, identity }) => {
-    const { repo } = await authorize(s.db, params as never, identity, 'read');
+    const { repo } = await authorize(s.db, params, identity, 'read');
     const { rows, next } = await pageOfLocks(s, repo.id, { path: params.path, id: params.id, cursor: params.cursor, limit: pageSize(params.limit) });
     return { status: 200, body: { locks: rows.map(toLock), ...(next ? { next_cursor: next } : {}) } };
   };
 }
 
-export function verifyLocks(s: Services): Handler {
+export function verifyLocks(s: Services): Handler<'locks.verify'> {
   return async ({ params, body, identity }) => {
-    const { repo } = await authorize(s.db, params as never, identity, 'write');
+    const { repo } = await authorize(s.db, params, identity, 'write');
     const { cursor, limit } = (body ?? {}) as LockVerifyRequest;
     const { rows, next } = await pageOfLocks(s, repo.id, { cursor: cursor ?? undefined, limit: pageSize(limit) });
     const mine = (r: LockRow) => r.owner_id === identity!.subject;
@@ -96,10 +94,10 @@ export function verifyLocks(s: Services): Handler {
   };
 }
 
-export function unlock(s: Services): Handler {
+export function unlock(s: Services): Handler<'locks.unlock'> {
   return async ({ params, body, identity }) => {
-    const { repo, access } = await authorize(s.db, params as never, identity, 'write');
-    const force = Boolean((body as UnlockRequest | undefined)?.force);
+    const { repo, access } = await authorize(s.db, params, identity, 'write');
+    const force = Boolean(body?.force);
     const row = await s.db<LockRow>('lfs_locks').where({ repo_id: repo.id, id: params.id }).first();
     if (!row) throw new HttpError(404, `No lock ${params.id} in ${repo.org_slug}/${repo.name}`);
     if (row.owner_id !== identity!.subject) {

@@ -41,7 +41,7 @@ window.ui = SwaggerUIBundle({
 `;
 
 /** Relative links (docs/assets/…) resolve against /docs whatever prefix a proxy mounts it under. */
-export const docsPage: Handler = ({ ctx }) => {
+export const docsPage: Handler<'ops.docs'> = ({ ctx }) => {
   ctx.status = 200;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Cache-Control', 'no-cache');
@@ -50,8 +50,8 @@ export const docsPage: Handler = ({ ctx }) => {
 
 const assetCache = new Map<string, Buffer>();
 
-export const docsAsset: Handler = async ({ ctx, params }) => {
-  const file = params.file as string; // validated against the spec's enum: no path tricks reach here
+export const docsAsset: Handler<'ops.docsAsset'> = async ({ ctx, params }) => {
+  const file = params.file; // validated against the spec's enum: no path tricks reach here
   let bytes = assetCache.get(file);
   if (!bytes) assetCache.set(file, (bytes = await readFile(join(assetDir, file))));
   ctx.status = 200;
@@ -73,10 +73,10 @@ export function specForDocs(spec: JsonObject, publicUrl: string): JsonObject {
 }
 
 /** Each spec is read, adapted and serialised once, on first request. */
-export function docsSpec(publicUrl: string): Handler {
+export function docsSpec(publicUrl: string): Handler<'ops.docsSpec'> {
   const cache = new Map<string, JsonObject>();
   return ({ params }) => {
-    const name = SPECS[params.api as keyof typeof SPECS];
+    const name = SPECS[params.api];
     let spec = cache.get(name);
     if (!spec) cache.set(name, (spec = specForDocs(loadBundledSpec(name), publicUrl)));
     return { status: 200, body: spec };
@@ -103,7 +103,7 @@ export const OBJECT_API_ERRORS: readonly [number, string][] = [
   [509, 'The repository has used its daily bandwidth (LFS_BANDWIDTH_QUOTA_BYTES_PER_DAY).'],
 ];
 
-export function homePage(publicUrl: string): Handler {
+export function homePage(publicUrl: string): Handler<'ops.home'> {
   const u = escapeHtml(publicUrl);
   const rows = OBJECT_API_ERRORS.map(([status, meaning]) => `<tr><td>${status}</td><td>${escapeHtml(meaning)}</td></tr>`).join('\n');
   const page = `<!doctype html>

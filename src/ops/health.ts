@@ -2,4 +2,4 @@ import type { Handler } from '../http/router.js';
 import { VERSION } from '../version.js';
 
 /** Liveness: the process is up and serving. */
-export const health: Handler = () => ({ status: 200, body: { status: 'ok', version: VERSION } });
+export const health: Handler<'ops.health'> = () => ({ status: 200, body: { status: 'ok', version: VERSION } });

@@ -21,7 +21,7 @@ async function check(probe: () => Promise<unknown>): Promise<string> {
 
 /** Readiness: the database and the object storage both answer. */
 export const ready =
-  (s: Services): Handler =>
+  (s: Services): Handler<'ops.ready'> =>
   async () => {
     const [database, storage] = await Promise.all([check(() => s.db.raw('select 1')), check(() => s.objects.store.backend.ping())]);
     const ok = database === 'ok' && storage === 'ok';

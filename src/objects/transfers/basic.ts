@@ -33,9 +33,9 @@ export function parseRange(header: string | undefined, size: number): { start: n
   return { start, end };
 }
 
-export function download(s: Services): Handler {
+export function download(s: Services): Handler<'objects.download'> {
   return async ({ ctx, params, identity }) => {
-    const { repo } = await authorize(s.db, params as never, identity, 'read', 'download');
+    const { repo } = await authorize(s.db, params, identity, 'read', 'download');
     const row = await findObject(s.db, repo.id, params.oid);
     if (!row) throw new HttpError(404, `Object ${params.oid} does not exist`);
     if (!isLive(row)) throw new HttpError(410, gone(row));
@@ -80,9 +80,9 @@ function expectedSize(ctx: Context, tokenSize: number | undefined): number {
   return size;
 }
 
-export function upload(s: Services): Handler {
+export function upload(s: Services): Handler<'objects.upload'> {
   return async ({ ctx, params, identity }) => {
-    const { repo } = await authorize(s.db, params as never, identity, 'write', 'upload');
+    const { repo } = await authorize(s.db, params, identity, 'write', 'upload');
     const size = expectedSize(ctx, identity?.transfer?.size);
     await s.objects.limits.checkSpace(size);
     try {
@@ -99,9 +99,9 @@ export function upload(s: Services): Handler {
   };
 }
 
-export function verify(s: Services): Handler {
+export function verify(s: Services): Handler<'objects.verify'> {
   return async ({ params, body, identity }) => {
-    const { oid, size } = body as { oid: string; size: number };
+    const { oid, size } = body;
     const { repo } = await authorize(s.db, { org: params.org, repo: params.repo, oid }, identity, 'write', 'upload');
     const row = await findObject(s.db, repo.id, oid);
     if (!isLive(row)) throw new HttpError(404, `Object ${oid} is not stored; upload it first`);

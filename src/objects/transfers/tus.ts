@@ -17,7 +17,7 @@ import { ContentMismatch } from '../store/content-store.js';
 const TUS = { 'Tus-Resumable': '1.0.0' };
 const uploadKey = (repoId: string, oid: string) => `${repoId}/${oid}`;
 
-export const tusOptions: Handler = ({ ctx }) => {
+export const tusOptions: Handler<'tus.options'> = ({ ctx }) => {
   ctx.set({ ...TUS, 'Tus-Version': '1.0.0', 'Tus-Extension': 'expiration' });
   writeStatus(ctx, 204, true);
 };
@@ -27,9 +27,9 @@ async function committedSize(s: Services, repoId: string, oid: string) {
   return isLive(row) ? Number(row.size) : null;
 }
 
-export function tusHead(s: Services): Handler {
+export function tusHead(s: Services): Handler<'tus.head'> {
   return async ({ ctx, params, identity }) => {
-    const { repo } = await authorize(s.db, params as never, identity, 'write', 'upload');
+    const { repo } = await authorize(s.db, params, identity, 'write', 'upload');
     const size = identity!.transfer!.size;
     const committed = await committedSize(s, repo.id, params.oid);
     const offset = committed ?? (await s.objects.store.uploadOffset(uploadKey(repo.id, params.oid)));
@@ -38,9 +38,9 @@ export function tusHead(s: Services): Handler {
   };
 }
 
-export function tusPatch(s: Services): Handler {
+export function tusPatch(s: Services): Handler<'tus.patch'> {
   return async ({ ctx, params, identity }) => {
-    const { repo } = await authorize(s.db, params as never, identity, 'write', 'upload');
+    const { repo } = await authorize(s.db, params, identity, 'write', 'upload');
     const size = identity!.transfer!.size;
     const offset = params['upload-offset'] as number;
     const key = uploadKey(repo.id, params.oid);
