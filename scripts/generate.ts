@@ -35,7 +35,7 @@ import { deref, escapePointer, inline, toDefs, type Json, type JsonObject as Obj
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: argv } = parseArgs({ options: { out: { type: 'string', default: join(root, 'generated') } } });
-const out = resolve(argv.out!);
+const out = resolve(argv.out);
 
 export const APIS = [
   { name: 'dashboard', file: 'specs/dashboard-mcp.openapi.yaml' },

@@ -125,7 +125,7 @@ function launch(api: MockApi, file: string, host: string, port: number, opts: Mo
       done();
     }),
   );
-  for (const stream of [child.stdout!, child.stderr!]) {
+  for (const stream of [child.stdout, child.stderr]) {
     let rest = '';
     stream.setEncoding('utf8');
     stream.on('data', (chunk: string) => {

@@ -51,13 +51,13 @@ async function startServer(): Promise<{ url: string; child: ChildProcess }> {
   const url = await new Promise<string>((ok, fail) => {
     let buf = '';
     child.once('exit', (code) => fail(new Error(`serve exited with ${code}`)));
-    child.stdout!.on('data', (d) => {
+    child.stdout.on('data', (d) => {
       buf += d;
       const m = /"url":"([^"]+)"/.exec(buf);
       if (m) ok(m[1]!);
     });
   });
-  child.stdout!.resume();
+  child.stdout.resume();
   return { url, child };
 }
 

@@ -37,13 +37,13 @@ export async function startPactum(env: Record<string, string> = {}): Promise<Pac
   const url = await new Promise<string>((resolve, reject) => {
     let buf = '';
     child.once('exit', (code) => reject(new Error(`pactum serve exited with ${code}`)));
-    child.stdout!.on('data', (d) => {
+    child.stdout.on('data', (d) => {
       buf += d;
       const m = /"url":"([^"]+)".*"msg":"pactum is serving"/.exec(buf);
       if (m) resolve(m[1]!);
     });
   });
-  child.stdout!.resume();
+  child.stdout.resume();
   const status = () => readFileSync(`/proc/${child.pid}/status`, 'utf8');
   return {
     url,

@@ -140,7 +140,7 @@ function batchChoice(request: JsonObject): Choice {
       const objects = wanted.map((w) => {
         const oid = String(w.oid);
         const copy = JSON.parse(JSON.stringify(template).split(exampleOid).join(oid)) as JsonObject;
-        return { ...copy, oid, size: w.size };
+        return { ...copy, oid, size: w.size ?? 0 };
       });
       return { ...body, objects };
     },

@@ -104,7 +104,7 @@ function operationsOf(doc: JsonObject): OperationRef[] {
   const out: OperationRef[] = [];
   for (const [path, rawItem] of Object.entries((doc.paths ?? {}) as JsonObject)) {
     const item = deref(doc, rawItem) as JsonObject;
-    for (const method of METHODS) if (isObject(item[method])) out.push({ path, method, op: item[method] as JsonObject });
+    for (const method of METHODS) if (isObject(item[method])) out.push({ path, method, op: item[method] });
   }
   return out;
 }
@@ -201,7 +201,7 @@ function addMcpExamples(doc: JsonObject, tools: readonly MockTool[]) {
 
   const requests = ((((post.requestBody as JsonObject).content as JsonObject)['application/json'] as JsonObject).examples ?? {}) as JsonObject;
   const requestId = (name: string, fallback: number): Json => {
-    const r = requests[name] ? ((deref(doc, requests[name]!) as JsonObject).value as JsonObject) : undefined;
+    const r = requests[name] ? ((deref(doc, requests[name]) as JsonObject).value as JsonObject) : undefined;
     return r?.id ?? fallback;
   };
   const initParams = (requests.initialize ? ((deref(doc, requests.initialize) as JsonObject).value as JsonObject).params : undefined) as

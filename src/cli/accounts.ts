@@ -114,7 +114,7 @@ export async function user(args: string[]): Promise<number> {
     return withDb(async (db) => {
       const u = await findUserByName(db, positionals[0]!);
       if (!u) throw new UsageError(`no user ${positionals[0]}`);
-      const created = await createPersonalToken(db, u.id, values.name!, ttl);
+      const created = await createPersonalToken(db, u.id, values.name, ttl);
       console.log(created.token);
       const until = created.expiresAt ? `, valid until ${created.expiresAt}` : '';
       console.error(`a personal token for ${u.username} (${values.name}, ${created.id}${until}): use it as the password of Git LFS; it is shown only once`);

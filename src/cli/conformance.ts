@@ -32,10 +32,10 @@ export async function conformance(args: string[]): Promise<number> {
   } catch {
     throw new UsageError(`--target ${values.target} is not a URL`);
   }
-  const apis: ApiName[] = values.api === 'all' ? ['dashboard', 'legacy', 'batch'] : (values.api!.split(',') as ApiName[]);
+  const apis: ApiName[] = values.api === 'all' ? ['dashboard', 'legacy', 'batch'] : (values.api.split(',') as ApiName[]);
   for (const a of apis) if (!['dashboard', 'legacy', 'batch'].includes(a)) throw new UsageError(`--api ${a}: choose dashboard, legacy, batch or all`);
   if (values.basic && !values.basic.includes(':')) throw new UsageError('--basic takes user:password');
-  const phases = values.phases!.split(',').map((p) => p.trim()) as Phase[];
+  const phases = values.phases.split(',').map((p) => p.trim()) as Phase[];
   for (const p of phases) if (!['examples', 'generated', 'negative', 'mcp', 'flow'].includes(p)) throw new UsageError(`--phases ${p}: choose among examples, generated, negative, mcp, flow`);
   const seed = Number(values.seed);
   const maxExamples = Number(values['max-examples']);
@@ -43,7 +43,7 @@ export async function conformance(args: string[]): Promise<number> {
 
   const skipped: SkippedPhase[] = [];
   const results = await runConformance({
-    target: values.target, apis, token: values.token, basic: values.basic, repo: values.repo!, seed, maxExamples,
+    target: values.target, apis, token: values.token, basic: values.basic, repo: values.repo, seed, maxExamples,
     readOnly: values['read-only'], concurrency: Number(values.concurrency), phases, onProgress: progress(process.stderr),
     onSkip: (s) => {
       skipped.push(s);

@@ -15,12 +15,13 @@ import { UsageError, withDb } from './args.js';
 export async function proposals(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   const { positionals } = parseArgs({ args: rest, allowPositionals: true });
-  if (sub !== 'import' || positionals.length !== 1) throw new UsageError('usage: pactum proposals import <file.json>');
+  const [file] = positionals;
+  if (sub !== 'import' || positionals.length !== 1 || file === undefined) throw new UsageError('usage: pactum proposals import <file.json>');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(positionals[0], 'utf8'));
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new UsageError(`${positionals[0]}: ${(err as Error).message}`);
+    throw new UsageError(`${file}: ${(err as Error).message}`);
   }
   const list = Array.isArray(parsed) ? parsed : (parsed as { proposals?: unknown[] })?.proposals;
   if (!Array.isArray(list)) throw new UsageError('the file must hold a JSON array of proposals, or {"proposals": [...]}');

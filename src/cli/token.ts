@@ -39,7 +39,7 @@ export async function token(args: string[]): Promise<number> {
   });
   let ttl: number;
   try {
-    ttl = parseTtl(values.ttl!);
+    ttl = parseTtl(values.ttl);
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

@@ -85,7 +85,7 @@ export function operationDocs(api: ApiName): OperationDoc[] {
 const dedupe = (xs: Json[]) => [...new Map(xs.map((x) => [JSON.stringify(x), x])).values()];
 
 function fake(schema: Json, seed: number): Json {
-  return generateSync(schema as never, { seed, optionalsProbability: 0.5, maxDefaultItems: 3 } as never) as Json;
+  return generateSync(schema as never, { seed, optionalsProbability: 0.5, maxDefaultItems: 3 }) as Json;
 }
 
 function paramValues(od: OperationDoc, seed: number | null, drop?: string): Record<string, Json> {
@@ -196,23 +196,23 @@ export function negativeCases(target: Target, docs: OperationDoc[], seed: number
       if (od.body) refused('wrong media type', buildRequest(target, od, { params, body: 'plain text', contentType: 'text/plain' }));
       continue;
     }
-    const base = (od.body.examples[0] ?? (od.body.schema ? fake(od.body.schema, seed) : {})) as Json;
+    const base = (od.body.examples[0] ?? (od.body.schema ? fake(od.body.schema, seed) : {}));
     refused('malformed JSON', buildRequest(target, od, { params, body: '{"not": json', contentType: od.body.mediaTypes[0] }));
     refused('wrong media type', buildRequest(target, od, { params, body: JSON.stringify(base), contentType: 'text/plain' }));
     const schema = od.body.schema as JsonObject | null;
     if (!schema || schema.type !== 'object' || !base || typeof base !== 'object' || Array.isArray(base)) continue;
     refused('not an object', buildRequest(target, od, { params, body: ['an array'] }));
     for (const req of (schema.required as string[] | undefined) ?? []) {
-      const { [req]: _gone, ...rest } = base as JsonObject;
+      const { [req]: _gone, ...rest } = base;
       refused(`missing required property ${req}`, buildRequest(target, od, { params, body: rest }));
     }
     const props = (schema.properties ?? {}) as Record<string, JsonObject>;
     for (const name of Object.keys(props).sort().slice(0, 4)) {
       const p = props[name]!;
       const bad = invalidFor(p);
-      if (bad !== undefined) refused(`wrong type of ${name}`, buildRequest(target, od, { params, body: { ...(base as JsonObject), [name]: bad } }));
+      if (bad !== undefined) refused(`wrong type of ${name}`, buildRequest(target, od, { params, body: { ...(base), [name]: bad } }));
       if (p.type === 'string' && (p.pattern || p.format === 'uri')) {
-        refused(`invalid value of ${name}`, buildRequest(target, od, { params, body: { ...(base as JsonObject), [name]: '!! not valid !!' } }));
+        refused(`invalid value of ${name}`, buildRequest(target, od, { params, body: { ...(base), [name]: '!! not valid !!' } }));
       }
     }
   }

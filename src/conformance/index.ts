@@ -109,7 +109,7 @@ export async function runConformance(o: ConformanceOptions): Promise<CaseResult[
       }
       const prefix = new URL(target.base).pathname.replace(/\/$/, '');
       const op = operationFor(request.method, new URL(request.url).pathname.slice(prefix.length));
-      const result: CaseResult = { phase: 'flow' as Phase, api, operationId: op?.operationId ?? 'unknown', name, request, status: res?.status ?? null, problems };
+      const result: CaseResult = { phase: 'flow', api, operationId: op?.operationId ?? 'unknown', name, request, status: res?.status ?? null, problems };
       // Only the flow's own checks of a step that needs state, and only against a mock that says it keeps none.
       const mock = res?.headers['x-pactum-mock'];
       if (problems.length && mock?.includes('stateless') && STATEFUL_STEPS.has(name) && problems.every((p) => p.startsWith('flow:'))) {

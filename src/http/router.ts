@@ -267,7 +267,7 @@ export function createRouter(options: RouterOptions): Middleware {
   }
 
   async function serve(ctx: RouterContext, entry: PathEntry) {
-    const vars = ctx.params as Record<string, string>;
+    const vars = ctx.params;
     const method = ctx.method === 'HEAD' && !entry.routes.has('HEAD') ? 'GET' : ctx.method;
     const stub = entry.stub;
     const route = stub ?? entry.routes.get(method);

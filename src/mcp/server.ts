@@ -34,8 +34,8 @@ function listing(t: ToolSpec): Tool {
       name: t.name,
       title: t.title,
       description: t.description,
-      inputSchema: t.inputSchema as Tool['inputSchema'],
-      outputSchema: t.outputSchema as Tool['outputSchema'],
+      inputSchema: t.inputSchema,
+      outputSchema: t.outputSchema,
       annotations: { title: t.title, ...t.annotations },
     };
     toolListing.set(t, entry);

@@ -53,7 +53,7 @@ export function createLock(s: Services): Handler<'locks.create'> {
       const existing = await s.db<LockRow>('lfs_locks').where({ repo_id: repo.id, path_key: lockPathKey(path) }).first();
       // Unlocked again in between, or another constraint: the error boundary's 409.
       if (!existing) throw err;
-      return { status: 409, body: { lock: toLock(existing!), message: `${path} is already locked by ${existing!.owner_name}` } };
+      return { status: 409, body: { lock: toLock(existing), message: `${path} is already locked by ${existing.owner_name}` } };
     }
     return { status: 201, body: { lock: toLock(row) } };
   };
@@ -87,7 +87,7 @@ export function listLocks(s: Services): Handler<'locks.list'> {
 export function verifyLocks(s: Services): Handler<'locks.verify'> {
   return async ({ params, body, identity }) => {
     const { repo } = await authorize(s.db, params, identity, 'write');
-    const { cursor, limit } = (body ?? {}) as LockVerifyRequest;
+    const { cursor, limit } = (body ?? {});
     const { rows, next } = await pageOfLocks(s, repo.id, { cursor: cursor ?? undefined, limit: pageSize(limit) });
     const mine = (r: LockRow) => r.owner_id === identity!.subject;
     return { status: 200, body: { ours: rows.filter(mine).map(toLock), theirs: rows.filter((r) => !mine(r)).map(toLock), ...(next ? { next_cursor: next } : {}) } };

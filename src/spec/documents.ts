@@ -64,7 +64,7 @@ export function toDefs(schema: Json): Json {
 export function inline(doc: Json, schema: Json, seen: string[] = []): Json {
   if (Array.isArray(schema)) return schema.map((s) => inline(doc, s, seen));
   if (!schema || typeof schema !== 'object') return schema;
-  const { $ref, ...rest } = schema as JsonObject;
+  const { $ref, ...rest } = schema;
   const own: JsonObject = {};
   for (const [k, v] of Object.entries(rest)) own[k] = inline(doc, v, seen);
   if (typeof $ref !== 'string') return own;

@@ -45,7 +45,7 @@ const mockSpecs = Object.fromEntries(APIS.map((api) => [api, deriveMockSpec(api,
 const compilers = Object.fromEntries(APIS.map((api) => [api, schemaCompiler(bundled[api])])) as Record<MockApi, ReturnType<typeof schemaCompiler>>;
 
 /** Every operation as each API serves it (the transfer endpoints are in both object APIs). */
-const cases = APIS.flatMap((api) => operations.filter((op) => op.apis.includes(api as ApiName)).map((op) => ({ api, op })));
+const cases = APIS.flatMap((api) => operations.filter((op) => op.apis.includes(api)).map((op) => ({ api, op })));
 const byId = (api: MockApi, id: string) => cases.find((c) => c.api === api && c.op.operationId === id)!.op;
 const mcpPost = byId('dashboard', 'mcp.post');
 const toolStubs = cases.filter((c) => c.op.tool !== null);

@@ -34,7 +34,7 @@ async function serve(): Promise<ChildProcess> {
   children.push(child);
   await new Promise<void>((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (d) => {
+    child.stdout.on('data', (d) => {
       out += d;
       if (out.includes('pactum is serving')) resolve();
     });
@@ -75,7 +75,7 @@ describe(`a scan whose worker dies (${backendMode === 'embedded' ? 'SQLite, in-p
   it('is run again by the next worker and completes', { timeout: 150_000 }, async () => {
     const first = await serve();
     const orgId = (await insertOrg(db, { name: 'Death', slug: 'death' })).id;
-    const token = await createTokenService(loadConfig(env)).sign({ sub: 'svc_d', orgId, role: 'member' as never, scopes: [] }, 600);
+    const token = await createTokenService(loadConfig(env)).sign({ sub: 'svc_d', orgId, role: 'member', scopes: [] }, 600);
     const url = `http://127.0.0.1:${env.PORT}`;
     const client = await mcpClient(url, bearer(token));
     const scan = ok(await client.callTool({ name: 'dashboard_scan_site', arguments: { siteUrl: site.url('/'), maxPages: 4 } }));

@@ -197,7 +197,7 @@ describe('basic transfers', () => {
     const { body } = await batchOf('upload', [c], { transfers: ['basic'] });
     const { upload } = body.objects[0].actions;
     const wrong = Buffer.from(c.bytes);
-    wrong[100] ^= 0xff;
+    wrong[100] = wrong[100]! ^ 0xff;
     const r1 = await fetch(upload.href, { method: 'PUT', headers: upload.header, body: wrong });
     expect(r1.status).toBe(422);
     expect((await json(r1)).message).toMatch(/nothing was stored/);
@@ -305,7 +305,7 @@ describe('tus transfers', () => {
     const { upload } = body.objects[0].actions;
     const headers = { ...upload.header, 'tus-resumable': '1.0.0', 'content-type': 'application/offset+octet-stream', 'upload-offset': '0' };
     const corrupt = Buffer.from(c.bytes);
-    corrupt[0] ^= 1;
+    corrupt[0] = corrupt[0]! ^ 1;
     const r = await fetch(upload.href, { method: 'PATCH', headers, body: corrupt });
     expect(r.status).toBe(422);
     await r.body?.cancel();

@@ -176,7 +176,7 @@ describe('fuzz', () => {
       for (const tool of Object.values(tools) as ToolSpec[]) {
         let args: unknown;
         try {
-          args = generateSync(tool.inputSchema as never, { seed: SEED + i, optionalsProbability: 0.6 } as never);
+          args = generateSync(tool.inputSchema, { seed: SEED + i, optionalsProbability: 0.6 });
         } catch {
           args = (tool.inputSchema.examples as unknown[] | undefined)?.[0] ?? {};
         }
@@ -308,7 +308,7 @@ function nodes(v: Json, at: (string | number)[] = [], out: (string | number)[][]
   out.push(at);
   if (at.length > 6) return out;
   if (Array.isArray(v)) v.forEach((x, i) => nodes(x, [...at, i], out));
-  else if (v && typeof v === 'object') for (const k of Object.keys(v)) nodes((v as JsonObject)[k]!, [...at, k], out);
+  else if (v && typeof v === 'object') for (const k of Object.keys(v)) nodes((v)[k]!, [...at, k], out);
   return out;
 }
 
@@ -432,7 +432,7 @@ async function mutationAttempts(r: Rng, n: number): Promise<Attempt[]> {
   const bases: { od: OperationDoc; body: Json }[] = [];
   for (const od of jsonDocs) {
     for (const e of od.body!.examples) bases.push({ od, body: e });
-    for (let i = 0; i < 3; i++) if (od.body!.schema) bases.push({ od, body: generateSync(od.body!.schema as never, { seed: SEED + i } as never) as Json });
+    for (let i = 0; i < 3; i++) if (od.body!.schema) bases.push({ od, body: generateSync(od.body!.schema as never, { seed: SEED + i }) as Json });
   }
   const mcpDoc = byId.get('mcp.post')!;
   for (const tool of Object.values(tools) as ToolSpec[]) {
@@ -441,7 +441,7 @@ async function mutationAttempts(r: Rng, n: number): Promise<Attempt[]> {
 
   const params = (od: OperationDoc): Record<string, Json> => {
     const v: Record<string, Json> = {};
-    for (const p of od.params) if (p.required || p.example !== undefined) v[p.name] = p.example ?? (generateSync(p.schema as never, { seed: SEED } as never) as Json);
+    for (const p of od.params) if (p.required || p.example !== undefined) v[p.name] = p.example ?? (generateSync(p.schema as never, { seed: SEED }) as Json);
     return v;
   };
 
@@ -461,7 +461,7 @@ async function mutationAttempts(r: Rng, n: number): Promise<Attempt[]> {
     },
     // tools/call with mutated arguments only (the envelope stays valid, so the tool's own checks are reached).
     (i) => {
-      const tool = r.pick(Object.values(tools) as ToolSpec[]);
+      const tool = r.pick(Object.values(tools));
       const example = ((tool.inputSchema.examples as Json[] | undefined)?.[0] ?? {}) as Json;
       const m = mutateJson(r, example);
       // Spliced in as text: a deeply nested value is more than JSON.stringify can walk.
@@ -661,8 +661,8 @@ async function mutationAttempts(r: Rng, n: number): Promise<Attempt[]> {
     const deep = nested(depth, 1);
     const edge = (name: string, req: ConformanceRequest, extra?: (res: ConformanceResponse) => string[]) => out.push(request('edge', `${name} nested ${depth} deep`, req, 'any', extra));
     edge('ping params', mcpRequest(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":${deep}}}`));
-    edge('tools/call, an unknown argument', mcpRequest(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"dashboard_list_orgs","arguments":{"extra":${deep}}}}`), (res) => toolAnswer(tools.dashboard_list_orgs as ToolSpec, res));
-    edge('tools/call, a typed argument', mcpRequest(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"dashboard_list_orgs","arguments":{"limit":${deep}}}}`), (res) => toolAnswer(tools.dashboard_list_orgs as ToolSpec, res));
+    edge('tools/call, an unknown argument', mcpRequest(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"dashboard_list_orgs","arguments":{"extra":${deep}}}}`), (res) => toolAnswer(tools.dashboard_list_orgs, res));
+    edge('tools/call, a typed argument', mcpRequest(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"dashboard_list_orgs","arguments":{"limit":${deep}}}}`), (res) => toolAnswer(tools.dashboard_list_orgs, res));
     edge('tools/call, the arguments', mcpRequest(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"dashboard_list_orgs","arguments":${deep}}}`));
     edge('batch objects', { method: 'POST', url: `${lfsBase}/objects/batch`, headers: { authorization: basic, accept: GIT_LFS, 'content-type': GIT_LFS }, body: `{"operation":"download","objects":${deep}}` });
     edge('batch extra member', { method: 'POST', url: `${lfsBase}/objects/batch`, headers: { authorization: basic, accept: GIT_LFS, 'content-type': GIT_LFS }, body: `{"operation":"download","objects":[{"oid":"${stored.oid}","size":${stored.size}}],"extra":${deep}}` });
@@ -702,7 +702,7 @@ async function mutationAttempts(r: Rng, n: number): Promise<Attempt[]> {
     ['dashboard_list_reports', { siteUrl: 'https://example.com/\u0000' }],
     ['dashboard_coordinated_pr_status', { id: 'cpr_\u0000' }],
   ] as const) {
-    nulEdge(`${tool} arguments`, mcpRequest(toolCall(tool, args)), (res) => toolAnswer(tools[tool] as ToolSpec, res));
+    nulEdge(`${tool} arguments`, mcpRequest(toolCall(tool, args)), (res) => toolAnswer(tools[tool], res));
   }
 
   for (let i = 0; i < n; i++) out.push(r.pick(makers)(i));

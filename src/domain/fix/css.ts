@@ -99,7 +99,7 @@ export function replaceColour(text: string, decl: Declaration, hex: string): str
 export function fontSizeInPx(value: string): number | null {
   const keyword: Record<string, number> = { 'xx-small': 9, 'x-small': 10, small: 13, medium: 16, large: 18, 'x-large': 24, 'xx-large': 32, 'xxx-large': 48 };
   const v = value.trim().toLowerCase();
-  if (keyword[v] !== undefined) return keyword[v]!;
+  if (keyword[v] !== undefined) return keyword[v];
   const m = /^([\d.]+)(px|pt|em|rem|%)$/.exec(v);
   if (m === null) return null;
   const n = Number(m[1]);

@@ -94,7 +94,7 @@ export function wrapAsLabel(source: Node, fieldId: string): Element {
     if (match[1] !== '') parts.push(doc.createTextNode(match[1]!));
     parts.push(label);
     if (match[3] !== '') parts.push(doc.createTextNode(match[3]!));
-    (source as Text).replaceWith(...parts);
+    (source).replaceWith(...parts);
     return label;
   }
   const el = source as Element;

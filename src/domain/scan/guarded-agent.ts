@@ -34,7 +34,7 @@ export function createGuardedLookup(policy: AddressPolicy): LookupFunction {
       callback(null, first.address, first.family);
     });
   };
-  return guarded as LookupFunction;
+  return guarded;
 }
 
 const agents = new Map<string, Agent>();

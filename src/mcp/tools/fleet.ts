@@ -76,13 +76,13 @@ export const fleetTools: Pick<ToolHandlers, 'dashboard_coordinated_pr_status' | 
     }
     const topCriteria = [...criteria.entries()]
       .sort((a, b) => b[1].issues - a[1].issues || a[0].localeCompare(b[0]))
-      .slice(0, top!)
+      .slice(0, top)
       .map(([criterion, c]) => ({ criterion, title: resolveCriterion(criterion)?.title ?? null, ...c }));
     const worstSites = sites
       .filter((s) => latest.has(s.id))
       .map((s) => fleetSite(s, latest.get(s.id), brand))
       .sort((a, b) => (b.totalIssues ?? 0) - (a.totalIssues ?? 0))
-      .slice(0, top!);
+      .slice(0, top);
     return { sites: sites.length, scannedSites: latest.size, totalIssues, byLevel, topCriteria, worstSites };
   },
 

@@ -42,7 +42,7 @@ export function tusPatch(s: Services): Handler<'tus.patch'> {
   return async ({ ctx, params, identity }) => {
     const { repo } = await authorize(s.db, params, identity, 'write', 'upload');
     const size = identity!.transfer!.size;
-    const offset = params['upload-offset'] as number;
+    const offset = params['upload-offset'];
     const key = uploadKey(repo.id, params.oid);
     const reply = (reached: number) => {
       ctx.set({ ...TUS, 'Upload-Offset': String(reached) });

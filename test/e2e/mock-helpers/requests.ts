@@ -140,7 +140,7 @@ export async function send(baseUrl: string, req: MockRequest, extraHeaders: Reco
 export function schemaCompiler(doc: JsonObject) {
   const ajv = new Ajv2020.default({ strict: false, allErrors: true });
   addFormats.default(ajv);
-  const defs = toDefs(((doc.components as JsonObject)?.schemas ?? {}) as JsonObject) as JsonObject;
+  const defs = toDefs(((doc.components as JsonObject)?.schemas ?? {})) as JsonObject;
   const cache = new Map<string, ReturnType<typeof ajv.compile>>();
   return (schema: Json) => {
     const key = JSON.stringify(schema);

@@ -15,8 +15,8 @@ import { body, brokenBody, readAll, sha256, written } from './helpers.js';
 import { backendOptions, startS3, type TestS3 } from '../../helpers/s3rver-front.js';
 
 let s3: TestS3;
-let s3Backends: S3Backend[] = [];
-let dirs: string[] = [];
+const s3Backends: S3Backend[] = [];
+const dirs: string[] = [];
 let n = 0;
 
 beforeAll(async () => {

@@ -73,7 +73,7 @@ function readsLikeHeading(el: Element): boolean {
 function emphasisWrapper(el: Element): Element | null {
   const children = meaningfulChildren(el).filter((n) => !(isElement(n) && tagOf(n) === 'br'));
   if (children.length !== 1 || !isElement(children[0]!)) return null;
-  const only = children[0]!;
+  const only = children[0];
   const tag = tagOf(only);
   if (tag === 'b' || tag === 'strong') return only;
   if ((tag === 'span' || tag === 'font') && styleLooksLikeHeading(only.getAttribute('style') ?? '')) return only;
