@@ -170,6 +170,12 @@ function collectOperations(api: ApiName, doc: Obj, defs: Obj): OperationOut[] {
   return ops;
 }
 
+/**
+ * Non-ASCII characters as \\u escapes: V8 keeps a module's source in memory for lazy compilation,
+ * and a single character outside Latin-1 makes it store the whole source in two bytes a character.
+ */
+const asciiOnly = (code: string) => code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 function validatorsModule(defs: Obj, exportsMap: Record<string, string>): string {
   const ajv = new Ajv2020.default({
     strict: true,
@@ -178,6 +184,9 @@ function validatorsModule(defs: Obj, exportsMap: Record<string, string>): string
     allErrors: true,
     useDefaults: true, // validated input arrives with the spec's defaults filled in
     code: { source: true, esm: true, optimize: true },
+    // A referenced schema becomes a call to its own function, not a copy in every place that uses
+    // it: the dashboard's validators were 2 MB of JavaScript with copies, held in memory as source.
+    inlineRefs: false,
   });
   addFormats.default(ajv);
   ajv.addSchema({ $defs: defs }, 'spec');
@@ -187,7 +196,7 @@ function validatorsModule(defs: Obj, exportsMap: Record<string, string>): string
     HEADER +
     '// @ts-nocheck\n/* eslint-disable */\n' +
     "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n" +
-    code.replace(/^"use strict";/, '') +
+    asciiOnly(code.replace(/^"use strict";/, '')) +
     '\n'
   );
 }

@@ -50,10 +50,10 @@ export interface StartOptions {
   before?: Middleware[];
 }
 
-export function createServices(config: Config, log: Logger): Services {
+export async function createServices(config: Config, log: Logger): Promise<Services> {
   const db = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const secrets = createSecretBox(config);
-  const backend = openBackend(config, log);
+  const backend = await openBackend(config, log);
   const leased = withUploadLeases(backend.store, db, config.lfs.uploadLeaseSeconds);
   // A kept tus hash is trusted only while its upload cannot have expired (and been sent again).
   const store = contentStore(leased, { keptHashMaxAgeMs: (config.lfs.partialTtlSeconds * 1000) / 2 });
@@ -105,7 +105,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const log = opts.log ?? createLogger(config.logLevel);
   let services: Services;
   try {
-    services = createServices(config, log);
+    services = await createServices(config, log);
   } catch (err) {
     // A refused key file, say: stop listening, so the process can exit with the message.
     abandon();

@@ -7,12 +7,17 @@
 import { createLogger } from '../log.js';
 import { isUsageError } from './args.js';
 import { ConfigError } from '../config.js';
-import { org, user } from './accounts.js';
-import { migrateCommand, serve } from './serve.js';
-import { token } from './token.js';
-import { repo } from './repos.js';
-import { proposals } from './proposals.js';
-import { conformance } from './conformance.js';
+
+// Each command's module is loaded when it runs: the conformance runner's generators stay out of
+// the server's memory, and `pactum token` does not load the server.
+const serve = async (a: string[]) => (await import('./serve.js')).serve(a);
+const migrateCommand = async (a: string[]) => (await import('./serve.js')).migrateCommand(a);
+const org = async (a: string[]) => (await import('./accounts.js')).org(a);
+const user = async (a: string[]) => (await import('./accounts.js')).user(a);
+const repo = async (a: string[]) => (await import('./repos.js')).repo(a);
+const proposals = async (a: string[]) => (await import('./proposals.js')).proposals(a);
+const conformance = async (a: string[]) => (await import('./conformance.js')).conformance(a);
+const token = async (a: string[]) => (await import('./token.js')).token(a);
 
 /** Each command, its usage lines (shown by `pactum <command> --help`) and what runs it. */
 const commands: Record<string, { usage: string; run: (args: string[]) => Promise<number> }> = {

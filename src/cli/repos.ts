@@ -84,7 +84,7 @@ export async function repo(args: string[]): Promise<number> {
       if (!ref || !oid || !values.reason) throw new UsageError('usage: pactum repo delete-object <org>/<repo> <oid> --reason "why"');
       return withDb(async (db) => {
         const r = await repoOf(db, ref);
-        const backend = openBackend(loadConfig(), createLogger('error'));
+        const backend = await openBackend(loadConfig(), createLogger('error'));
         try {
           if (!(await deleteObject(db, contentStore(backend.store), r.id, oid, values.reason!))) throw new UsageError(`${ref} has no object ${oid}`);
         } finally {

@@ -9,20 +9,29 @@ import { toolStub } from '../mcp/stubs.js';
 import { health } from '../ops/health.js';
 import { ready } from '../ops/ready.js';
 import { docsAsset, docsPage, docsSpec, homePage } from '../ops/docs.js';
-import { mcpEndpoint } from '../mcp/endpoint.js';
 import { login, logout, protectedResource } from '../auth/routes.js';
 import { batch } from '../objects/batch.js';
 import { createObject, getObject } from '../objects/legacy.js';
 import { createLock, listLocks, unlock, verifyLocks } from '../objects/locks.js';
 import { download, upload, verify } from '../objects/transfers/basic.js';
 import { tusHead, tusOptions, tusPatch } from '../objects/transfers/tus.js';
-import type { Handlers } from './router.js';
+import type { Handler, Handlers } from './router.js';
+import type { OperationId } from '../../generated/operations.js';
+
+/**
+ * A handler whose module is loaded by its first request: the MCP stack (the SDK, zod, the tools)
+ * is about 15 MB resident that a server used only for Git LFS never needs.
+ */
+function loadedOnFirstUse<Id extends OperationId>(load: () => Promise<Handler<Id>>): Handler<Id> {
+  let handler: Promise<Handler<Id>> | null = null;
+  return async (c) => (await (handler ??= load()))(c);
+}
 
 export function bindHandlers(s: Services): Handlers {
   const stubs = Object.fromEntries(toolNames.map((t) => [`mcp.tool.${t}`, toolStub])) as Record<`mcp.tool.${ToolName}`, typeof toolStub>;
   return {
     ...stubs,
-    'mcp.post': mcpEndpoint(s),
+    'mcp.post': loadedOnFirstUse(async () => (await import('../mcp/endpoint.js')).mcpEndpoint(s)),
     'auth.login': login(s),
     'auth.logout': logout(s),
     'auth.protectedResource': protectedResource(s),

@@ -11,7 +11,7 @@
  * Either way a scan is never left "running".
  */
 import { cpus } from 'node:os';
-import PgBoss from 'pg-boss';
+import type PgBoss from 'pg-boss';
 import type { Config } from '../config.js';
 import { isPostgres, type Db } from '../db/knex.js';
 import type { ScanRow } from '../db/scans.js';
@@ -132,17 +132,20 @@ const DEAD_SCANS = 'scans-dead';
 function pgBossQueue(deps: ScanDeps): Queue {
   const { db, config, log } = deps;
   const flight = inFlight();
-  // pg-boss keeps its own tables (schema pgboss) and its own small pool in the same database.
-  const boss = new PgBoss({
-    connectionString: config.databaseUrl!,
-    max: 4,
-    schedule: false, // no cron jobs: nothing to clock
-    maintenanceIntervalSeconds: config.scanQueue.maintenanceSeconds,
-  });
-  boss.on('error', (err) => log.error({ err }, 'scan queue error'));
+  let boss: PgBoss | undefined;
   let started: Promise<void> | null = null;
   const start = () =>
     (started ??= (async () => {
+      // Loaded on first use (with pg, about 18 MB resident): SQLite servers never need it.
+      const { default: PgBossClass } = await import('pg-boss');
+      // pg-boss keeps its own tables (schema pgboss) and its own small pool in the same database.
+      boss = new PgBossClass({
+        connectionString: config.databaseUrl!,
+        max: 4,
+        schedule: false, // no cron jobs: nothing to clock
+        maintenanceIntervalSeconds: config.scanQueue.maintenanceSeconds,
+      });
+      boss.on('error', (err) => log.error({ err }, 'scan queue error'));
       await boss.start();
       // The scan times itself out first and records why; the job outlives it only by a margin for
       // that. Past it, the worker is taken for dead and the job is retried.
@@ -154,19 +157,19 @@ function pgBossQueue(deps: ScanDeps): Queue {
   return {
     async enqueue(id) {
       await start();
-      await boss.send(SCANS, { scanId: id });
+      await boss!.send(SCANS, { scanId: id });
     },
     async recover() {
       await start();
       for (let i = 0; i < config.scanConcurrency; i++) {
-        await boss.work<{ scanId: string }>(SCANS, { batchSize: 1, pollingIntervalSeconds: config.scanQueue.pollSeconds }, async ([job]) => {
+        await boss!.work<{ scanId: string }>(SCANS, { batchSize: 1, pollingIntervalSeconds: config.scanQueue.pollSeconds }, async ([job]) => {
           const outcome = await flight.run(deps, job!.data.scanId);
           // Failing the job hands it to another instance (a retry), which runs it from scratch.
           if (outcome === 'interrupted') throw new Error('interrupted by shutdown');
         });
       }
       // Every retry used up (worker died or was stopped each time): the scan fails with the reason.
-      await boss.work<{ scanId: string }>(DEAD_SCANS, { batchSize: 1, pollingIntervalSeconds: config.scanQueue.pollSeconds }, async ([job]) => {
+      await boss!.work<{ scanId: string }>(DEAD_SCANS, { batchSize: 1, pollingIntervalSeconds: config.scanQueue.pollSeconds }, async ([job]) => {
         const scanId = job!.data.scanId;
         const row = await db<ScanRow>('scans').where({ id: scanId }).first();
         await failScan(db, scanId, `the scan's worker stopped before finishing, ${row?.attempts ?? MAX_ATTEMPTS} times; giving up`);
@@ -177,7 +180,7 @@ function pgBossQueue(deps: ScanDeps): Queue {
       if (!started) return;
       await started.catch(() => {});
       await flight.abortAll(5000);
-      await boss.stop({ graceful: true, wait: true, timeout: 5000 });
+      await boss?.stop({ graceful: true, wait: true, timeout: 5000 });
     },
   };
 }

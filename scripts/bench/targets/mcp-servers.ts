@@ -1,7 +1,10 @@
 /**
  * Benchmark targets for scripts/bench/mcp.ts, one per process:
- *   sdk     the bare MCP SDK: node:http, McpServer with one trivial tool, a stateless
- *           StreamableHTTPServerTransport per request (JSON responses). No auth, no database.
+ *   sdk     the bare MCP SDK built the fast way it allows: node:http, a McpServer per request
+ *           (the SDK forbids sharing one across concurrent connects) with one trivial tool, all
+ *           of them sharing one AjvJsonSchemaValidator (compiling a validator per request is the
+ *           slow way), a stateless StreamableHTTPServerTransport per request with JSON responses.
+ *           No auth, no database, no logging.
  *   pactum  the real server (SQLite in a temporary DATA_DIR), an org, a user and its token made
  *           for the run; the client calls dashboard_get_org (bearer auth, argument validation, DB read,
  *           output validation, audit row).
@@ -13,17 +16,19 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import { startServer } from '../../../src/server.js';
 import { insertOrg, insertUser } from '../../../src/db/users.js';
 import { DUMMY_HASH } from '../../../src/auth/passwords.js';
 
 if (process.argv[2] === 'sdk') {
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
   const server = createServer(async (req, res) => {
     if (req.method !== 'POST') return void res.writeHead(405).end();
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const mcp = new McpServer({ name: 'bare', version: '1.0.0' });
+    const mcp = new McpServer({ name: 'bare', version: '1.0.0' }, { jsonSchemaValidator });
     mcp.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {

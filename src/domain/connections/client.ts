@@ -5,7 +5,8 @@
  * the address actually connected to is checked (DNS rebinding), and redirects are refused, so the
  * secret never reaches a private address unless the operator allows it.
  */
-import { fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
+import type { RequestInit as UndiciRequestInit } from 'undici';
+import { undici } from '../scan/undici.js';
 import { isIP } from 'node:net';
 import { refusedRange, type AddressPolicy } from '../scan/address-policy.js';
 import { BlockedAddressError, agentFor } from '../scan/guarded-agent.js';
@@ -25,7 +26,7 @@ function guardedFetch(c: Credentials, url: string, init: RequestInit): Promise<R
   const range = isIP(host) ? refusedRange(host, c.policy ?? REFUSE_PRIVATE) : null;
   if (range) return Promise.reject(new BlockedAddressError(host, host, range));
   const options = { ...(init as UndiciRequestInit), redirect: 'error', dispatcher: agentFor(c.policy ?? REFUSE_PRIVATE) } as UndiciRequestInit;
-  return undiciFetch(url, options) as unknown as Promise<Response>;
+  return undici().fetch(url, options) as unknown as Promise<Response>;
 }
 
 export class ServiceCallError extends Error {

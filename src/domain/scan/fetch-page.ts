@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { request } from 'undici';
+import { undici } from './undici.js';
 import { describeRange, refusedRange, type AddressPolicy } from './address-policy.js';
 import { agentFor, BlockedAddressError } from './guarded-agent.js';
 
@@ -149,7 +149,7 @@ async function followRedirects(start: URL, settings: Settings, wanted: Wanted, s
 
 /** One request: either the document or where it redirects to. */
 async function fetchHop(target: URL, settings: Settings, wanted: Wanted, signal: AbortSignal): Promise<FetchedText | { location: string }> {
-  const { statusCode: status, headers, body } = await request(target, {
+  const { statusCode: status, headers, body } = await undici().request(target, {
     method: 'GET',
     dispatcher: agentFor(settings.policy),
     headers: { 'user-agent': settings.userAgent, accept: wanted.accept, 'accept-encoding': 'gzip, deflate, br' },

@@ -5,7 +5,8 @@
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
+import { undici } from './undici.js';
 import { describeRange, refusedRange, type AddressPolicy, type AddressRange } from './address-policy.js';
 
 /** Raised inside the connection's lookup; fetch-page turns it into a ScanFetchError. */
@@ -44,9 +45,10 @@ export function agentFor(policy: AddressPolicy): Agent {
   const key = policy.allowPrivateNetworks ? 'any' : `public:${[...(policy.allowedAddresses ?? [])].sort().join(',')}`;
   let agent = agents.get(key);
   if (!agent) {
+    const { Agent: UndiciAgent } = undici();
     agent = policy.allowPrivateNetworks
-      ? new Agent({ keepAliveTimeout: 4_000 })
-      : new Agent({ keepAliveTimeout: 4_000, connect: { lookup: createGuardedLookup(policy) } });
+      ? new UndiciAgent({ keepAliveTimeout: 4_000 })
+      : new UndiciAgent({ keepAliveTimeout: 4_000, connect: { lookup: createGuardedLookup(policy) } });
     agents.set(key, agent);
   }
   return agent;

@@ -4,7 +4,6 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { BlobBackend, PartialUploads } from './backend.js';
 import { fsBackend, sweepTemporaryFiles } from './fs.js';
-import { s3Backend } from './s3.js';
 
 /** Runs `work` unless another instance is running it right now (PostgreSQL); else runs it. */
 export type Exclusive = (work: () => Promise<void>) => Promise<void>;
@@ -36,9 +35,10 @@ export const temporaryFileIdleMs = (http: Config['http']) => 2 * Math.max(http.i
  */
 const MULTIPART_MAX_AGE_MS = 24 * 3600 * 1000;
 
-export function openBackend(config: Config, log: Logger): StorageLifecycle {
+export async function openBackend(config: Config, log: Logger): Promise<StorageLifecycle> {
   const fsRoot = join(config.dataDir, 'lfs');
-  const s3 = config.storage.kind === 's3' ? s3Backend(config.storage) : null;
+  // The AWS SDK (about 25 MB resident) is loaded only by servers that store in S3.
+  const s3 = config.storage.kind === 's3' ? (await import('./s3.js')).s3Backend(config.storage) : null;
   const store: BlobBackend = s3 ?? fsBackend(fsRoot);
   const partialTtlMs = config.lfs.partialTtlSeconds * 1000;
   let timer: NodeJS.Timeout | null = null;
