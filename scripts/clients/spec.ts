@@ -14,6 +14,14 @@
  *   schemes of the same name may differ only in their description.
  * - Every operation carries its own spec's top-level `security` unless it declares one.
  *
+ * Three adaptations for OpenAPI Generator 7.x change no meaning:
+ * - a binary schema in the 3.1 form (`type: string, contentMediaType: application/octet-stream`)
+ *   also gets the 3.0 form's `format: binary`, so that generators give it a byte/file type;
+ * - a request body declared for any media type (the upload, which accepts any content type) is
+ *   declared as `application/octet-stream`, the one type these clients send;
+ * - an integer without a format is `format: int64`: JSON integers have no 32-bit bound, and object
+ *   sizes and upload offsets go up to 1 TiB, past the int32 that Java and Go would otherwise get.
+ *
  * Nothing is invented: every operation, schema and response is one of the specs', and the checks
  * above fail loudly rather than pick one of two different definitions.
  */
@@ -125,6 +133,26 @@ export function mergeSpecs(dashboard: Obj, legacy: Obj, batch: Obj): Obj {
     }
     components[section] = merged;
   }
+
+  for (const item of Object.values(paths)) {
+    for (const m of METHODS) {
+      const content = obj(obj(obj(obj(item)[m]).requestBody).content);
+      if (content['*/*'] !== undefined && content['application/octet-stream'] === undefined) {
+        content['application/octet-stream'] = content['*/*'];
+        delete content['*/*'];
+      }
+    }
+  }
+  const formats = (node: Json): void => {
+    if (Array.isArray(node)) return node.forEach(formats);
+    if (node === null || typeof node !== 'object') return;
+    if (node.type === 'string' && node.contentMediaType === 'application/octet-stream' && node.format === undefined) node.format = 'binary';
+    const integer = node.type === 'integer' || (Array.isArray(node.type) && node.type.includes('integer'));
+    if (integer && node.format === undefined) node.format = 'int64';
+    Object.values(node).forEach(formats);
+  };
+  formats(paths);
+  formats(components);
 
   const tags: Json[] = [];
   for (const spec of [dashboard, batch, legacy]) for (const t of (spec.tags as Json[] | undefined) ?? []) if (!tags.some((x) => obj(x).name === obj(t).name)) tags.push(t);
