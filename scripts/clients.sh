@@ -11,6 +11,9 @@
 # repositories) into the wrapper's storageDir; the wrapper is then only a launcher: with the jar
 # present and the version pinned it asks no network (OPENAPI_GENERATOR_CLI_SEARCH_URL=DEFAULT also
 # keeps its version list offline). OPENAPI_GENERATOR_JAR=/path/to.jar uses a jar you already have.
+#
+#   scripts/clients.sh               fetch the jar when it is missing, then generate
+#   scripts/clients.sh --fetch-jar   only fetch the jar (make test then generates with no network)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,10 +46,14 @@ if [ ! -f "$jar" ]; then
   fi
 fi
 
+[ "${1:-}" = --fetch-jar ] && { echo "openapi-generator-cli $version: $jar"; exit 0; }
+
 started=$SECONDS
 mkdir -p "$out"
 npx tsx scripts/clients/spec.ts "$out/pactum.openapi.json"
 rm -rf "$out/typescript" "$out/java" "$out/python" "$out/go"
+# The Go generator formats its files with gofmt where Go is installed (enablePostProcessFile).
+if command -v gofmt >/dev/null 2>&1; then export GO_POST_PROCESS_FILE="gofmt -w"; fi
 # The wrapper runs the four generators of openapitools.json side by side; its log is kept.
 if ! OPENAPI_GENERATOR_CLI_SEARCH_URL=DEFAULT npx openapi-generator-cli generate >"$out/generate.log" 2>&1; then
   grep -E 'ERROR|Exception|exited with code [1-9]' "$out/generate.log" | head -20 >&2 || true

@@ -14,13 +14,16 @@
  *   schemes of the same name may differ only in their description.
  * - Every operation carries its own spec's top-level `security` unless it declares one.
  *
- * Three adaptations for OpenAPI Generator 7.x change no meaning:
+ * Four adaptations for OpenAPI Generator 7.x change no meaning:
  * - a binary schema in the 3.1 form (`type: string, contentMediaType: application/octet-stream`)
  *   also gets the 3.0 form's `format: binary`, so that generators give it a byte/file type;
  * - a request body declared for any media type (the upload, which accepts any content type) is
  *   declared as `application/octet-stream`, the one type these clients send;
  * - an integer without a format is `format: int64`: JSON integers have no 32-bit bound, and object
- *   sizes and upload offsets go up to 1 TiB, past the int32 that Java and Go would otherwise get.
+ *   sizes and upload offsets go up to 1 TiB, past the int32 that Java and Go would otherwise get;
+ * - in descriptions and summaries, the slash of a star-slash is U+2215 (a division slash, which
+ *   looks the same): they are copied into block comments, and the Go generator does not escape
+ *   a star-slash there, which ended the comment and broke the file.
  *
  * Nothing is invented: every operation, schema and response is one of the specs', and the checks
  * above fail loudly rather than pick one of two different definitions.
@@ -147,6 +150,10 @@ export function mergeSpecs(dashboard: Obj, legacy: Obj, batch: Obj): Obj {
     if (Array.isArray(node)) return node.forEach(formats);
     if (node === null || typeof node !== 'object') return;
     if (node.type === 'string' && node.contentMediaType === 'application/octet-stream' && node.format === undefined) node.format = 'binary';
+    for (const key of ['description', 'summary']) {
+      const text = node[key];
+      if (typeof text === 'string') node[key] = text.split('*/').join('*\u2215');
+    }
     const integer = node.type === 'integer' || (Array.isArray(node.type) && node.type.includes('integer'));
     if (integer && node.format === undefined) node.format = 'int64';
     Object.values(node).forEach(formats);
@@ -156,6 +163,7 @@ export function mergeSpecs(dashboard: Obj, legacy: Obj, batch: Obj): Obj {
 
   const tags: Json[] = [];
   for (const spec of [dashboard, batch, legacy]) for (const t of (spec.tags as Json[] | undefined) ?? []) if (!tags.some((x) => obj(x).name === obj(t).name)) tags.push(t);
+  formats(tags);
   const info = (s: Obj) => obj(s.info);
   return {
     openapi: dashboard.openapi ?? '3.1.0',
