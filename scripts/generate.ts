@@ -13,7 +13,6 @@
  *   operations.ts           the routing table the server binds handlers to (method, path, security,
  *                           parameters, media types, validators), one entry per operationId
  *   tools.ts                the MCP tool catalogue, from the stubs' x-mcp-tool extensions
- *   clients/<api>/          the TypeScript client for partners (@hey-api/openapi-ts, fetch)
  *   mock/<api>.json         the specs as the Prism mock serves them (scripts/lib/mock-spec.ts)
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,7 +23,6 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { bundle, createConfig } from '@redocly/openapi-core';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { createClient } from '@hey-api/openapi-ts';
 import { deriveMockSpec } from './lib/mock-spec.js';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -375,21 +373,6 @@ export interface OperationSpec {
 
 // ---------------------------------------------------------------------------------------------
 
-/**
- * The TypeScript client partners use (and the integration tests prove): @hey-api/openapi-ts's
- * fetch SDK, one per API, from the bundled specs.
- */
-async function partnerClients() {
-  for (const api of APIS) {
-    await createClient({
-      input: join(out, 'specs', `${api.name}.json`),
-      output: { path: join(out, 'clients', api.name) },
-      plugins: ['@hey-api/client-fetch'],
-      logs: { level: 'silent', file: false },
-    } as never);
-  }
-}
-
 async function main() {
   rmSync(out, { recursive: true, force: true });
   for (const d of ['specs', 'types', 'validators', 'mock']) mkdirSync(join(out, d), { recursive: true });
@@ -430,7 +413,6 @@ async function main() {
     ids.add(op.operationId);
   }
   writeFileSync(join(out, 'operations.ts'), operationsModule(all));
-  await partnerClients();
   writeFileSync(join(out, 'tools.ts'), toolsModule(collectTools(dashboardDoc!)));
   // What generated/ was made from: `make run` regenerates only when it changed (scripts/generated-inputs.mjs).
   writeFileSync(join(out, 'INPUTS'), `${fingerprint()}\n`);
