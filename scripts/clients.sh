@@ -35,8 +35,9 @@ if [ ! -f "$jar" ]; then
     echo "== openapi-generator-cli $version through Maven"
     tmp=$(mktemp -d "$storage/.fetch-XXXXXX")
     # The plugin is named with its version, so the goal does not depend on Maven's default.
+    # (Maven 3.8 prints colour resets even in batch mode: they are dropped.)
     mvn -q -B -Dstyle.color=never org.apache.maven.plugins:maven-dependency-plugin:3.11.0:copy \
-      -Dartifact="org.openapitools:openapi-generator-cli:$version" -DoutputDirectory="$tmp"
+      -Dartifact="org.openapitools:openapi-generator-cli:$version" -DoutputDirectory="$tmp" 2>&1 | sed 's/\x1b\[[0-9;]*m//g'
     mv "$tmp/openapi-generator-cli-$version.jar" "$jar"
     rm -rf "$tmp"
   else
