@@ -77,7 +77,7 @@ test: install ## everything: spec lint, generated drift, types, unit/integration
 reliability: install ## the full reliability suite: fuzz, faults, load, security (RELIABILITY=full)
 	RELIABILITY=full npx vitest run test/reliability --testTimeout=1800000 --hookTimeout=600000 --no-file-parallelism
 
-clients: install ## partner clients in TypeScript, Python, Go and Java with OpenAPI Generator (needs Java and its jar)
+clients: install ## partner clients (TypeScript, Java, Python, Go) into .build/clients/ with OpenAPI Generator (needs Java; Maven fetches its jar)
 	@bash scripts/clients.sh
 
 conformance: install ## check a server against the specs: make conformance TARGET=http://host:port [API=all] [TOKEN=...] [BASIC=user:pass] [REPO=org/repo]

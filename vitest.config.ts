@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The partner clients' tests need `make clients` (Java) first: vitest.clients.config.ts.
+    exclude: [...configDefaults.exclude, 'test/clients/**'],
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     // The test servers run inside these workers: a promise rejection that nothing handles is

@@ -15,7 +15,6 @@
  *                           the route table @koa/router is given (path templates in its syntax, most
  *                           specific first, with the operationId of each method)
  *   tools.ts                the MCP tool catalogue, from the stubs' x-mcp-tool extensions
- *   clients/<api>/          the TypeScript client for partners (@hey-api/openapi-ts, fetch)
  *   mock/<api>.json         the specs as the Prism mock serves them (scripts/lib/mock-spec.ts)
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,7 +25,6 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { bundle, createConfig } from '@redocly/openapi-core';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { createClient } from '@hey-api/openapi-ts';
 import { deriveMockSpec } from './lib/mock-spec.js';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -456,21 +454,6 @@ export const routes: readonly RouteSpec[] = [`];
 
 // ---------------------------------------------------------------------------------------------
 
-/**
- * The TypeScript client partners use (and the integration tests prove): @hey-api/openapi-ts's
- * fetch SDK, one per API, from the bundled specs.
- */
-async function partnerClients() {
-  for (const api of APIS) {
-    await createClient({
-      input: join(out, 'specs', `${api.name}.json`),
-      output: { path: join(out, 'clients', api.name) },
-      plugins: ['@hey-api/client-fetch'],
-      logs: { level: 'silent', file: false },
-    } as never);
-  }
-}
-
 async function main() {
   rmSync(out, { recursive: true, force: true });
   for (const d of ['specs', 'types', 'validators', 'mock']) mkdirSync(join(out, d), { recursive: true });
@@ -511,7 +494,6 @@ async function main() {
     ids.add(op.operationId);
   }
   writeFileSync(join(out, 'operations.ts'), operationsModule(all));
-  await partnerClients();
   writeFileSync(join(out, 'tools.ts'), toolsModule(collectTools(dashboardDoc!)));
   // What generated/ was made from: `make run` regenerates only when it changed (scripts/generated-inputs.mjs).
   writeFileSync(join(out, 'INPUTS'), `${fingerprint()}\n`);

@@ -73,6 +73,36 @@ PACTUM_TEST_S3_REPORT=.tmp/s3-server-single.txt PACTUM_TEST_BACKEND=postgres-s3 
 PACTUM_TEST_S3_REPORT=.tmp/s3-server-pair.txt PACTUM_TEST_BACKEND=postgres-s3 PACTUM_TEST_TOPOLOGY=pair vitest_step "two instances behind a round-robin proxy" .tmp/vitest-pair.json \
   npx vitest run test/e2e/git-lfs.test.ts test/e2e/mcp-admin-tools.test.ts test/e2e/mcp-accessibility.test.ts test/integration/objects-http.test.ts
 
+# The partner clients (`make clients`, OpenAPI Generator through its npm wrapper), where Java and
+# Maven are installed: the jar through Maven, then the four clients generated inside a network
+# namespace with no network (so the wrapper provably downloads nothing), the Java and TypeScript
+# clients against live servers (test/clients/), and the Python and Go clients' syntax.
+python_client_compiles() {
+  local files
+  files=$(find .build/clients/python -name '*.py' | wc -l)
+  find .build/clients/python -name '*.py' -print0 | xargs -0 python3 -m py_compile || return 1
+  echo "$files Python files compiled"
+}
+go_client_is_gofmt_clean() {
+  local out
+  out=$(gofmt -l .build/clients/go) || { echo "$out"; return 1; }
+  [ -z "$out" ] || { echo "gofmt would change:"; echo "$out"; return 1; }
+  echo "$(find .build/clients/go -name '*.go' | wc -l) Go files parsed, none to reformat"
+}
+if command -v java >/dev/null && command -v mvn >/dev/null; then
+  step "OpenAPI Generator jar through Maven" bash scripts/clients.sh --fetch-jar
+  if unshare -n true 2>/dev/null; then
+    step "make clients with no network (unshare -n)" unshare -n bash scripts/clients.sh
+  else
+    step "make clients" bash scripts/clients.sh
+  fi
+  vitest_step "partner clients against a live server (Java: Maven and JUnit; TypeScript)" .tmp/vitest-clients.json npx vitest run --config vitest.clients.config.ts
+  if command -v python3 >/dev/null; then step "Python client: python3 -m py_compile" python_client_compiles; fi
+  if command -v gofmt >/dev/null; then step "Go client: gofmt -l" go_client_is_gofmt_clean; fi
+else
+  echo "== partner clients: not built: make clients needs Java and Maven (apt-get install default-jdk-headless maven)"
+fi
+
 echo "S3 server of the PostgreSQL and S3 pass: $(cat .tmp/s3-server-single.txt 2>/dev/null || echo 'none started')"
 echo "S3 server of the two-instance pass: $(cat .tmp/s3-server-pair.txt 2>/dev/null || echo 'none started')"
 if [ ${#failures[@]} -gt 0 ]; then printf 'failed: %s\n' "${failures[@]}"; fi
