@@ -54,11 +54,14 @@ export function batch(s: Services): Handler<'batch.batch'> {
       if (req.operation === 'download') {
         if (!row) return { oid, size, error: { code: 404, message: 'Object does not exist' } };
         if (!isLive(row)) return { oid, size, error: { code: 410, message: gone(row) } };
-        return { oid, size: Number(row.size), authenticated: true, actions: { download: actions.action(`/content/${oid}`, oid, Number(row.size), 'download') } };
+        const stored = Number(row.size);
+        return { oid, size: stored, authenticated: true, actions: { download: actions.action(`/content/${oid}`, actions.header(oid, stored, 'download')) } };
       }
       if (isLive(row) && Number(row.size) === size) return { oid, size }; // already here: nothing to do
-      const upload = transfer === 'tus' ? actions.action(`/tus/${oid}`, oid, size, 'upload') : actions.action(`/content/${oid}`, oid, size, 'upload');
-      return { oid, size, authenticated: true, actions: { upload, verify: actions.action('/verify', oid, size, 'upload') } };
+      // Upload and verify carry the same grant (this object, this size, upload): one signature.
+      const header = actions.header(oid, size, 'upload');
+      const upload = actions.action(transfer === 'tus' ? `/tus/${oid}` : `/content/${oid}`, header);
+      return { oid, size, authenticated: true, actions: { upload, verify: actions.action('/verify', header) } };
     });
     return { status: 200, body: { transfer, hash_algo: 'sha256', objects } };
   };

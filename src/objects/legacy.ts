@@ -24,7 +24,7 @@ export function getObject(s: Services): Handler<'legacy.getObject'> {
     const body: LegacyObject = {
       oid: row.oid,
       size,
-      _links: { self: { href: links.href(`/objects/${row.oid}`) }, download: links.action(`/content/${row.oid}`, row.oid, size, 'download') },
+      _links: { self: { href: links.href(`/objects/${row.oid}`) }, download: links.action(`/content/${row.oid}`, links.header(row.oid, size, 'download')) },
     };
     return { status: 200, body };
   };
@@ -39,13 +39,14 @@ export function createObject(s: Services): Handler<'legacy.createObject'> {
     if (isLive(row) && Number(row.size) === size) {
       return {
         status: 200,
-        body: { oid, size, _links: { self: { href: links.href(`/objects/${oid}`) }, download: links.action(`/content/${oid}`, oid, size, 'download') } } satisfies LegacyObject,
+        body: { oid, size, _links: { self: { href: links.href(`/objects/${oid}`) }, download: links.action(`/content/${oid}`, links.header(oid, size, 'download')) } } satisfies LegacyObject,
       };
     }
     await s.objects.limits.checkSpace(size);
+    const header = links.header(oid, size, 'upload');
     return {
       status: 202,
-      body: { oid, size, _links: { upload: links.action(`/content/${oid}`, oid, size, 'upload'), verify: links.action('/verify', oid, size, 'upload') } } satisfies LegacyObject,
+      body: { oid, size, _links: { upload: links.action(`/content/${oid}`, header), verify: links.action('/verify', header) } } satisfies LegacyObject,
     };
   };
 }

@@ -14,7 +14,9 @@ export const repoBase = (publicUrl: string, repo: Pick<RepoRow, 'org_slug' | 'na
 
 export interface ActionFactory {
   href(path: string): string;
-  action(path: string, oid: string, size: number, op: 'upload' | 'download'): Action;
+  /** The header that grants `op` on one object of this size: a signed transfer token. */
+  header(oid: string, size: number, op: 'upload' | 'download'): Record<string, string>;
+  action(path: string, header: Record<string, string>): Action;
 }
 
 export function actionFactory(opts: { publicUrl: string; ttlSeconds: number; tokens: TransferTokens; repo: RepoRow; identity: Identity | null }): ActionFactory {
@@ -24,9 +26,7 @@ export function actionFactory(opts: { publicUrl: string; ttlSeconds: number; tok
   const who = { subject: opts.identity?.subject ?? 'anonymous', username: opts.identity?.username ?? null, orgId: opts.identity?.orgId ?? opts.repo.org_id, credentialVersion: opts.identity?.credentialVersion ?? null };
   return {
     href: (path) => `${base}${path}`,
-    action(path, oid, size, op) {
-      const token = opts.tokens.sign({ repoId: opts.repo.id, oid, size, op, ...who, exp });
-      return { href: `${base}${path}`, header: { Authorization: `Bearer ${token}` }, expires_in: opts.ttlSeconds, expires_at: expiresAt };
-    },
+    header: (oid, size, op) => ({ Authorization: `Bearer ${opts.tokens.sign({ repoId: opts.repo.id, oid, size, op, ...who, exp })}` }),
+    action: (path, header) => ({ href: `${base}${path}`, header, expires_in: opts.ttlSeconds, expires_at: expiresAt }),
   };
 }

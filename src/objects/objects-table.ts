@@ -1,5 +1,5 @@
 /** Which objects a repository has (and which it had: a deleted object keeps its reason, for 410). */
-import type { Db } from '../db/knex.js';
+import { isPostgres, type Db } from '../db/knex.js';
 import type { ContentStore } from './store/content-store.js';
 
 export interface ObjectRow {
@@ -13,15 +13,26 @@ export interface ObjectRow {
 
 export const findObject = (db: Db, repoId: string, oid: string) => db<ObjectRow>('lfs_objects').where({ repo_id: repoId, oid }).first();
 
-/** The rows of many oids at once (chunked: database parameter limits). */
+/**
+ * The rows of many oids in one indexed query (the primary key is (repo_id, oid)), so a batch
+ * costs the same whatever the repository holds. PostgreSQL takes the oids as one array
+ * parameter; SQLite as a list, chunked only past its 32,766 parameters (a batch is capped at
+ * LFS_MAX_BATCH_OBJECTS, 1,000 by default).
+ */
 export async function findObjects(db: Db, repoId: string, oids: string[]): Promise<Map<string, ObjectRow>> {
   const found = new Map<string, ObjectRow>();
   const unique = [...new Set(oids)];
-  for (let i = 0; i < unique.length; i += 500) {
-    for (const row of await db<ObjectRow>('lfs_objects').where({ repo_id: repoId }).whereIn('oid', unique.slice(i, i + 500))) found.set(row.oid, row);
+  if (!unique.length) return found;
+  if (isPostgres(db)) {
+    for (const row of await db<ObjectRow>('lfs_objects').where({ repo_id: repoId }).whereRaw('oid = any(?)', [unique])) found.set(row.oid, row);
+    return found;
+  }
+  for (let i = 0; i < unique.length; i += SQLITE_CHUNK) {
+    for (const row of await db<ObjectRow>('lfs_objects').where({ repo_id: repoId }).whereIn('oid', unique.slice(i, i + SQLITE_CHUNK))) found.set(row.oid, row);
   }
   return found;
 }
+const SQLITE_CHUNK = 30_000;
 
 /** Records a stored object in the repository; a re-upload lifts a deletion. */
 export async function recordObject(db: Db, repoId: string, oid: string, size: number) {
