@@ -16,6 +16,8 @@ export interface Pactum {
   lfs: string;
   auth: string;
   pid: number;
+  /** Its DATA_DIR (the SQLite file is pactum.sqlite there unless DATABASE_URL is set). */
+  dataDir: string;
   /** Peak RSS in bytes since the last reset. */
   peak(): number;
   resetPeak(): void;
@@ -50,6 +52,7 @@ export async function startPactum(env: Record<string, string> = {}): Promise<Pac
     lfs: `${url}/bench/objects.git/info/lfs`,
     auth: `Basic ${Buffer.from('bench:bench-password').toString('base64')}`,
     pid: child.pid!,
+    dataDir,
     peak: () => Number(/VmHWM:\s+(\d+) kB/.exec(status())![1]) * 1024,
     resetPeak: () => writeFileSync(`/proc/${child.pid}/clear_refs`, '5'),
     stop: () =>
