@@ -4,6 +4,7 @@
  * rounds, so machine noise hits baseline and candidate alike.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
@@ -48,3 +49,26 @@ export const median = (xs: number[]) => {
 };
 
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** One figure of a benchmark, as `make bench` collects them into bench-results.json and .md. */
+export interface Figure {
+  bench: string;
+  measure: string;
+  value: number;
+  unit: string;
+  /** What it was compared with, side by side in the same run. */
+  baseline?: { name: string; value: number };
+  /** pactum against the baseline, the way the goal reads it (higher is better). */
+  ratio?: number;
+  goal?: string;
+  met?: boolean;
+}
+
+/** Appends figures to the JSON-lines file `make bench` names in BENCH_RESULTS (nothing otherwise). */
+export function record(...figures: Figure[]) {
+  const file = process.env.BENCH_RESULTS;
+  if (file) appendFileSync(file, figures.map((f) => JSON.stringify(f)).join('\n') + '\n');
+}
+
+/** Resident set size of a process now, from the kernel. */
+export const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;

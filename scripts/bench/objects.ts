@@ -1,99 +1,147 @@
 /**
- * Object transfer throughput and memory, and batch latency:
- *   - 1 GiB basic upload through pactum (SHA-256 checked while streaming, fsync, atomic rename)
- *     against a bare node:http server that writes the body to a file and fsyncs it;
- *   - 1 GiB download through pactum against a bare node:http server streaming the same file;
- *     alternating rounds, medians, ratios (goals: upload >= 0.85, download >= 0.9);
- *   - pactum's peak RSS over a 1 GiB and a 4 GiB upload+download (goal <= 120 MB, within 10%),
- *     read from the kernel (VmHWM) of the production entry point, `node dist/src/cli/main.js serve`;
- *   - p50 of batch requests naming 100 and 1000 objects (goal: 100 objects <= 5 ms).
+ * Object transfer throughput and memory (issue 15 §1-2), each figure side by side in one run:
+ *   - the disk itself: `dd if=/dev/zero bs=1M conv=fdatasync` into the same directory;
+ *   - (every transfer made by curl, as in the issue's figures)
+ *   - basic upload through pactum (SHA-256 checked while streaming, fsync, atomic rename) against a
+ *     bare node:http server that writes the body to a file with 1 MiB writes and fsyncs it, which
+ *     must itself reach 0.8 of dd (else the comparison is flattered and the script says so);
+ *   - download through pactum against a bare node:http server streaming the same file with 1 MiB
+ *     reads;
+ *   - optionally any other Git LFS server (--reference, e.g. lfs-test-server), driven the same way
+ *     as pactum: a batch request, then the action's href;
+ *   - pactum's idle RSS and its peak over an upload and download of the object, and of a --big-gib
+ *     one, read from the kernel for the production entry point (`node dist/src/cli/main.js serve`).
+ * Goals: upload >= 0.75 of the bare server, download >= 0.9 of the bare streamer and >= 1.0 of the
+ * reference; peak <= idle + 25 MB, the same within 10% for the big object; idle <= 80 MB.
  *
- *   npx tsx scripts/bench/objects.ts [--rounds 3] [--big-gib 4] [--skip-big]
+ *   npx tsx scripts/bench/objects.ts [--rounds 3] [--size-mib 1024] [--big-gib 4] [--skip-big]
+ *                                    [--reference http://127.0.0.1:8081/user/repo --reference-auth user:pass]
  */
-import { createHash } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fmt, median, startTarget } from './lib.js';
+import { fmt, median, record, rssOf, startTarget } from './lib.js';
 import { startPactum, type Pactum } from './pactum-process.js';
-import { actionFor, batch, makeFile, send } from './transfers.js';
+import { actionFor, curl, makeFile, type TestFile } from './transfers.js';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, 'big-gib': { type: 'string', default: '4' }, 'skip-big': { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    'size-mib': { type: 'string', default: '1024' },
+    'big-gib': { type: 'string', default: '4' },
+    'skip-big': { type: 'boolean' },
+    reference: { type: 'string' },
+    'reference-auth': { type: 'string' },
+  },
+});
 const rounds = Number(values.rounds);
+const MiB = 1024 ** 2;
+const size = Number(values['size-mib']) * MiB;
 const script = new URL('./targets/object-servers.ts', import.meta.url).href;
-const GiB = 1024 ** 3;
+const rate = (bytes: number, ms: number) => bytes / (ms / 1000) / MiB;
+const mb = (n: number) => `${fmt(n / 1e6)} MB`;
 
-async function pactumUpload(t: Pactum, f: { path: string; oid: string; size: number }) {
-  const up = await actionFor(t, 'upload', f);
-  const r = await send(up.href, 'PUT', { ...up.header, 'content-length': String(f.size), 'content-type': 'application/octet-stream' }, f.path);
-  if (r.status !== 200) throw new Error(`upload answered ${r.status}: ${r.body}`);
+/** dd writing `bytes` of zeros with 1 MiB blocks and one fdatasync at the end; MiB/s. */
+function dd(dir: string, bytes: number): number {
+  const file = join(dir, 'dd');
+  const started = performance.now();
+  execFileSync('dd', ['if=/dev/zero', `of=${file}`, 'bs=1M', `count=${Math.ceil(bytes / MiB)}`, 'conv=fdatasync'], { stdio: 'ignore' });
+  const ms = performance.now() - started;
+  rmSync(file);
+  return rate(Math.ceil(bytes / MiB) * MiB, ms);
+}
+
+/** Any Git LFS server, driven as a client would: batch, then the action. */
+async function lfsTransfer(lfs: string, auth: string, operation: 'upload' | 'download', f: TestFile) {
+  const p = { lfs, auth } as Pactum;
+  const action = await actionFor(p, operation, f);
+  const r =
+    operation === 'upload'
+      ? await curl(action.href, 'PUT', { ...action.header, 'content-type': 'application/octet-stream' }, f.path)
+      : await curl(action.href, 'GET', action.header);
+  if (r.status !== 200 || (operation === 'download' && r.bytes !== f.size)) throw new Error(`${operation} at ${lfs} answered ${r.status} (${r.bytes} bytes)`);
   return r.ms;
 }
 
-async function pactumDownload(t: Pactum, f: { oid: string; size: number }) {
-  const dl = await actionFor(t, 'download', f);
-  const r = await send(dl.href, 'GET', dl.header);
-  if (r.status !== 200) throw new Error(`download answered ${r.status}`);
-  return r.ms;
-}
+const referenceAuth = values['reference-auth'] ? `Basic ${Buffer.from(values['reference-auth']).toString('base64')}` : '';
+const scratch = mkdtempSync(join(tmpdir(), 'bench-objects-'));
+const times = { dd: [] as number[], upBase: [] as number[], upPactum: [] as number[], upRef: [] as number[], downBase: [] as number[], downPactum: [] as number[], downRef: [] as number[] };
+const peaks: number[] = [];
 
-const rate = (bytes: number, ms: number) => `${fmt(bytes / (ms / 1000) / 1024 ** 2)} MiB/s`;
+// One pactum for every round, as production runs: warmed up by round 0 like the baselines.
+const p = await startPactum();
+await new Promise((r) => setTimeout(r, 1000));
+const idle = rssOf(p.pid);
+try {
+  for (let round = 0; round <= rounds; round++) {
+    const f = await makeFile(size, `objects-r${round}`); // new bytes each round: pactum keeps what it stored
+    times.dd.push(dd(scratch, size));
 
-console.log('preparing a 1 GiB object…');
-const one = await makeFile(GiB);
-const up: Record<'baseline' | 'pactum', number[]> = { baseline: [], pactum: [] };
-const down: Record<'baseline' | 'pactum', number[]> = { baseline: [], pactum: [] };
-for (let round = 1; round <= rounds; round++) {
-  const bu = await startTarget(script, ['upload-baseline']);
-  up.baseline.push((await send(bu.url, 'PUT', { 'content-length': String(GiB) }, one.path)).ms);
-  await bu.stop();
-  const p = await startPactum();
-  up.pactum.push(await pactumUpload(p, one));
-  down.pactum.push(await pactumDownload(p, one));
+    const bu = await startTarget(script, ['upload-baseline']);
+    times.upBase.push(rate(size, (await curl(bu.url, 'PUT', {}, f.path)).ms));
+    await bu.stop();
+
+    p.resetPeak();
+    times.upPactum.push(rate(size, await lfsTransfer(p.lfs, p.auth, 'upload', f)));
+    times.downPactum.push(rate(size, await lfsTransfer(p.lfs, p.auth, 'download', f)));
+    peaks.push(p.peak());
+
+    const bd = await startTarget(script, ['download-baseline'], { BENCH_FILE: f.path });
+    times.downBase.push(rate(size, (await curl(bd.url, 'GET', {})).ms));
+    await bd.stop();
+
+    if (values.reference) {
+      times.upRef.push(rate(size, await lfsTransfer(values.reference, referenceAuth, 'upload', f)));
+      times.downRef.push(rate(size, await lfsTransfer(values.reference, referenceAuth, 'download', f)));
+    }
+    rmSync(f.path);
+    const last = (k: keyof typeof times) => fmt(times[k].at(-1) ?? 0);
+    console.log(
+      `${round === 0 ? 'warm-up' : `round ${round}`}: dd ${last('dd')} MiB/s; upload bare ${last('upBase')}, pactum ${last('upPactum')}${values.reference ? `, reference ${last('upRef')}` : ''}; ` +
+        `download bare ${last('downBase')}, pactum ${last('downPactum')}${values.reference ? `, reference ${last('downRef')}` : ''} MiB/s; peak RSS ${mb(peaks.at(-1)!)}`,
+    );
+    if (round === 0) for (const list of [...Object.values(times), peaks]) list.length = 0;
+  }
+
+  let big: number | null = null;
+  const bigGiB = Number(values['big-gib']);
+  if (!values['skip-big']) {
+    console.log(`preparing a ${bigGiB} GiB object…`);
+    const f = await makeFile(bigGiB * 1024 * MiB, 'objects-big');
+    p.resetPeak();
+    await lfsTransfer(p.lfs, p.auth, 'upload', f);
+    await lfsTransfer(p.lfs, p.auth, 'download', f);
+    big = p.peak();
+    rmSync(f.path);
+  }
+
+  const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, v.length ? median(v) : 0])) as Record<keyof typeof times, number>;
+  const peak = median(peaks);
+  const label = `${fmt(size / MiB)} MiB`;
+  const lines = [
+    `disk              dd conv=fdatasync ${fmt(m.dd)} MiB/s; the bare upload server reaches ${fmt(m.upBase / m.dd, 2)} of it ${m.upBase / m.dd >= 0.8 ? '(>= 0.8: a fair baseline)' : '(< 0.8: the baseline is too slow, the upload ratio flatters pactum)'}`,
+    `upload ${label}    bare ${fmt(m.upBase)} MiB/s   pactum ${fmt(m.upPactum)} MiB/s   ratio ${fmt(m.upPactum / m.upBase, 2)} (goal >= 0.75; hash checked, fsynced)${values.reference ? `   reference ${fmt(m.upRef)} MiB/s: pactum ${fmt(m.upPactum / m.upRef, 2)}×` : ''}`,
+    `download ${label}  bare ${fmt(m.downBase)} MiB/s   pactum ${fmt(m.downPactum)} MiB/s   ratio ${fmt(m.downPactum / m.downBase, 2)} (goal >= 0.90)${values.reference ? `   reference ${fmt(m.downRef)} MiB/s: pactum ${fmt(m.downPactum / m.downRef, 2)}× (goal >= 1.0)` : ''}`,
+    `RSS               idle ${mb(idle)} (goal <= 80 MB)   peak over ${label} up+down ${mb(peak)} = idle + ${mb(peak - idle)} (goal <= idle + 25 MB)${big !== null ? `   over ${bigGiB} GiB ${mb(big)} (${fmt((100 * (big - peak)) / peak, 1)}% apart; goal within 10%)` : ''}`,
+  ];
+  console.log(`\nmedians of ${rounds} rounds\n${lines.join('\n')}`);
+  record(
+    { bench: 'objects', measure: 'dd conv=fdatasync', value: m.dd, unit: 'MiB/s', ratio: m.upBase / m.dd, goal: 'bare upload >= 0.8 of dd', met: m.upBase / m.dd >= 0.8 },
+    { bench: 'objects', measure: `upload ${label}`, value: m.upPactum, unit: 'MiB/s', baseline: { name: 'bare node:http + fsync', value: m.upBase }, ratio: m.upPactum / m.upBase, goal: '>= 0.75', met: m.upPactum / m.upBase >= 0.75 },
+    { bench: 'objects', measure: `download ${label}`, value: m.downPactum, unit: 'MiB/s', baseline: { name: 'bare node:http streamer', value: m.downBase }, ratio: m.downPactum / m.downBase, goal: '>= 0.90', met: m.downPactum / m.downBase >= 0.9 },
+    { bench: 'objects', measure: 'idle RSS', value: idle / 1e6, unit: 'MB', goal: '<= 80', met: idle <= 80e6 },
+    { bench: 'objects', measure: `peak RSS over ${label} up+down`, value: peak / 1e6, unit: 'MB', goal: `<= idle + 25 MB`, met: peak - idle <= 25e6 },
+    ...(big !== null ? [{ bench: 'objects', measure: `peak RSS over ${bigGiB} GiB up+down`, value: big / 1e6, unit: 'MB', goal: 'within 10% of the smaller', met: Math.abs(big - peak) <= 0.1 * peak }] : []),
+    ...(values.reference
+      ? [
+          { bench: 'objects', measure: `upload ${label} vs reference`, value: m.upPactum, unit: 'MiB/s', baseline: { name: values.reference, value: m.upRef }, ratio: m.upPactum / m.upRef },
+          { bench: 'objects', measure: `download ${label} vs reference`, value: m.downPactum, unit: 'MiB/s', baseline: { name: values.reference, value: m.downRef }, ratio: m.downPactum / m.downRef, goal: '>= 1.0', met: m.downPactum / m.downRef >= 1 },
+        ]
+      : []),
+  );
+} finally {
   await p.stop();
-  const bd = await startTarget(script, ['download-baseline'], { BENCH_FILE: one.path });
-  down.baseline.push((await send(bd.url, 'GET', {})).ms);
-  await bd.stop();
-  console.log(`round ${round}: upload baseline ${rate(GiB, up.baseline.at(-1)!)}, pactum ${rate(GiB, up.pactum.at(-1)!)}; download baseline ${rate(GiB, down.baseline.at(-1)!)}, pactum ${rate(GiB, down.pactum.at(-1)!)}`);
+  rmSync(scratch, { recursive: true, force: true });
 }
-
-// Memory: one server, a 1 GiB round trip, then a bigger one.
-const mem = await startPactum();
-mem.resetPeak();
-const small = await makeFile(GiB + 1); // a distinct object
-await pactumUpload(mem, small);
-await pactumDownload(mem, small);
-const peak1 = mem.peak();
-mem.resetPeak();
-let peakBig: number | null = null;
-const bigGiB = Number(values['big-gib']);
-if (!values['skip-big']) {
-  console.log(`preparing a ${bigGiB} GiB object…`);
-  const big = await makeFile(bigGiB * GiB);
-  await pactumUpload(mem, big);
-  await pactumDownload(mem, big);
-  peakBig = mem.peak();
-  rmSync(big.path);
-}
-
-// Batch latency, sequential requests on one server.
-const objectsOf = (n: number) => Array.from({ length: n }, (_, i) => ({ oid: createHash('sha256').update(`bench ${n} ${i}`).digest('hex'), size: 1000 + i }));
-const batchP50: Record<number, number> = {};
-for (const n of [100, 1000]) {
-  const objects = objectsOf(n);
-  const times: number[] = [];
-  for (let i = 0; i < 20; i++) await batch(mem, 'upload', objects); // warm-up
-  for (let i = 0; i < 200; i++) times.push((await batch(mem, 'upload', objects)).ms);
-  batchP50[n] = median(times);
-}
-await mem.stop();
-rmSync(one.path);
-rmSync(small.path);
-
-const u = { b: median(up.baseline), p: median(up.pactum) };
-const d = { b: median(down.baseline), p: median(down.pactum) };
-const mb = (n: number) => `${fmt(n / 1024 ** 2)} MB`;
-console.log(`
-upload 1 GiB     baseline ${rate(GiB, u.b)}   pactum ${rate(GiB, u.p)}   ratio ${fmt(u.b / u.p, 2)} (goal >= 0.85, hash checked)
-download 1 GiB   baseline ${rate(GiB, d.b)}   pactum ${rate(GiB, d.p)}   ratio ${fmt(d.b / d.p, 2)} (goal >= 0.90)
-peak RSS         1 GiB ${mb(peak1)}${peakBig !== null ? `   ${bigGiB} GiB ${mb(peakBig)}   (${fmt((100 * (peakBig - peak1)) / peak1, 1)}% apart)` : ''} (goal <= 120 MB, within 10%)
-batch p50        100 objects ${fmt(batchP50[100]!, 2)} ms   1000 objects ${fmt(batchP50[1000]!, 2)} ms (goal: 100 <= 5 ms)`);

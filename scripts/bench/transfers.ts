@@ -2,6 +2,7 @@
  * What the transfer benchmarks (objects.ts, s3.ts) share: a test file, one HTTP request timed
  * from this process, and pactum's batch API.
  */
+import { execFile } from 'node:child_process';
 import { createHash, randomFillSync } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { request } from 'node:http';
@@ -86,4 +87,22 @@ export async function actionFor(p: Pactum, operation: 'upload' | 'download', f: 
   const action = (await batch(p, operation, [f])).objects[0]?.actions?.[operation];
   if (!action) throw new Error(`no ${operation} action for ${f.oid} (${operation === 'upload' ? 'stored already?' : 'not stored?'})`);
   return action;
+}
+
+/**
+ * One transfer by curl, the client the issue's figures were taken with: a C client costs the
+ * two cores far less than a Node one, so the servers, not the client, are what is measured.
+ * The time is curl's own (connect to last byte).
+ */
+export function curl(url: string, method: 'PUT' | 'GET', headers: Record<string, string>, file?: string): Promise<Sent> {
+  const args = ['-s', '-S', '-o', '/dev/null', '-w', '%{http_code} %{time_total} %{size_download}', '-X', method, ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`])];
+  if (file) args.push('-T', file, '-H', 'Expect:'); // no 100-continue round trip
+  args.push(url);
+  return new Promise((resolve, reject) => {
+    execFile('curl', args, { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`curl ${method} ${url}: ${stderr || err.message}`));
+      const [status, seconds, bytes] = stdout.trim().split(' ');
+      resolve({ status: Number(status), ms: Number(seconds) * 1000, body: '', bytes: Number(bytes) });
+    });
+  });
 }
