@@ -87,12 +87,8 @@ conformance: install ## check a server against the specs: make conformance TARGE
 mock: install ## Prism mock servers of the three specs on ports 4010-4012 (see docs/mock.md)
 	npx tsx scripts/mock.ts
 
-bench: build ## benchmarks, printed as ratios against baselines run alongside
-	npx tsx scripts/bench/validation.ts
-	npx tsx scripts/bench/mcp.ts
-	npx tsx scripts/bench/objects.ts
-	@# The S3 path needs Ceph (apt-get install ceph-mon ceph-osd radosgw ceph-common).
-	@if command -v radosgw >/dev/null; then npx tsx scripts/bench/s3.ts; else echo "scripts/bench/s3.ts: Ceph is not installed, S3 bench not run"; fi
+bench: build ## benchmarks as ratios against baselines run alongside; bench-results.json and .md (QUICK=1: a short smoke run)
+	npx tsx scripts/bench/run-all.ts $(if $(QUICK),--quick)
 
 clean: ## remove build output and local data
 	rm -rf dist data .tmp

@@ -103,6 +103,10 @@ else
   echo "== partner clients: not built: make clients needs Java and Maven (apt-get install default-jdk-headless maven)"
 fi
 
+# Every benchmark, small and short: each must complete and print its ratios (no goal enforced:
+# machines here are noisy; `make bench` is the measurement).
+step "benchmarks complete (make bench QUICK=1)" npx tsx scripts/bench/run-all.ts --quick
+
 echo "S3 server of the PostgreSQL and S3 pass: $(cat .tmp/s3-server-single.txt 2>/dev/null || echo 'none started')"
 echo "S3 server of the two-instance pass: $(cat .tmp/s3-server-pair.txt 2>/dev/null || echo 'none started')"
 if [ ${#failures[@]} -gt 0 ]; then printf 'failed: %s\n' "${failures[@]}"; fi

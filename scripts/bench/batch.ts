@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { isPostgres, openDb, type Db } from '../../src/db/knex.js';
-import { fmt, median, startTarget, type Target } from './lib.js';
+import { fmt, median, record, startTarget, type Target } from './lib.js';
 import { startPactum, type Pactum } from './pactum-process.js';
 
 const { values } = parseArgs({ options: { stored: { type: 'string', default: '100000' }, requests: { type: 'string', default: '200' }, backends: { type: 'string', default: 'sqlite,postgres' } } });
@@ -103,6 +103,7 @@ for (const backend of values.backends!.split(',')) {
     const line = `${backend.padEnd(8)} ${operation.padEnd(8)} ${String(n).padStart(5)} objects: pactum p50 ${fmt(p.p50, 2)} ms p99 ${fmt(p.p99, 2)} ms (goal p50 <= ${goal} ms: ${p.p50 <= goal ? 'met' : 'NOT met'}); bare driver p50 ${fmt(b.p50, 2)} ms; ratio ${fmt(b.p50 / p.p50, 2)}`;
     console.log(line);
     table.push(line);
+    record({ bench: 'batch', measure: `${backend} ${operation} ${n} objects, ${fmt(STORED)} stored, p50`, value: p.p50, unit: 'ms', baseline: { name: 'bare driver, same query', value: b.p50 }, ratio: b.p50 / p.p50, goal: `<= ${goal} ms`, met: p.p50 <= goal });
   }
   await baseline.stop();
   await pactum.stop();

@@ -38,7 +38,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { cephInstalled, cephVersion, startCeph } from '../lib/ceph.js';
-import { fmt, median } from './lib.js';
+import { fmt, median, record } from './lib.js';
 import { startPactum } from './pactum-process.js';
 import { actionFor, makeFile, send, type TestFile } from './transfers.js';
 
@@ -241,3 +241,7 @@ upload     PutObject ${fmt(m.put)} MiB/s   lib-storage Upload ${fmt(m.multipart)
 download   GetObject ${fmt(m.get)} MiB/s   pactum ${fmt(m.pDown)} MiB/s   ratio ${fmt(m.pDown / m.get, 2)} (goal >= 0.90)
            bare relay ${fmt(m.relay)} MiB/s (${fmt(m.relay / m.get, 2)}× GetObject: the cost of any server in between)   pactum/relay ${fmt(m.pDown / m.relay, 2)}
 pactum RSS idle ${mb(median(memory.idle))}   peak during upload+download ${mb(median(memory.peak))}   (+${mb(median(memory.peak) - median(memory.idle))})`);
+record(
+  { bench: 's3', measure: `upload ${fmt(size / MiB)} MiB through Ceph RGW`, value: m.pUp, unit: 'MiB/s', baseline: { name: 'faster of PutObject and lib-storage Upload', value: bestUpload }, ratio: m.pUp / bestUpload, goal: '>= 0.80', met: m.pUp / bestUpload >= 0.8 },
+  { bench: 's3', measure: `download ${fmt(size / MiB)} MiB through Ceph RGW`, value: m.pDown, unit: 'MiB/s', baseline: { name: 'GetObject streamed', value: m.get }, ratio: m.pDown / m.get, goal: '>= 0.90', met: m.pDown / m.get >= 0.9 },
+);

@@ -9,7 +9,7 @@
  *   npx tsx scripts/bench/validation.ts [--rounds 3] [--duration 5]
  */
 import { parseArgs } from 'node:util';
-import { fmt, load, median, startTarget } from './lib.js';
+import { fmt, load, median, record, startTarget } from './lib.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '5' } } });
 const rounds = Number(values.rounds);
@@ -49,3 +49,7 @@ const backend = median(results.backend!);
 console.log(`\nplain Koa + @koa/router route                 ${fmt(plain)} req/s (median of ${rounds})`);
 console.log(`validated spec route (route table, @koa/router) ${fmt(router)} req/s   ratio ${fmt(router / plain, 2)} (goal >= 0.80)`);
 console.log(`validated route through openapi-backend 5.21    ${fmt(backend)} req/s   ratio ${fmt(backend / plain, 2)} (the binder is kept only at >= 0.80)`);
+record(
+  { bench: 'validation', measure: 'validated spec route (route table through @koa/router)', value: router, unit: 'req/s', baseline: { name: 'plain Koa + @koa/router', value: plain }, ratio: router / plain, goal: '>= 0.80', met: router / plain >= 0.8 },
+  { bench: 'validation', measure: 'validated route through openapi-backend 5.21', value: backend, unit: 'req/s', baseline: { name: 'plain Koa + @koa/router', value: plain }, ratio: backend / plain },
+);
