@@ -67,6 +67,13 @@ const schema = z.object({
   S3_PREFIX: z.string().regex(/^([A-Za-z0-9._-]+\/)*$/, 'S3_PREFIX must be empty or end with / (letters, digits, . _ -)').default(''),
   /** Part size of multipart uploads (MiB, at least 5: S3's minimum). */
   S3_PART_SIZE_MB: int(5, 5120).default(16),
+  /**
+   * Downloads straight from the bucket: download actions and links are presigned S3 URLs, so the
+   * bytes do not pass through pactum (Gitea calls this SERVE_DIRECT). Clients must reach
+   * S3_ENDPOINT; a revoked grant stops new actions but not one already handed out (it expires
+   * after LFS_ACTION_TTL_SECONDS); bandwidth is counted when the actions are given.
+   */
+  S3_SERVE_DIRECT: bool.default(false),
   /** A resumable (tus) upload is held by one request at a time; a holder that vanished loses it after this. */
   LFS_UPLOAD_LEASE_SECONDS: int(2, 3600).default(30),
   /** A resumable (tus) upload nothing was appended to for this long is removed. */
@@ -118,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const e = parsed.data;
   const problems: string[] = [];
   if (e.STORAGE === 's3' && !e.S3_BUCKET) problems.push('  S3_BUCKET: required when STORAGE=s3');
+  if (e.S3_SERVE_DIRECT && e.STORAGE !== 's3') problems.push('  S3_SERVE_DIRECT: only with STORAGE=s3 (files are served by pactum)');
   if (Boolean(e.S3_ACCESS_KEY_ID) !== Boolean(e.S3_SECRET_ACCESS_KEY)) problems.push('  S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both or neither');
   if (e.DATABASE_URL && !/^postgres(ql)?:\/\//.test(e.DATABASE_URL)) problems.push('  DATABASE_URL: must be a postgres:// URL (unset means SQLite in DATA_DIR)');
   if (problems.length) throw new ConfigError(`invalid configuration:\n${problems.join('\n')}`);
@@ -187,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
             forcePathStyle: e.S3_FORCE_PATH_STYLE,
             prefix: e.S3_PREFIX,
             partSize: e.S3_PART_SIZE_MB * 1024 * 1024,
+            serveDirect: e.S3_SERVE_DIRECT,
           }
         : { kind: 'fs' as const },
   };

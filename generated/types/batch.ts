@@ -219,7 +219,7 @@ export interface components {
         "object-size": number;
         /**
          * Link
-         * @description A hypermedia link (legacy API) or action (batch API): where to send the request, and the headers to send with it. Hrefs carry no credentials; the signed, short-lived authorization travels in header.
+         * @description A hypermedia link (legacy API) or action (batch API): where to send the request, and the headers to send with it. Hrefs carry no credentials; the signed, short-lived authorization travels in header. The one exception is a download the object storage serves directly (a server with STORAGE=s3 and S3_SERVE_DIRECT=true): its href is a presigned S3 URL, which is its own authorization for expires_in seconds, and its header is empty.
          * @example {
          *       "href": "http://127.0.0.1:8080/acme/site.git/info/lfs/content/5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03",
          *       "header": {

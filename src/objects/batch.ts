@@ -40,9 +40,19 @@ export function batch(s: Services): Handler<'batch.batch'> {
     if (req.operation === 'upload') {
       const incoming = valid.filter((o) => !isLive(rows.get(o.oid))).reduce((n, o) => n + o.size, 0);
       if (incoming) await s.objects.limits.checkSpace(incoming);
-    } else {
-      const outgoing = valid.filter((o) => isLive(rows.get(o.oid))).reduce((n, o) => n + Number(rows.get(o.oid)!.size), 0);
+    }
+    // Downloads the storage serves itself (S3_SERVE_DIRECT): a presigned URL per object, and the
+    // bandwidth counted now, since the bytes will not pass through here.
+    const direct = new Map<string, string>();
+    if (req.operation === 'download') {
+      const live = valid.filter((o) => isLive(rows.get(o.oid)));
+      const outgoing = live.reduce((n, o) => n + Number(rows.get(o.oid)!.size), 0);
       await s.objects.limits.checkBandwidth(repo.id, name, outgoing);
+      const presign = s.objects.store.backend.directReadUrl;
+      if (presign) {
+        for (const o of live) direct.set(o.oid, await presign(o.oid, s.config.lfs.actionTtlSeconds));
+        await s.objects.limits.chargeBandwidth(repo.id, outgoing);
+      }
     }
 
     const objects = req.objects.map((o): BatchObject => {
@@ -55,7 +65,9 @@ export function batch(s: Services): Handler<'batch.batch'> {
         if (!row) return { oid, size, error: { code: 404, message: 'Object does not exist' } };
         if (!isLive(row)) return { oid, size, error: { code: 410, message: gone(row) } };
         const stored = Number(row.size);
-        return { oid, size: stored, authenticated: true, actions: { download: actions.action(`/content/${oid}`, actions.header(oid, stored, 'download')) } };
+        const href = direct.get(oid);
+        const download = href ? actions.direct(href) : actions.action(`/content/${oid}`, actions.header(oid, stored, 'download'));
+        return { oid, size: stored, authenticated: true, actions: { download } };
       }
       if (isLive(row) && Number(row.size) === size) return { oid, size }; // already here: nothing to do
       // Upload and verify carry the same grant (this object, this size, upload): one signature.

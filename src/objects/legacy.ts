@@ -21,11 +21,15 @@ export function getObject(s: Services): Handler<'legacy.getObject'> {
     if (!isLive(row)) throw new HttpError(410, gone(row));
     const size = Number(row.size);
     const links = actionFactory({ publicUrl: s.config.publicUrl, ttlSeconds: s.config.lfs.actionTtlSeconds, tokens: s.objects.tokens, repo, identity });
-    const body: LegacyObject = {
-      oid: row.oid,
-      size,
-      _links: { self: { href: links.href(`/objects/${row.oid}`) }, download: links.action(`/content/${row.oid}`, links.header(row.oid, size, 'download')) },
-    };
+    // Served by the storage itself (S3_SERVE_DIRECT): counted now, as the bytes bypass this server.
+    const presign = s.objects.store.backend.directReadUrl;
+    let download = links.action(`/content/${row.oid}`, links.header(row.oid, size, 'download'));
+    if (presign) {
+      await s.objects.limits.checkBandwidth(repo.id, `${repo.org_slug}/${repo.name}`, size);
+      download = links.direct(await presign(row.oid, s.config.lfs.actionTtlSeconds));
+      await s.objects.limits.chargeBandwidth(repo.id, size);
+    }
+    const body: LegacyObject = { oid: row.oid, size, _links: { self: { href: links.href(`/objects/${row.oid}`) }, download } };
     return { status: 200, body };
   };
 }

@@ -17,6 +17,8 @@ export interface ActionFactory {
   /** The header that grants `op` on one object of this size: a signed transfer token. */
   header(oid: string, size: number, op: 'upload' | 'download'): Record<string, string>;
   action(path: string, header: Record<string, string>): Action;
+  /** An action elsewhere (a presigned storage URL): its href is its authorization, so no header. */
+  direct(href: string): Action;
 }
 
 export function actionFactory(opts: { publicUrl: string; ttlSeconds: number; tokens: TransferTokens; repo: RepoRow; identity: Identity | null }): ActionFactory {
@@ -28,5 +30,6 @@ export function actionFactory(opts: { publicUrl: string; ttlSeconds: number; tok
     href: (path) => `${base}${path}`,
     header: (oid, size, op) => ({ Authorization: `Bearer ${opts.tokens.sign({ repoId: opts.repo.id, oid, size, op, ...who, exp })}` }),
     action: (path, header) => ({ href: `${base}${path}`, header, expires_in: opts.ttlSeconds, expires_at: expiresAt }),
+    direct: (href) => ({ href, header: {}, expires_in: opts.ttlSeconds, expires_at: expiresAt }),
   };
 }

@@ -59,6 +59,11 @@ export interface BlobBackend {
   freeBytes(): Promise<number | null>;
   /** Throws when the store cannot be reached (readiness). */
   ping(): Promise<void>;
+  /**
+   * Where a client can download the object itself for `ttlSeconds` (a presigned URL), when the
+   * backend serves downloads directly; absent otherwise.
+   */
+  directReadUrl?(oid: string, ttlSeconds: number): Promise<string>;
 }
 
 export class OffsetConflict extends Error {

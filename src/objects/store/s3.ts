@@ -30,6 +30,7 @@ import {
   UploadPartCopyCommand,
   type CompletedPart,
 } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { OffsetConflict, StoreUnavailable, TooLarge, type BlobBackend, type ByteRange, type PendingWrite } from './backend.js';
 import { relay, SinkGone } from './pump.js';
 
@@ -57,6 +58,8 @@ export interface S3Options {
   prefix: string;
   /** Bytes per multipart part and per chunk of a resumable upload; default 16 MiB, at least 5 MiB. */
   partSize?: number;
+  /** Offer presigned GET URLs for downloads (S3_SERVE_DIRECT). */
+  serveDirect?: boolean;
 }
 
 export type S3Backend = BlobBackend & {
@@ -540,6 +543,9 @@ export function s3Backend(opts: S3Options): S3Backend {
     async ping() {
       await send(new ListObjectsV2Command({ Bucket, Prefix: opts.prefix, MaxKeys: 1 }));
     },
+
+    // Signed locally (no request to S3): the URL is its own authorization until it expires.
+    ...(opts.serveDirect ? { directReadUrl: (oid: string, ttlSeconds: number) => getSignedUrl(client, new GetObjectCommand({ Bucket, Key: objectKey(oid) }), { expiresIn: ttlSeconds }) } : {}),
 
     destroy: () => client.destroy(),
   };
