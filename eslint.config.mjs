@@ -14,6 +14,9 @@ export default tseslint.config(
     rules: {
       // A leading underscore marks what a destructuring leaves out on purpose ({ secret: _s, ...rest }).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      // reject(err) with a caught error or an abort signal's reason, as it came, is the promise form of `throw err`,
+      // which only-throw-error allows (its defaults): wrapping it would change what callers catch. Literals are still refused.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
     },
   },
   {

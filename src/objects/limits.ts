@@ -21,7 +21,7 @@ export function createLimits(db: Db, config: Config['lfs'], store: ContentStore)
         .insert({ key, window, count: 1 })
         .onConflict(['key', 'window'])
         .merge({ count: db.raw('?? + 1', ['rate_windows.count']) });
-      const row = await db('rate_windows').where({ key, window }).first('count');
+      const row = await db('rate_windows').where({ key, window }).first<{ count: number | string } | undefined>('count');
       if (Number(row?.count) > limit) {
         const retry = Math.max(1, Math.ceil(((window + 1) * 60_000 - now) / 1000));
         throw new HttpError(429, `Rate limit of ${limit} requests a minute reached; retry in ${retry} s`, { 'Retry-After': String(retry) });
@@ -34,7 +34,7 @@ export function createLimits(db: Db, config: Config['lfs'], store: ContentStore)
     async checkBandwidth(repoId: string, name: string, bytes: number) {
       const quota = config.bandwidthQuotaPerDay;
       if (!quota) return;
-      const row = await db('lfs_bandwidth').where({ repo_id: repoId, day: today() }).first('bytes');
+      const row = await db('lfs_bandwidth').where({ repo_id: repoId, day: today() }).first<{ bytes: number | string } | undefined>('bytes');
       if (Number(row?.bytes ?? 0) + bytes > quota) {
         throw new HttpError(509, `The bandwidth quota of ${quota} bytes a day for ${name} is used up`);
       }
