@@ -6,7 +6,7 @@
  */
 import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ const dir = mkdtempSync(join(tmpdir(), `bench-${kind}-`));
 
 if (kind === 'upload-baseline' || kind === 'download-baseline') {
   let n = 0;
-  const server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method === 'PUT') {
       const path = join(dir, `f${n++}`);
       await pipeline(req, createWriteStream(path, { highWaterMark: 1 << 20 }));
@@ -31,7 +31,8 @@ if (kind === 'upload-baseline' || kind === 'download-baseline') {
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': (await stat(file)).size });
       await pipeline(createReadStream(file, { highWaterMark: 1 << 20 }), res);
     }
-  }).listen(0, '127.0.0.1', () => process.send!({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+  };
+  const server = createServer((req, res) => void handle(req, res)).listen(0, '127.0.0.1', () => process.send!({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
 }
 
 process.on('SIGTERM', () => {
