@@ -72,7 +72,7 @@ export function listenError(err: NodeJS.ErrnoException, config: Config): Error {
  */
 export function databaseStartError(err: unknown, config: Config): unknown {
   const given = (err as { code?: unknown }).code;
-  const code = typeof given === 'string' ? given : '';
+  const code = typeof given === 'string' || typeof given === 'number' ? String(given) : '';
   const network = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET'].includes(code);
   if (!network && !isDatabaseError(err)) return err;
   if (!config.databaseUrl) return new ConfigError(`DATA_DIR ${config.dataDir}: the SQLite database cannot be opened (${summariseDatabaseError(err).code})`);
