@@ -40,8 +40,9 @@ check-generated: install ## fail when generated/ differs from what specs/ produc
 	  if diff -r -q generated "$$tmp" >/dev/null; then echo "generated/ is up to date"; rm -rf "$$tmp"; \
 	  else diff -r -u generated "$$tmp" | head -40; echo "generated/ has drifted from specs/: run make generate"; rm -rf "$$tmp"; exit 1; fi
 
-lint: install ## lint the three specs with Redocly, every rule an error
+lint: install ## lint the three specs (Redocly, every rule an error) and the code (typescript-eslint, zero warnings)
 	npx redocly lint --format=stylish
+	npx eslint . --max-warnings 0
 
 typecheck: install ## TypeScript, sources and tests
 	npx tsc --noEmit -p tsconfig.json

@@ -18,7 +18,6 @@
  *   mock/<api>.json         the specs as the Prism mock serves them (scripts/lib/mock-spec.ts)
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-// @ts-expect-error: a plain ES module without types, shared with the Makefile
 import { fingerprint } from './generated-inputs.mjs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +28,7 @@ import { deriveMockSpec } from './lib/mock-spec.js';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import { deref, escapePointer, inline, toDefs, type Json, type JsonObject as Obj } from '../src/spec/documents.js';
+import { deref, escapePointer, inline, toDefs, type Json, type JsonObject as Obj, type ParameterObject } from '../src/spec/documents.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: argv } = parseArgs({ options: { out: { type: 'string', default: join(root, 'generated') } } });
@@ -51,7 +50,7 @@ const stable = (v: unknown) => JSON.stringify(v);
 function schemaType(schema: Json, doc: Json): string {
   const s = deref(doc, schema) as Obj;
   const t = s?.type;
-  return typeof t === 'string' ? t : Array.isArray(t) ? String(t.find((x) => x !== 'null') ?? 'string') : 'string';
+  return typeof t === 'string' ? t : Array.isArray(t) ? ((t as string[]).find((x) => x !== 'null') ?? 'string') : 'string';
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -83,7 +82,7 @@ async function bundleSpec(file: string): Promise<Obj> {
 }
 
 function serverPath(doc: Obj): string {
-  const url = String(((doc.servers as Obj[] | undefined)?.[0]?.url) ?? '/');
+  const url = (doc.servers as { url: string }[] | undefined)?.[0]?.url ?? '/';
   return url.replace(/^[a-z]+:\/\/[^/]+/i, '').replace(/\/$/, '');
 }
 
@@ -95,19 +94,19 @@ function collectOperations(api: ApiName, doc: Obj, defs: Obj): OperationOut[] {
     for (const method of METHODS) {
       const op = item[method] as Obj | undefined;
       if (!op) continue;
-      const operationId = String(op.operationId);
+      const operationId = op.operationId as string;
       const params = [...((item.parameters as Json[]) ?? []), ...((op.parameters as Json[]) ?? [])].map(
-        (p) => deref(doc, p) as Obj,
+        (p) => deref(doc, p) as ParameterObject,
       );
       const paramSchema: Obj = { type: 'object', properties: {}, required: [] };
       const paramsOut: ParamOut[] = [];
       const typedParams: OperationOut['typing']['params'] = [];
       for (const p of params) {
-        const key = p.in === 'header' ? String(p.name).toLowerCase() : String(p.name);
-        typedParams.push({ key, in: String(p.in), specName: String(p.name), required: Boolean(p.required) });
+        const key = p.in === 'header' ? p.name.toLowerCase() : p.name;
+        typedParams.push({ key, in: p.in, specName: p.name, required: Boolean(p.required) });
         (paramSchema.properties as Obj)[key] = toDefs(p.schema ?? {});
         if (p.required) (paramSchema.required as string[]).push(key);
-        paramsOut.push({ name: key, in: String(p.in), required: Boolean(p.required), type: schemaType(p.schema ?? {}, doc) });
+        paramsOut.push({ name: key, in: p.in, required: Boolean(p.required), type: schemaType(p.schema ?? {}, doc) });
       }
       let paramsSchema: string | null = null;
       if (paramsOut.length) {
@@ -244,8 +243,8 @@ function collectTools(doc: Obj): ToolOut[] {
     }
     tools.push({
       name,
-      title: String(op.summary),
-      description: String(op.description),
+      title: op.summary as string,
+      description: op.description as string,
       permission: ext.permission,
       annotations: ext.annotations as Obj,
       inputSchema,

@@ -83,7 +83,7 @@ export function loadMockSpecs(): Record<MockApi, JsonObject> {
 
 /** The origin of a spec's first server (http://127.0.0.1:8080 for all three). */
 export function serverOrigin(spec: JsonObject): string | null {
-  const url = String(((spec.servers ?? []) as JsonObject[])[0]?.url ?? '');
+  const url = ((spec.servers ?? []) as { url: string }[])[0]?.url ?? '';
   return /^([a-z][a-z0-9+.-]*:\/\/[^/]+)/i.exec(url)?.[1] ?? null;
 }
 

@@ -79,6 +79,10 @@ const PROBE = { operation: 'download', objects: [{ oid: 'a'.repeat(64), size: 1 
 const LFS_JSON = 'application/vnd.git-lfs+json';
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
+interface Action { href: string; header: Record<string, string> }
+/** What the replay reads of a batch answer. */
+interface BatchAnswer { objects: { actions?: { upload?: Action; download?: Action } }[] }
+
 async function batch(lfs: string, auth: string | null, body: unknown) {
   const res = await fetch(`${lfs}/objects/batch`, {
     method: 'POST',
@@ -86,7 +90,7 @@ async function batch(lfs: string, auth: string | null, body: unknown) {
     // A ref, which older builds required, unless the attack is about the ref itself.
     body: JSON.stringify({ ref: { name: 'refs/heads/main' }, ...(body as object) }),
   });
-  return { status: res.status, json: (await res.json().catch(() => null)) as Record<string, any> | null };
+  return { status: res.status, json: (await res.json().catch(() => null)) as BatchAnswer | null };
 }
 
 async function alive(url: string) {
@@ -231,7 +235,7 @@ async function main() {
     const bigOid = createHash('sha256').update(big).digest('hex');
     const adaAuth = basic('ada', 'ada-password-123');
     const upBig = await batch(lfs, adaAuth, { operation: 'upload', transfers: ['basic'], objects: [{ oid: bigOid, size: big.length }] });
-    const upAction = upBig.json!.objects[0].actions.upload;
+    const upAction = upBig.json!.objects[0]!.actions!.upload!;
     await fetch(upAction.href, { method: 'PUT', headers: { ...upAction.header, 'content-type': 'application/octet-stream' }, body: big });
     let survived = 0;
     for (let i = 0; i < 20; i++) {
@@ -246,7 +250,7 @@ async function main() {
     let verified = 'no full download';
     if (await alive(url)) {
       const dl = await batch(lfs, adaAuth, { operation: 'download', objects: [{ oid: bigOid, size: big.length }] });
-      const a = dl.json!.objects[0].actions.download;
+      const a = dl.json!.objects[0]!.actions!.download!;
       const bytes = Buffer.from(await (await fetch(a.href, { headers: a.header })).arrayBuffer());
       verified = createHash('sha256').update(bytes).digest('hex') === bigOid ? 'full download verifies' : 'full download CORRUPT';
     }

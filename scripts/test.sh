@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every check of `make test` and ends with one line "N passed, N failed": the vitest tests,
-# plus each check that is not a vitest test (spec lint, drift, types, build) counted as one.
+# plus each check that is not a vitest test (spec lint, code lint, drift, types, build) counted as one.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .tmp
@@ -15,6 +15,7 @@ step() {
 }
 
 step "spec lint" npx redocly lint --format=stylish
+step "code lint (typescript-eslint)" npx eslint . --max-warnings 0
 step "generated/ drift" make -s check-generated
 step "type check" npx tsc --noEmit -p tsconfig.json
 step "no import circles in src/" node scripts/check-cycles.mjs

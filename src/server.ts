@@ -5,30 +5,30 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from './config.js';
-import { migrate, oneInstanceAtATime, openDb, type Db } from './db/knex.js';
+import { migrate, oneInstanceAtATime, openDb } from './db/knex.js';
 import { createLogger, type Logger } from './log.js';
 import { createKoa, errorBoundary, requestContext } from './http/app.js';
 import { createRouter } from './http/router.js';
 import { bindHandlers } from './http/handlers.js';
-import { createTokenService, type TokenService } from './auth/jwt.js';
+import { createTokenService } from './auth/jwt.js';
 import { bearerAuth, dashboardChallenge, sessionCookie } from './auth/security.js';
 import type { Middleware } from 'koa';
-import { contentStore, type ContentStore } from './objects/store/content-store.js';
-import { openBackend, type StorageLifecycle } from './objects/store/open.js';
-import { StoreUnavailable, type BlobBackend } from './objects/store/backend.js';
+import { contentStore } from './objects/store/content-store.js';
+import { openBackend } from './objects/store/open.js';
+import { StoreUnavailable } from './objects/store/backend.js';
 import { withUploadLeases } from './objects/store/upload-lease.js';
-import { createTransferTokens, type TransferTokens } from './objects/transfer-tokens.js';
-import { createLimits, type Limits } from './objects/limits.js';
+import { createTransferTokens } from './objects/transfer-tokens.js';
+import { createLimits } from './objects/limits.js';
 import { LFS_CHALLENGE, basicAuth, transferToken } from './objects/access.js';
 import { RATE_LIMITED, rateKey } from './objects/rate-key.js';
-import { createScanRunner, type ScanRunner } from './scans/runner.js';
+import { createScanRunner } from './scans/runner.js';
 import { afterScan } from './scans/after-scan.js';
-import { createSecretBox, type SecretBox } from './auth/secret-box.js';
-import { connectionStore, type ConnectionStore } from './db/connections.js';
+import { createSecretBox } from './auth/secret-box.js';
+import { connectionStore } from './db/connections.js';
 import { originGuard } from './http/origin-guard.js';
-import { createAuditLog, type AuditLog } from './mcp/audit.js';
-import { createUserState, type UserState } from './auth/user-state.js';
-import { createPasswordThrottle, type PasswordThrottle } from './auth/throttle.js';
+import { createAuditLog } from './mcp/audit.js';
+import { createUserState } from './auth/user-state.js';
+import { createPasswordThrottle } from './auth/throttle.js';
 import { guardSlowClients, serverTimeouts } from './http/slow-clients.js';
 import type { Services } from './services.js';
 
@@ -40,7 +40,7 @@ export interface RunningServer {
   url: string;
   services: Services;
   server: Server;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 export interface StartOptions {
@@ -157,7 +157,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   ]);
   const handle = app.callback();
   server.off('request', hold);
-  server.on('request', handle);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => void handle(req, res));
   for (const [req, res] of early.splice(0)) void handle(req, res);
 
   let closing: Promise<void> | null = null;

@@ -8,7 +8,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
-export interface Target { url: string; child: ChildProcess; info: Record<string, any>; stop(): Promise<void> }
+export interface Target { url: string; child: ChildProcess; info: Record<string, unknown>; stop(): Promise<void> }
 
 /** Forks `script` (run with tsx) with args; it must process.send({ url }) once listening. */
 export function startTarget(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Target> {

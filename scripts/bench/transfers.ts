@@ -49,7 +49,7 @@ export function send(url: string, method: string, headers: Record<string, string
       let bytes = 0;
       res.on('data', (c: Buffer) => {
         bytes += c.length;
-        if (body.length < 100_000 && !/octet/.test(res.headers['content-type'] ?? '')) body += c;
+        if (body.length < 100_000 && !/octet/.test(res.headers['content-type'] ?? '')) body += c.toString();
       });
       res.on('end', () => resolve({ status: res.statusCode!, ms: performance.now() - started, body, bytes }));
     });
@@ -79,7 +79,8 @@ export async function batch(p: Pactum, operation: 'upload' | 'download', objects
     req.end(body);
   });
   if (res.status !== 200) throw new Error(`batch answered ${res.status}: ${res.body}`);
-  return { ms: performance.now() - started, objects: JSON.parse(res.body).objects as { oid: string; actions?: Record<string, Action> }[] };
+  const answer = JSON.parse(res.body) as { objects: { oid: string; actions?: Record<string, Action> }[] };
+  return { ms: performance.now() - started, objects: answer.objects };
 }
 
 /** The one action of a batch request for a single object. */

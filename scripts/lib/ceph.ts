@@ -235,7 +235,7 @@ async function startOnce(memBytes: number): Promise<CephCluster> {
     const e = err as Error & { stderr?: string };
     const detail = e.stderr?.trim().split('\n').slice(-3).join(' | ');
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`${e.message.split('\n')[0]}${detail ? `: ${detail}` : ''}`);
+    throw new Error(`${e.message.split('\n')[0]}${detail ? `: ${detail}` : ''}`, { cause: err });
   }
 }
 

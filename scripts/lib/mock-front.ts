@@ -136,9 +136,10 @@ function batchChoice(request: JsonObject): Choice {
     adapt: (body) => {
       const template = ((body.objects ?? []) as JsonObject[])[0];
       if (!template || !wanted.length) return body;
-      const exampleOid = String(template.oid);
+      // Prism answers 2xx only to a request valid against the spec: each oid is a string.
+      const exampleOid = template.oid as string;
       const objects = wanted.map((w) => {
-        const oid = String(w.oid);
+        const oid = w.oid as string;
         const copy = JSON.parse(JSON.stringify(template).split(exampleOid).join(oid)) as JsonObject;
         return { ...copy, oid, size: w.size ?? 0 };
       });
@@ -270,7 +271,7 @@ export function createMockFront(o: FrontOptions): Server {
         const text = Buffer.concat(chunks).toString('utf8');
         const out = { ...answer.headers };
         delete out['content-length'];
-        let reply = text;
+        let reply: string;
         if (problem) {
           const p = JSON.parse(text) as { title?: string; detail?: string };
           reply = JSON.stringify(apiError(o.api, status, p.detail || p.title || STATUS_CODES[status] || 'Error'));

@@ -123,7 +123,7 @@ function firstExample(doc: JsonObject, media: JsonObject): Json | undefined {
 
 function schemaExample(doc: JsonObject, schema: Json | undefined): Json | undefined {
   if (!isObject(schema)) return undefined;
-  const s = deref(doc, schema) as JsonObject;
+  const s = deref<JsonObject>(doc, schema);
   if (Array.isArray(s.examples) && s.examples.length) return s.examples[0];
   if (s.example !== undefined) return s.example;
   if (s.const !== undefined) return s.const;
@@ -144,8 +144,8 @@ function catalogueFromSpec(doc: JsonObject): MockTool[] {
     const outputRef = (((ok.allOf as JsonObject[])[1]!.properties as JsonObject).structuredContent as JsonObject).$ref;
     tools.push({
       name: m[1]!,
-      title: String(op.summary),
-      description: String(op.description),
+      title: op.summary as string,
+      description: op.description as string,
       annotations: ext.annotations ?? {},
       inputSchema: inline(doc, { $ref: inputRef! }),
       outputSchema: inline(doc, { $ref: outputRef! }),
@@ -207,7 +207,7 @@ function addMcpExamples(doc: JsonObject, tools: readonly MockTool[]) {
   const initParams = (requests.initialize ? ((deref(doc, requests.initialize) as JsonObject).value as JsonObject).params : undefined) as
     | JsonObject
     | undefined;
-  const version = String((doc.info as JsonObject).version);
+  const version = (doc.info as { version: string }).version;
 
   examples.initialize = {
     summary: 'Result of initialize',
@@ -276,7 +276,7 @@ function moveBasePathIntoPaths(doc: JsonObject) {
   const servers = (doc.servers ?? []) as JsonObject[];
   const server = servers[0];
   if (!server) return;
-  const m = /^([a-z][a-z0-9+.-]*:\/\/[^/]+)?(\/.*)?$/i.exec(String(server.url));
+  const m = /^([a-z][a-z0-9+.-]*:\/\/[^/]+)?(\/.*)?$/i.exec(server.url as string);
   const base = (m?.[2] ?? '').replace(/\/$/, '');
   if (!base) return;
   const variables = (server.variables ?? {}) as JsonObject;
@@ -303,7 +303,7 @@ function moveBasePathIntoPaths(doc: JsonObject) {
   doc.servers = [
     {
       url: m?.[1] ?? '/',
-      description: `${server.description ? `${String(server.description)} ` : ''}The base path ${base} is part of every path here, so that a mock answers at the URLs the server does.`,
+      description: `${server.description ? `${server.description as string} ` : ''}The base path ${base} is part of every path here, so that a mock answers at the URLs the server does.`,
     },
   ];
 }
@@ -408,7 +408,7 @@ function fillResponseExamples(doc: JsonObject) {
 
 /** A value for a header Prism would otherwise invent; undefined when there is none. */
 function knownHeaderValue(doc: JsonObject, name: string, op: JsonObject, res: JsonObject): Json | undefined {
-  const origin = /^([a-z][a-z0-9+.-]*:\/\/[^/]+)/i.exec(String(((doc.servers ?? []) as JsonObject[])[0]?.url ?? ''))?.[1] ?? 'http://127.0.0.1:8080';
+  const origin = /^([a-z][a-z0-9+.-]*:\/\/[^/]+)/i.exec(((doc.servers ?? []) as { url: string }[])[0]?.url ?? '')?.[1] ?? 'http://127.0.0.1:8080';
   switch (name.toLowerCase()) {
     case 'x-request-id':
       return '01JDQ3V8K2M5N7P9R1S3T5V7X9';

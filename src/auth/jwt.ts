@@ -34,7 +34,7 @@ export function claimsOf(payload: JWTPayload): TokenClaims {
   if (typeof sub !== 'string' || !sub) throw new TokenError('the token has no sub');
   if (typeof orgId !== 'string' || !orgId) throw new TokenError('the token has no orgId');
   const role = typeof payload.role === 'string' && isRole(payload.role) ? payload.role : null;
-  if (payload.role !== undefined && !role) throw new TokenError(`unknown role ${String(payload.role)}`);
+  if (payload.role !== undefined && !role) throw new TokenError(`unknown role ${typeof payload.role === 'string' ? payload.role : JSON.stringify(payload.role)}`);
   const scopes = Array.isArray(payload.scopes)
     ? payload.scopes
     : typeof payload.scope === 'string'

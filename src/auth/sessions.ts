@@ -7,6 +7,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/knex.js';
 
+interface SessionRow {
+  token_hash: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  credential_version: number;
+}
+
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
 export async function createSession(db: Db, userId: string, ttlSeconds: number) {
@@ -23,7 +32,7 @@ export async function createSession(db: Db, userId: string, ttlSeconds: number) 
 /** The live session's user id and credential version, or null for an unknown, expired or revoked one. */
 export async function resolveSession(db: Db, token: string): Promise<{ id: string; userId: string; credentialVersion: number } | null> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
-  const row = await db('sessions').where({ token_hash: hashOf(token) }).first();
+  const row = await db<SessionRow>('sessions').where({ token_hash: hashOf(token) }).first();
   if (!row || row.revoked_at || row.expires_at <= new Date().toISOString()) return null;
   return { id: row.token_hash, userId: row.user_id, credentialVersion: Number(row.credential_version) };
 }

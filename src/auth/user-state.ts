@@ -18,7 +18,7 @@ export interface UserSnapshot {
 }
 
 /** Ids are short and printable; anything else names nothing (and PostgreSQL refuses a NUL). */
-const plausibleId = (id: string) => id.length <= 64 && !/[\u0000-\u001f]/.test(id);
+const plausibleId = (id: string) => id.length <= 64 && [...id].every((c) => c.charCodeAt(0) >= 0x20);
 
 export function createUserState(db: Db) {
   const knownOrgs = new Set<string>();
@@ -30,7 +30,7 @@ export function createUserState(db: Db) {
     async orgExists(orgId: string): Promise<boolean> {
       if (knownOrgs.has(orgId)) return true;
       if (!plausibleId(orgId)) return false;
-      const row = await db('orgs').where({ id: orgId }).first('id');
+      const row = await db<{ id: string }>('orgs').where({ id: orgId }).first('id');
       if (!row) return false;
       if (knownOrgs.size >= 100_000) knownOrgs.clear();
       knownOrgs.add(orgId);

@@ -6,10 +6,9 @@ import { parseArgs } from 'node:util';
 import { tools } from '../../generated/tools.js';
 import { describeErrors } from '../http/router.js';
 import { hashPassword } from '../auth/passwords.js';
-import { isRole, type Role } from '../auth/permissions.js';
+import { isRole } from '../auth/permissions.js';
 import { revokeUserSessions } from '../auth/sessions.js';
-import type { Db } from '../db/knex.js';
-import { findUserByName, insertOrg, insertUser, isUniqueViolation, updateUserRevoking } from '../db/users.js';
+import { findUserByName, insertOrg, type OrgRow, type UserRow, insertUser, isUniqueViolation, updateUserRevoking } from '../db/users.js';
 import { UsageError, noArguments, orgOf, readPasswordFromStdin, withDb } from './args.js';
 import { createPersonalToken, listPersonalTokens, revokePersonalTokens } from '../db/repos.js';
 import { parseTtl } from '../auth/jwt.js';
@@ -40,7 +39,7 @@ export async function org(args: string[]): Promise<number> {
   if (sub === 'list') {
     noArguments(rest);
     return withDb(async (db) => {
-      for (const o of await db('orgs').orderBy('slug')) console.log(`${o.slug}\t${o.id}\t${o.name}`);
+      for (const o of await db<OrgRow>('orgs').orderBy('slug')) console.log(`${o.slug}\t${o.id}\t${o.name}`);
       return 0;
     });
   }
@@ -56,7 +55,7 @@ export async function user(args: string[]): Promise<number> {
       options: { org: { type: 'string' }, role: { type: 'string' }, admin: { type: 'boolean' }, 'password-stdin': { type: 'boolean' } },
     });
     const username = positionals[0];
-    const role = (values.admin ? 'system_admin' : values.role) as Role | undefined;
+    const role = values.admin ? 'system_admin' : values.role;
     if (!username || !values.org || !role || !values['password-stdin']) {
       throw new UsageError('usage: pactum user create <username> --org <slug> (--role ROLE | --admin) --password-stdin');
     }
@@ -138,7 +137,7 @@ export async function user(args: string[]): Promise<number> {
   if (sub === 'list') {
     noArguments(rest);
     return withDb(async (db) => {
-      const rows = await db('users as u').join('orgs as o', 'o.id', 'u.org_id').orderBy('u.username').select('u.*', 'o.slug');
+      const rows = await db('users as u').join('orgs as o', 'o.id', 'u.org_id').orderBy('u.username').select<(UserRow & { slug: string })[]>('u.*', 'o.slug');
       for (const u of rows) console.log(`${u.username}\t${u.id}\t${u.slug}\t${u.role}\t${u.active ? 'active' : 'inactive'}`);
       return 0;
     });

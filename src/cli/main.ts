@@ -103,6 +103,6 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
-run(process.argv.slice(2)).then((code) => {
+void run(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
 });

@@ -59,7 +59,7 @@ export async function repo(args: string[]): Promise<number> {
     }
     case 'list':
       return withDb(async (db) => {
-        const rows = await db('repos as r').join('orgs as o', 'o.id', 'r.org_id').orderBy(['o.slug', 'r.name']).select('o.slug', 'r.name', 'r.public');
+        const rows = await db('repos as r').join('orgs as o', 'o.id', 'r.org_id').orderBy(['o.slug', 'r.name']).select<{ slug: string; name: string; public: boolean | 0 | 1 }[]>('o.slug', 'r.name', 'r.public');
         for (const r of rows) console.log(`${r.slug}/${r.name}\t${r.public ? 'public' : 'private'}`);
         return 0;
       });

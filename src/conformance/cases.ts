@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { generateSync } from 'json-schema-faker';
 import { operations, type ApiName, type OperationSpec } from '../../generated/operations.js';
-import { deref, inline, loadBundledSpec, type Json, type JsonObject } from '../spec/documents.js';
+import { deref, inline, loadBundledSpec, type Json, type JsonObject, type ParameterObject } from '../spec/documents.js';
 import type { ConformanceRequest } from './http.js';
 import type { Phase } from './report.js';
 
@@ -56,10 +56,10 @@ export function operationDocs(api: ApiName): OperationDoc[] {
       if (!o) continue;
       const op = operations.find((x) => x.operationId === o.operationId)!;
       const params = [...((item.parameters as Json[]) ?? []), ...((o.parameters as Json[]) ?? [])].map((p) => {
-        const d = deref(doc, p) as JsonObject;
+        const d = deref(doc, p) as ParameterObject;
         const schema = inline(doc, d.schema ?? {});
         const example = d.example ?? ((schema as JsonObject).examples as Json[] | undefined)?.[0];
-        return { name: d.in === 'header' ? String(d.name).toLowerCase() : String(d.name), in: String(d.in), required: Boolean(d.required), schema, example };
+        return { name: d.in === 'header' ? d.name.toLowerCase() : d.name, in: d.in, required: Boolean(d.required), schema, example };
       });
       let body: OperationDoc['body'] = null;
       if (o.requestBody) {

@@ -19,9 +19,25 @@ export const STATEFUL_STEPS: ReadonlySet<string> = new Set(['download', 'downloa
 
 export type Step = (name: string, api: ApiName, request: ConformanceRequest, expect: (res: ConformanceResponse) => string[]) => Promise<ConformanceResponse | null>;
 
-const json = (res: ConformanceResponse) => {
+interface Action { href: string; header?: Record<string, string> }
+interface Links { upload?: Action; verify?: Action; download?: Action }
+
+/**
+ * What the flow reads of the answers it gets. The server under test may answer anything: the
+ * ordinary checks judge the shapes, the flow only follows what it finds.
+ */
+interface Answer {
+  transfer?: string;
+  objects?: { actions?: Links }[];
+  _links?: Links;
+  lock?: { id?: string };
+  locks?: { id: string }[];
+  ours?: { id: string }[];
+}
+
+const json = (res: ConformanceResponse): Answer | null => {
   try {
-    return JSON.parse(res.body.toString('utf8'));
+    return JSON.parse(res.body.toString('utf8')) as Answer | null;
   } catch {
     return null;
   }
@@ -38,8 +54,8 @@ export async function objectFlow(target: Target, apis: ApiName[], step: Step): P
   for (const transfer of apis.includes('batch') ? ['basic', 'tus'] : ['basic']) {
     const bytes = randomBytes(4096 + (transfer === 'tus' ? 1 : 0));
     const oid = createHash('sha256').update(bytes).digest('hex');
-    let uploadAction: { href: string; header?: Record<string, string> } | undefined;
-    let verifyAction: { href: string; header?: Record<string, string> } | undefined;
+    let uploadAction: Action | undefined;
+    let verifyAction: Action | undefined;
     if (api === 'batch') {
       const res = await step(`batch upload (${transfer})`, 'batch', {
         method: 'POST', url: `${base}/objects/batch`, headers: { ...auth, accept: LFS, 'content-type': LFS },
@@ -77,13 +93,13 @@ export async function objectFlow(target: Target, apis: ApiName[], step: Step): P
       await step('verify', api, { method: 'POST', url: verifyAction.href, headers: { ...verifyAction.header, accept: LFS, 'content-type': LFS }, body: JSON.stringify({ oid, size: bytes.length }) }, status(200));
     }
 
-    let download: { href: string; header?: Record<string, string> } | undefined;
+    let download: Action | undefined;
     if (api === 'batch') {
       const res = await step('batch download', 'batch', {
         method: 'POST', url: `${base}/objects/batch`, headers: { ...auth, accept: LFS, 'content-type': LFS },
         body: JSON.stringify({ operation: 'download', objects: [{ oid, size: bytes.length }] }),
       }, (r) => (json(r)?.objects?.[0]?.actions?.download ? [] : ['flow: a stored object got no download action']));
-      download = res && json(res)?.objects?.[0]?.actions?.download;
+      download = res ? json(res)?.objects?.[0]?.actions?.download : undefined;
     }
     if (apis.includes('legacy')) {
       const res = await step('legacy read object', 'legacy', { method: 'GET', url: `${base}/objects/${oid}`, headers: { ...auth, accept: LFS } }, (r) =>
@@ -107,10 +123,10 @@ export async function objectFlow(target: Target, apis: ApiName[], step: Step): P
   if (!id) return;
   await step('lock it again', 'batch', { method: 'POST', url: `${base}/locks`, headers: { ...auth, accept: LFS, 'content-type': LFS }, body: JSON.stringify({ path }) }, status(409));
   await step('list locks', 'batch', { method: 'GET', url: `${base}/locks?path=${encodeURIComponent(path)}`, headers: { ...auth, accept: LFS } }, (r) =>
-    json(r)?.locks?.some((l: { id: string }) => l.id === id) ? [] : ['flow: the new lock is not listed'],
+    json(r)?.locks?.some((l) => l.id === id) ? [] : ['flow: the new lock is not listed'],
   );
   await step('verify locks', 'batch', { method: 'POST', url: `${base}/locks/verify`, headers: { ...auth, accept: LFS, 'content-type': LFS }, body: '{}' }, (r) =>
-    json(r)?.ours?.some((l: { id: string }) => l.id === id) ? [] : ['flow: the caller\'s lock is not among "ours"'],
+    json(r)?.ours?.some((l) => l.id === id) ? [] : ['flow: the caller\'s lock is not among "ours"'],
   );
   await step('unlock', 'batch', { method: 'POST', url: `${base}/locks/${encodeURIComponent(id)}/unlock`, headers: { ...auth, accept: LFS, 'content-type': LFS }, body: '{}' }, status(200));
 }

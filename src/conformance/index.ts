@@ -5,7 +5,7 @@
  * answer is checked the same way pactum's own tests check pactum: no 5xx, a status the
  * operation declares, a declared content type, a body valid against its schema, required headers.
  */
-import { operations, type ApiName } from '../../generated/operations.js';
+import type { ApiName } from '../../generated/operations.js';
 import { checkResponse } from '../http/response-check.js';
 import { operationFor } from '../http/routes.js';
 import { exampleCases, generatedCases, negativeCases, operationDocs, type Case, type Target } from './cases.js';

@@ -70,9 +70,9 @@ function checkToolResult(tool: ToolSpec, m: JsonRpc, mustFail: boolean): string[
   }
   const text = (result.content as { type: string; text?: string }[] | undefined)?.find((c) => c.type === 'text')?.text;
   if (result.isError) {
-    let payload: { error?: string; message?: string } | null = null;
+    let payload: { error?: string; message?: string } | null;
     try {
-      payload = JSON.parse(text ?? '');
+      payload = JSON.parse(text ?? '') as typeof payload;
     } catch {
       return ['mcp: an error result whose text is not JSON {error, message}'];
     }

@@ -8,16 +8,21 @@ import { scoreBrand, type StyleStats } from '../domain/brand/index.js';
 export type BrandGuideline = components['schemas']['brand-guideline'];
 export type BrandScore = components['schemas']['brand-score'];
 
+interface GuidelineRow { org_id: string; guideline: string; updated_at: string }
+
+/** The guideline column holds a BrandGuideline without its updatedAt (writeGuideline's JSON). */
+const parseGuideline = (text: string) => JSON.parse(text) as Omit<BrandGuideline, 'updatedAt'>;
+
 export async function readGuideline(db: Db, orgId: string): Promise<BrandGuideline | null> {
-  const row = await db('brand_guidelines').where({ org_id: orgId }).first();
-  return row ? { ...JSON.parse(row.guideline), updatedAt: row.updated_at } : null;
+  const row = await db<GuidelineRow>('brand_guidelines').where({ org_id: orgId }).first();
+  return row ? { ...parseGuideline(row.guideline), updatedAt: row.updated_at } : null;
 }
 
 export async function writeGuideline(db: Db, orgId: string, g: Omit<BrandGuideline, 'updatedAt'>): Promise<BrandGuideline> {
   const updatedAt = new Date().toISOString();
   const guideline = JSON.stringify({ colors: g.colors, fonts: g.fonts, componentTokens: g.componentTokens });
   await db('brand_guidelines').insert({ org_id: orgId, guideline, updated_at: updatedAt }).onConflict('org_id').merge({ guideline, updated_at: updatedAt });
-  return { ...JSON.parse(guideline), updatedAt };
+  return { ...parseGuideline(guideline), updatedAt };
 }
 
 /** Scores a completed scan against the org's current guideline and stores the result. */

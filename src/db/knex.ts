@@ -66,7 +66,7 @@ export async function migrate(db: Db): Promise<string[]> {
   return applied;
 }
 
-export const isPostgres = (db: Db) => db.client.config.client === 'pg';
+export const isPostgres = (db: Db) => (db.client as Knex.Client).config.client === 'pg';
 
 /**
  * Runs `work` on one instance at a time: on PostgreSQL under a transaction-scoped advisory lock
@@ -77,7 +77,7 @@ export function oneInstanceAtATime(db: Db, name: string) {
   return async (work: () => Promise<void>) => {
     if (!isPostgres(db)) return work();
     await db.transaction(async (trx) => {
-      const { rows } = (await trx.raw('select pg_try_advisory_xact_lock(hashtext(?)) as taken', [name])) as { rows: { taken: boolean }[] };
+      const { rows } = await trx.raw<{ rows: { taken: boolean }[] }>('select pg_try_advisory_xact_lock(hashtext(?)) as taken', [name]);
       if (rows[0]?.taken) await work();
     });
   };

@@ -49,7 +49,9 @@ export const findPersonalToken = (db: Db, token: string) =>
   db('personal_tokens')
     .where({ token_hash: tokenHash(token) })
     .whereNull('revoked_at')
-    .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', new Date().toISOString()))
+    .where((q) => {
+      q.whereNull('expires_at').orWhere('expires_at', '>', new Date().toISOString());
+    })
     .first<{ id: string; user_id: string } | undefined>('id', 'user_id');
 
 export interface PersonalTokenRow {
@@ -79,7 +81,9 @@ export async function revokePersonalTokens(db: Db, userId: string, ref: string):
     const n = await trx('personal_tokens')
       .where({ user_id: userId })
       .whereNull('revoked_at')
-      .where((q) => q.where({ id: ref }).orWhere({ name: ref }))
+      .where((q) => {
+        q.where({ id: ref }).orWhere({ name: ref });
+      })
       .update({ revoked_at: now });
     if (n) await trx('users').where({ id: userId }).update({ credential_version: trx.raw('credential_version + 1'), updated_at: now });
     return n;

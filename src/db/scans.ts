@@ -56,7 +56,7 @@ export function siteKey(url: string): string {
 export async function siteOf(db: Db, orgId: string, url: string): Promise<string> {
   const key = siteKey(url);
   await db('sites').insert({ id: newId('site'), org_id: orgId, url: key, created_at: new Date().toISOString() }).onConflict(['org_id', 'url']).ignore();
-  return (await db('sites').where({ org_id: orgId, url: key }).first('id')).id;
+  return (await db('sites').where({ org_id: orgId, url: key }).first<{ id: string }>('id')).id;
 }
 
 export const findScan = (db: Db, id: string) => db<ScanRow>('scans').where({ id }).first();
@@ -68,7 +68,7 @@ export const toScan = (r: ScanRow): Scan => ({
   standard: r.standard,
   scanMode: r.scan_mode,
   maxPages: r.max_pages,
-  jurisdictions: JSON.parse(r.jurisdictions),
+  jurisdictions: JSON.parse(r.jurisdictions) as Scan['jurisdictions'],
   status: r.status,
   pagesScanned: r.pages_scanned,
   totalIssues: r.total_issues,
@@ -118,5 +118,5 @@ export async function readReport(db: Db, r: ScanRow): Promise<ScanReport> {
   const base: ScanReport = { scanId: r.id, status: r.status, siteUrl: r.site_url, standard: r.standard, finishedAt: r.finished_at, error: r.error };
   if (r.status !== 'completed' || !r.summary) return base;
   const pages = (await readPages(db, r.id)).map(toPageReport);
-  return { ...base, report: { summary: JSON.parse(r.summary), pages } };
+  return { ...base, report: { summary: JSON.parse(r.summary) as Report['summary'], pages } };
 }

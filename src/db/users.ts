@@ -21,7 +21,7 @@ export interface UserRow {
   credential_version: number;
 }
 
-interface OrgRow { id: string; name: string; slug: string; created_at: string; updated_at: string }
+export interface OrgRow { id: string; name: string; slug: string; created_at: string; updated_at: string }
 
 export const toUser = (r: UserRow): User => ({
   id: r.id,

@@ -13,6 +13,7 @@ import { HttpError, apiOfPath, errorBody } from './errors.js';
 import { jsonTypeFor } from './media.js';
 import { requestScope } from './request-scope.js';
 import { writeStatus } from './router.js';
+import { stateOf } from './state.js';
 
 export function requestContext(log: Logger): Middleware {
   return async function requestLog(ctx, next) {
@@ -30,7 +31,7 @@ export function requestContext(log: Logger): Middleware {
             method: ctx.method,
             path: ctx.path,
             status: ctx.status,
-            operationId: ctx.state.operation?.operationId,
+            operationId: stateOf(ctx).operation?.operationId,
             ms: Number(process.hrtime.bigint() - started) / 1e6,
           },
           'request',
@@ -73,8 +74,9 @@ function retryable(err: unknown, operation: OperationSpec | undefined): HttpErro
 }
 
 export function writeError(ctx: Context, thrown: unknown) {
-  const api = ctx.state.api ?? apiOfPath(ctx.path);
-  const mapped = thrown instanceof HttpError ? null : retryable(thrown, ctx.state.operation as OperationSpec | undefined);
+  const state = stateOf(ctx);
+  const api = state.api ?? apiOfPath(ctx.path);
+  const mapped = thrown instanceof HttpError ? null : retryable(thrown, state.operation);
   const err = mapped ?? thrown;
   const known = err instanceof HttpError;
   if (mapped) (ctx.state.log as Logger | undefined)?.warn({ err: thrown, status: mapped.status }, 'request failed on a server part');
@@ -89,10 +91,10 @@ export function writeError(ctx: Context, thrown: unknown) {
   for (const name of Object.keys(ctx.response.headers)) if (name !== 'x-request-id') ctx.remove(name);
   if (known) ctx.set(err.headers);
   // Where the operation declares this status without a body (tus OPTIONS), none is sent.
-  const declared = (ctx.state.operation as OperationSpec | undefined)?.responses[String(status)];
+  const declared = state.operation?.responses[String(status)];
   if (declared && declared.mediaTypes.length === 0) return writeStatus(ctx, status, true);
   ctx.type = jsonTypeFor(ctx, api);
-  ctx.body = JSON.stringify(errorBody(api, status, message, ctx.state.requestId ?? '', ctx.state.errorDocsUrl as string | undefined));
+  ctx.body = JSON.stringify(errorBody(api, status, message, state.requestId ?? '', state.errorDocsUrl));
 }
 
 export function createKoa(middleware: Middleware[]): Koa {

@@ -71,7 +71,7 @@ export function checkResponse(
       if (!data) continue;
       let message: { id?: unknown; result?: unknown; error?: unknown };
       try {
-        message = JSON.parse(data);
+        message = JSON.parse(data) as typeof message;
       } catch {
         problems.push('an SSE event carries data that is not JSON');
         continue;

@@ -39,7 +39,7 @@ export interface Reply {
 export type Handler<Id extends OperationId = OperationId> = (c: OperationContext<Id>) => Promise<Reply | void> | Reply | void;
 export type Handlers = { [Id in OperationId]: Handler<Id> };
 /** What the router calls, whichever operation matched: its inputs were validated against that operation. */
-type AnyHandler = (c: OperationContext<any>) => Promise<Reply | void> | Reply | void;
+type AnyHandler = Handler;
 
 /**
  * Authenticates with one scheme: an identity, null when the request carries no credential of
@@ -254,7 +254,7 @@ export function createRouter(options: RouterOptions): Middleware {
   }
 
   /** Not a path of the specs: /docs/ for /docs (a redirect relative to the request, so a proxy's prefix is kept), else 404. */
-  async function notFound(ctx: Context) {
+  function notFound(ctx: Context) {
     ctx.state.api = apiOfPath(ctx.path);
     const bare = ctx.path.replace(/\/+$/, '');
     if ((ctx.method === 'GET' || ctx.method === 'HEAD') && bare && bare !== ctx.path && router.match(bare, 'GET').route) {
@@ -311,12 +311,17 @@ export function createRouter(options: RouterOptions): Middleware {
 
     const identity = await limitedAuthenticate(ctx, route);
     // Validated against this operation's schemas above: what its handler's input types say.
-    const validated: OperationContext<any> = { ctx, op: route.op, params, body, identity };
+    const validated: OperationContext = { ctx, op: route.op, params, body: body as OperationContext['body'], identity };
     await writeReply(ctx, route, validated);
   }
 
   const routed = router.routes();
-  return (ctx, next) => routed(ctx as RouterContext, () => notFound(ctx).then(next));
+  return async (ctx, next) => {
+    await routed(ctx as RouterContext, async () => {
+      notFound(ctx);
+      await next();
+    });
+  };
 }
 
 /** @koa/router leaves a parameter that is not valid percent-encoded UTF-8 as it came; refuse it instead. */

@@ -34,7 +34,7 @@ const toRow = (e: AuditEntry) => ({
 
 export function createAuditLog(db: Db, opts: { maxBatch?: number } = {}) {
   const maxBatch = opts.maxBatch ?? 200;
-  let pending: { row: ReturnType<typeof toRow>; done: (err?: unknown) => void }[] = [];
+  let pending: { row: ReturnType<typeof toRow>; written: () => void; failed: (err: unknown) => void }[] = [];
   let scheduled: NodeJS.Immediate | null = null;
 
   async function flush() {
@@ -46,16 +46,16 @@ export function createAuditLog(db: Db, opts: { maxBatch?: number } = {}) {
     try {
       // SQLite allows 999 bound variables a statement: ten columns a row keeps chunks well below.
       for (let i = 0; i < batch.length; i += 90) await db('audit_log').insert(batch.slice(i, i + 90).map((b) => b.row));
-      for (const b of batch) b.done();
+      for (const b of batch) b.written();
     } catch (err) {
-      for (const b of batch) b.done(err);
+      for (const b of batch) b.failed(err);
     }
   }
 
   return {
     write(e: AuditEntry): Promise<void> {
       return new Promise((resolve, reject) => {
-        pending.push({ row: toRow(e), done: (err) => (err ? reject(err) : resolve()) });
+        pending.push({ row: toRow(e), written: resolve, failed: reject });
         if (pending.length >= maxBatch) void flush();
         else scheduled ??= setImmediate(() => void flush());
       });

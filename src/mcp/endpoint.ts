@@ -16,6 +16,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { HttpError } from '../http/errors.js';
 import { negotiate } from '../http/media.js';
+import { stateOf } from '../http/state.js';
 import { writeStatus, type Handler } from '../http/router.js';
 import type { Services } from '../services.js';
 import { createMcpServer } from './server.js';
@@ -59,7 +60,7 @@ export function mcpEndpoint(services: Services): Handler<'mcp.post'> {
     if (refusal) return { status: 200, body: refusal };
 
     const stream = wantsProgress(body);
-    const server = createMcpServer(services, identity!, { requestId: ctx.state.requestId, log: ctx.state.log });
+    const server = createMcpServer(services, identity!, { requestId: stateOf(ctx).requestId, log: stateOf(ctx).log });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream });
     await server.connect(transport);
     const response = await transport.handleRequest(

@@ -28,7 +28,7 @@ export interface ToolContext {
   log: Logger;
   requestId: string;
   /** Reports progress when the client asked for it (params._meta.progressToken); otherwise does nothing. */
-  progress(progress: number, total?: number, message?: string): Promise<void>;
+  progress: (progress: number, total?: number, message?: string) => Promise<void>;
 }
 
 export type ToolHandler<N extends ToolName> = (input: ToolInputs[N], ctx: ToolContext) => Promise<ToolOutputs[N]>;

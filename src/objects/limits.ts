@@ -35,7 +35,7 @@ export function createLimits(db: Db, config: Config['lfs'], store: ContentStore)
     async checkBandwidth(repoId: string, name: string, bytes: number) {
       const quota = config.bandwidthQuotaPerDay;
       if (!quota) return;
-      const row = await db('lfs_bandwidth').where({ repo_id: repoId, day: today() }).first('bytes');
+      const row = await db('lfs_bandwidth').where({ repo_id: repoId, day: today() }).first<{ bytes: number | string } | undefined>('bytes');
       if (Number(row?.bytes ?? 0) + bytes > quota) {
         throw new HttpError(509, `The bandwidth quota of ${quota} bytes a day for ${name} is used up`);
       }

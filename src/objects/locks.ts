@@ -15,8 +15,6 @@ import { authorize } from './access.js';
 type Lock = B['schemas']['lock'];
 interface LockRow { id: string; repo_id: string; path: string; path_key?: string; owner_id: string; owner_name: string; ref_name: string | null; locked_at: string }
 
-type LockVerifyRequest = B['schemas']['lock-verify-request'];
-
 const toLock = (r: LockRow): Lock => ({ id: r.id, path: r.path, locked_at: r.locked_at, owner: { name: r.owner_name } });
 
 /** The locking API lets the server bound page sizes: 0 or none is the default, beyond the cap is the cap. */

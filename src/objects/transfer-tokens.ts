@@ -22,6 +22,12 @@ export interface TransferClaims extends TransferGrant {
 
 export class TransferTokenError extends Error {}
 
+/** The payload as sign() writes it (the version first: 2). Only a payload with our MAC is parsed. */
+type Payload = [
+  version: number, repoId: string, oid: string, size: number, op: TransferGrant['op'], subject: string,
+  username: string | null, orgId: string, exp: number, credentialVersion: number | null,
+];
+
 export function createTransferTokens(config: Config) {
   const key = config.lfs.transferTokenSecret
     ? parseKey(config.lfs.transferTokenSecret, 'TRANSFER_TOKEN_SECRET')
@@ -41,7 +47,7 @@ export function createTransferTokens(config: Config) {
       if (given.toString('base64url') !== signature) throw new TransferTokenError('malformed transfer token');
       const expected = mac(payload);
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new TransferTokenError('the transfer token is not valid');
-      const [v, repoId, oid, size, op, subject, username, orgId, exp, credentialVersion] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+      const [v, repoId, oid, size, op, subject, username, orgId, exp, credentialVersion] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Payload;
       if (v !== 2) throw new TransferTokenError('unknown transfer token version');
       if (exp * 1000 < now) throw new TransferTokenError('the transfer token has expired; request new actions');
       return { repoId, oid, size, op, subject, username, orgId, exp, credentialVersion };

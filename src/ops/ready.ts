@@ -16,6 +16,9 @@ async function check(probe: () => Promise<unknown>): Promise<string> {
   } catch (err) {
     // The message names the dependency's failure (refused, timed out), never a credential: URLs are not included.
     return `unreachable: ${(err as Error).message.replace(/\w+:\/\/\S+/g, '<url>')}`.slice(0, 300);
+  } finally {
+    // An answer in time leaves the timer pending: a /readyz poll would otherwise hold one per probe for 3 s.
+    clearTimeout(timer);
   }
 }
 

@@ -57,8 +57,8 @@ export function usesDataDir(config: Config): boolean {
 }
 
 /** A failed listen(), named by the setting that fixes it. */
-export function listenError(err: unknown, config: Config): unknown {
-  const code = (err as NodeJS.ErrnoException).code;
+export function listenError(err: NodeJS.ErrnoException, config: Config): Error {
+  const code = err.code;
   const where = `${config.host}:${config.port}`;
   if (code === 'EADDRINUSE') return new ConfigError(`PORT ${config.port}: ${where} is in use by another process; choose another PORT`);
   if (code === 'EACCES') return new ConfigError(`PORT ${config.port}: this user may not listen on ${where}; choose a PORT above 1023`);
@@ -71,7 +71,8 @@ export function listenError(err: unknown, config: Config): unknown {
  * port and database only (never the password), or as DATA_DIR for SQLite.
  */
 export function databaseStartError(err: unknown, config: Config): unknown {
-  const code = String((err as { code?: unknown }).code ?? '');
+  const given = (err as { code?: unknown }).code;
+  const code = typeof given === 'string' || typeof given === 'number' ? String(given) : '';
   const network = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET'].includes(code);
   if (!network && !isDatabaseError(err)) return err;
   if (!config.databaseUrl) return new ConfigError(`DATA_DIR ${config.dataDir}: the SQLite database cannot be opened (${summariseDatabaseError(err).code})`);

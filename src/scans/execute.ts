@@ -18,8 +18,8 @@ export interface ScanDeps {
   db: Db;
   config: Config;
   log: Logger;
-  pool(): CheckPool;
-  fetchOptions(): { allowPrivateNetworks: boolean; userAgent: string };
+  pool: () => CheckPool;
+  fetchOptions: () => { allowPrivateNetworks: boolean; userAgent: string };
   onCompleted?(scan: ScanRow): Promise<void>;
 }
 

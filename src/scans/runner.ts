@@ -107,9 +107,10 @@ function inProcessQueue(deps: ScanDeps): Queue {
   }
 
   return {
-    async enqueue(id) {
+    enqueue(id) {
       waiting.push(id);
       pump();
+      return Promise.resolve();
     },
     async recover() {
       for (const s of await db<ScanRow>('scans').where({ status: 'running' })) {

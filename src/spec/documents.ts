@@ -9,6 +9,18 @@ import { fileURLToPath } from 'node:url';
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export type JsonObject = { [k: string]: Json };
 
+/**
+ * What the generator, the conformance runner and the tests read of an OpenAPI parameter object
+ * (once dereferenced). The specs pass Redocly's lint first: every parameter has its name and location.
+ */
+export type ParameterObject = JsonObject & {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required?: boolean;
+  schema?: Json;
+  example?: Json;
+};
+
 export const API_NAMES = ['dashboard', 'legacy', 'batch'] as const;
 export type ApiDocName = (typeof API_NAMES)[number];
 

@@ -15,7 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConfig, lintDocument, BaseResolver, Source, type Document } from '@redocly/openapi-core';
-import { operations, type ApiName, type OperationSpec } from '../../generated/operations.js';
+import { operations, type OperationSpec } from '../../generated/operations.js';
 import { toolNames, tools } from '../../generated/tools.js';
 import { deref, loadBundledSpec, type JsonObject } from '../../src/spec/documents.js';
 import { deriveMockSpec, EXAMPLE_CONTENT, MCP_LIFECYCLE_EXAMPLES, type MockApi } from '../../scripts/lib/mock-spec.js';
@@ -51,7 +51,7 @@ const mcpPost = byId('dashboard', 'mcp.post');
 const toolStubs = cases.filter((c) => c.op.tool !== null);
 /** The vendor JSON types a status of an operation answers in the served mock spec, objstore first. */
 const vendorMedia = (api: MockApi, op: OperationSpec, status?: string) =>
-  Object.keys(((deref(mockSpecs[api], expectedStatusResponse(api, op, status)) as JsonObject).content ?? {}) as JsonObject).filter((t) => /\+json$/.test(t));
+  Object.keys((deref(mockSpecs[api], expectedStatusResponse(api, op, status)).content ?? {}) as JsonObject).filter((t) => /\+json$/.test(t));
 function expectedStatusResponse(api: MockApi, op: OperationSpec, status?: string): JsonObject {
   const responses = specOperation(mockSpecs[api], op).operation.responses as JsonObject;
   const code = status ?? Object.keys(responses).filter((c) => /^2\d\d$/.test(c)).sort()[0]!;
@@ -107,17 +107,17 @@ describe('deriveMockSpec', () => {
     for (const { op } of cases.filter((c) => c.api === api)) {
       const { operation } = specOperation(doc, op);
       for (const [status, raw] of Object.entries((operation.responses ?? {}) as JsonObject)) {
-        const res = deref(doc, raw as JsonObject) as JsonObject;
+        const res = deref(doc, raw as JsonObject);
         for (const [type, m] of Object.entries((res.content ?? {}) as JsonObject)) {
           const media = m as JsonObject;
           const examples = [
             ...(media.example !== undefined ? [media.example] : []),
-            ...Object.values((media.examples ?? {}) as JsonObject).map((e) => (deref(doc, e as JsonObject) as JsonObject).value!),
+            ...Object.values((media.examples ?? {}) as JsonObject).map((e) => deref(doc, e as JsonObject).value!),
           ];
           if (!/json/.test(type)) continue;
           expect(examples.length, `${label(api, op)} ${status} ${type} has an example`).toBeGreaterThan(0);
           // Validated against the contract's schema for this response, not the mock spec's.
-          const contract = deref(bundled[api], ((specOperation(bundled[api], op).operation.responses as JsonObject)[status]) as JsonObject) as JsonObject;
+          const contract = deref(bundled[api], ((specOperation(bundled[api], op).operation.responses as JsonObject)[status]) as JsonObject);
           const validate = compile(((contract.content as JsonObject)[type] as JsonObject).schema!);
           for (const ex of examples) {
             expect(validate(ex), `${label(api, op)} ${status} ${type}: ${JSON.stringify(validate.errors)}`).toBe(true);
@@ -125,7 +125,7 @@ describe('deriveMockSpec', () => {
           }
         }
         for (const [name, raw] of Object.entries((res.headers ?? {}) as JsonObject)) {
-          const h = deref(doc, raw as JsonObject) as JsonObject;
+          const h = deref(doc, raw as JsonObject);
           if (h.example === undefined) continue;
           expect(compile(h.schema!)(h.example), `${label(api, op)} ${status} header ${name}`).toBe(true);
         }

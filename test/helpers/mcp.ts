@@ -13,8 +13,8 @@ export async function mcpClient(baseUrl: string, headers: Record<string, string>
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** The structured result of a successful call; fails the test on an error result. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function ok(result: CallToolResult | unknown): any {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- read like the JSON answers (helpers/http.ts json)
+export function ok(result: unknown): any {
   const r = result as CallToolResult;
   expect(r.isError, r.isError ? String((r.content[0] as { text: string }).text) : '').toBeFalsy();
   expect(JSON.parse((r.content[0] as { text: string }).text)).toEqual(r.structuredContent);
@@ -22,7 +22,7 @@ export function ok(result: CallToolResult | unknown): any {
 }
 
 /** The {error, message} of a failed call; fails the test when the call succeeded. */
-export function failure(result: CallToolResult | unknown): { error: string; message: string; details?: unknown[] } {
+export function failure(result: unknown): { error: string; message: string; details?: unknown[] } {
   const r = result as CallToolResult;
   expect(r.isError, `expected an error result, got ${JSON.stringify(r.structuredContent)}`).toBe(true);
   expect(r.structuredContent).toBeUndefined();

@@ -50,7 +50,8 @@ async function startPrism(spec: string, upstream: string): Promise<{ url: string
   });
   // Ready when its port answers (its log level is kept low, so there is no banner to wait for).
   const deadline = Date.now() + 60_000;
-  let exited: number | null = null;
+  // Set by the exit listener (a plain `number | null = null` would be narrowed to null below).
+  let exited = null as number | null;
   child.once('exit', (code) => (exited = code ?? -1));
   for (;;) {
     if (exited !== null) throw new Error(`prism ${spec} exited with ${exited}`);
@@ -79,7 +80,7 @@ export async function prismFront(): Promise<PrismFront> {
   let pactum = '';
   let prisms: Record<'dashboard' | 'legacy' | 'batch', { url: string; child: ChildProcess }> | null = null;
 
-  const back = createServer((req, res) => forward(req, res, `${pactum}${req.headers['x-pactum-base'] ?? ''}${req.url}`, { ...req.headers }));
+  const back = createServer((req, res) => forward(req, res, `${pactum}${String(req.headers['x-pactum-base'] ?? '')}${req.url}`, { ...req.headers }));
   const backPort = await listen(back);
 
   const front = createServer((req, res) => {

@@ -70,7 +70,7 @@ async function createBucket(s: TestS3Server, Bucket: string) {
 }
 
 /** A Ceph cluster as a TestS3Server; `close` stops it (or not, when it belongs to someone else). */
-function cephServer(c: { conf: string; endpoint: string; accessKeyId: string; secretAccessKey: string; close(): Promise<void> }): TestS3Server {
+function cephServer(c: { conf: string; endpoint: string; accessKeyId: string; secretAccessKey: string; close: () => Promise<void> }): TestS3Server {
   const server: TestS3Server = {
     kind: 'ceph-rgw',
     label: `Ceph RGW ${cephVersion() ?? ''}`.trim(),

@@ -137,7 +137,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       expect(violations, 'responses that break the specs').toEqual([]);
       if (prism) expect(prism.violations, 'sl-violations reported by prism proxy --errors').toEqual([]);
       // Two instances are only tested if both served: consecutive requests alternate.
-      if (balancer && balancer.counts.reduce((a, b) => a + b, 0) >= 2) expect(Math.min(balancer.counts[0] ?? 0, balancer.counts[1] ?? 0), `requests per instance: ${balancer.counts}`).toBeGreaterThan(0);
+      if (balancer && balancer.counts.reduce((a, b) => a + b, 0) >= 2) expect(Math.min(balancer.counts[0] ?? 0, balancer.counts[1] ?? 0), `requests per instance: ${balancer.counts.join(',')}`).toBeGreaterThan(0);
     },
     async stop() {
       await Promise.all(instances.map((i) => i.close()));

@@ -3,7 +3,7 @@
  * scan lasts long enough to watch its progress.
  */
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 const SITE_DIR = new URL('../fixtures/site/', import.meta.url);
@@ -23,7 +23,7 @@ export async function startFixtureSite(delayMs = 0): Promise<FixtureSite> {
     delayMs,
     close: () => new Promise((r) => server.close(() => r())),
   };
-  const server = createServer(async (req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const file = path === '/' ? 'index.html' : path.slice(1);
     await new Promise((r) => setTimeout(r, site.delayMs));
@@ -34,7 +34,8 @@ export async function startFixtureSite(delayMs = 0): Promise<FixtureSite> {
     } catch {
       res.writeHead(404, { 'content-type': 'text/html' }).end('<!doctype html><title>404</title>');
     }
-  });
+  };
+  const server = createServer((req, res) => void answer(req, res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   site.origin = origin;

@@ -66,7 +66,7 @@ export function cutUpload(action: Action, method: string, headers: Record<string
     req.on('error', () => {});
     req.on('close', () => resolve());
     req.on('response', (res) => res.resume());
-    (async () => {
+    void (async () => {
       let sent = 0;
       for (const c of chunks) {
         const piece = c.subarray(0, Math.min(c.length, sendBytes - sent));

@@ -233,7 +233,7 @@ describe('transfers a client abandons (in process)', () => {
 });
 
 describe('the suite\'s workers', () => {
-  it('run with --unhandled-rejections=strict, so a rejection nothing handles fails the run', async () => {
+  it('run with --unhandled-rejections=strict, so a rejection nothing handles fails the run', () => {
     expect(process.execArgv).toContain('--unhandled-rejections=strict');
     // A throwaway test file, run with the project's own config, that leaves a rejection unhandled.
     mkdirSync(join(process.cwd(), '.tmp'), { recursive: true });

@@ -348,7 +348,7 @@ describe('faults on the way in (in process)', () => {
     const answers = await Promise.all([client.tusPatch(upload, 0, c.bytes), client.tusPatch(upload, 0, c.bytes)]);
     const statuses = answers.map((a) => a.status).sort();
     for (const a of answers) await a.body?.cancel();
-    for (const st of statuses) expect([204, 409], `two PATCHes at once answered ${statuses}`).toContain(st);
+    for (const st of statuses) expect([204, 409], `two PATCHes at once answered ${statuses.join(',')}`).toContain(st);
     faults++;
     // Whatever each of them was told, resuming from the offset ends in the right object.
     const done = await client.resumeTus(upload, c);

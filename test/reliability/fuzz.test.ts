@@ -245,12 +245,13 @@ function distinctViolations(vs: TestServer['violations']): string[] {
 /** A tools/call answer: a result or a tool error an agent can read; never an internal error. */
 function toolAnswer(tool: ToolSpec, res: ConformanceResponse): string[] {
   if (res.status !== 200) return [`HTTP ${res.status}`];
-  const m = messageOf(res) as { error?: { code: number; message: string }; result?: { isError?: boolean; content?: { text?: string }[]; structuredContent?: unknown } } | null;
+  const m = messageOf(res);
   if (!m) return ['not a JSON-RPC message'];
   // -32603 is reported by mcpInternalError, which every MCP request goes through.
   if (m.error) return m.error.code === -32602 || m.error.code === -32603 ? [] : [`JSON-RPC error ${m.error.code}: ${m.error.message}`];
-  if (m.result?.isError) {
-    const text = m.result.content?.[0]?.text ?? '';
+  const result = m.result as { isError?: boolean; content?: { text?: string }[]; structuredContent?: unknown } | undefined;
+  if (result?.isError) {
+    const text = result.content?.[0]?.text ?? '';
     try {
       const e = JSON.parse(text) as { error: string; message: string };
       if (e.error === 'failed' && /failed unexpectedly|invalid result/.test(e.message)) return [`tool failure: ${text}`];
@@ -259,7 +260,7 @@ function toolAnswer(tool: ToolSpec, res: ConformanceResponse): string[] {
       return [`error result that is not JSON: ${text}`];
     }
   }
-  return tool.validateOutput(m.result?.structuredContent) ? [] : [`structuredContent breaks ${tool.name}'s output schema`];
+  return tool.validateOutput(result?.structuredContent) ? [] : [`structuredContent breaks ${tool.name}'s output schema`];
 }
 
 // ---------------------------------------------------------------------------------------------

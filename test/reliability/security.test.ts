@@ -83,7 +83,7 @@ interface McpAnswer {
   status: number;
   headers: Headers;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON-RPC answer, read like helpers/http.ts json
   message: any;
 }
 
@@ -108,7 +108,7 @@ const callTool = (base: string, auth: Record<string, string>, name: string, args
 const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
 
 /** The structured result of a successful tool call, or throws with the error. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a tool result, read like helpers/http.ts json
 function ok(a: McpAnswer): any {
   if (a.status !== 200 || !a.message?.result || a.message.result.isError) throw new Error(`expected a result, got ${a.status} ${a.text.slice(0, 500)}`);
   return a.message.result.structuredContent;
@@ -174,7 +174,6 @@ describe('bearer tokens', () => {
 
     const [h, p, sig] = valid.split('.') as [string, string, string];
     const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
-    const payload = JSON.parse(Buffer.from(p, 'base64url').toString());
     const flip = (x: string, at: number) => x.slice(0, at) + (x[at] === 'A' ? 'B' : 'A') + x.slice(at + 1);
     const unsecured = (alg: string) => `${b64({ alg, typ: 'JWT' })}.${p}.`;
     // A member of acme: its payload with admin.system spliced in, the signature kept.
@@ -374,7 +373,7 @@ describe('cross-org isolation, for every tool of the catalogue', () => {
     };
     const hitsBefore = serviceHits;
     type Expect = 'refused' | 'scoped';
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tool results, read like helpers/http.ts json
     const plan: [ToolName, Record<string, unknown>, Expect, ((result: any) => string | null)?][] = [
       ['dashboard_coordinated_pr_status', { id: b.prId }, 'refused'],
       ['dashboard_create_org', { name: 'Globex Corporation', slug: 'globex-corp' }, 'refused'],
@@ -567,7 +566,7 @@ describe('transfer tokens and action hrefs', () => {
     const batch = async (operation: string, objects: { oid: string; size: number }[], transfers?: string[], base = lfs, auth = wallyAuth) => {
       const res = await fetch(`${base}/objects/batch`, { method: 'POST', headers: { authorization: auth, accept: GIT_LFS, 'content-type': GIT_LFS }, body: JSON.stringify({ operation, objects: objects.map(({ oid, size }) => ({ oid, size })), ...(transfers ? { transfers } : {}) }) });
       const body = await res.json();
-      for (const o of body.objects ?? []) for (const act of Object.values(o.actions ?? {}) as { header: Record<string, string> }[]) transferTokens.add(act.header.Authorization!.slice('Bearer '.length));
+      for (const o of body.objects ?? []) for (const act of Object.values<{ header: Record<string, string> }>(o.actions ?? {})) transferTokens.add(act.header.Authorization!.slice('Bearer '.length));
       return body.objects[0].actions as Record<string, { href: string; header: Record<string, string> }>;
     };
     const stored = content(2048);

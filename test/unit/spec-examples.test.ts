@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { API_NAMES, deref, escapePointer, loadBundledSpec, toDefs, type Json, type JsonObject } from '../../src/spec/documents.js';
+import { API_NAMES, deref, escapePointer, loadBundledSpec, toDefs, type Json, type JsonObject, type ParameterObject } from '../../src/spec/documents.js';
 import { tools } from '../../generated/tools.js';
 
 function compilerFor(doc: JsonObject) {
@@ -79,7 +79,7 @@ describe.each(API_NAMES)('examples of the %s spec', (api) => {
           }
         }
         for (const p of [...((item.parameters as Json[]) ?? []), ...((op.parameters as Json[]) ?? [])]) {
-          const param = deref(doc, p) as JsonObject;
+          const param = deref(doc, p) as ParameterObject;
           if (param.example === undefined) continue;
           expect(compile(param.schema!)(param.example), `${where} parameter ${param.name}`).toBe(true);
           count++;

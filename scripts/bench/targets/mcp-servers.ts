@@ -9,7 +9,7 @@
  *           for the run; the client calls dashboard_get_org (bearer auth, argument validation, DB read,
  *           output validation, audit row).
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,12 +24,12 @@ import { DUMMY_HASH } from '../../../src/auth/passwords.js';
 
 if (process.argv[2] === 'sdk') {
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
-  const server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'POST') return void res.writeHead(405).end();
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const mcp = new McpServer({ name: 'bare', version: '1.0.0' }, { jsonSchemaValidator });
-    mcp.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+    mcp.registerTool('echo', { description: 'echo', inputSchema: { text: z.string() } }, ({ text }) => Promise.resolve({ content: [{ type: 'text' as const, text }] }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
@@ -37,7 +37,8 @@ if (process.argv[2] === 'sdk') {
     });
     await mcp.connect(transport);
     await transport.handleRequest(req, res, JSON.parse(Buffer.concat(chunks).toString('utf8')));
-  }).listen(0, '127.0.0.1', () => {
+  };
+  const server = createServer((req, res) => void handle(req, res)).listen(0, '127.0.0.1', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
     process.send!({ url, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } }, headers: {} });
   });

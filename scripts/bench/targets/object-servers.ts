@@ -9,7 +9,7 @@
  */
 import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ const dir = mkdtempSync(join(tmpdir(), `bench-${kind}-`));
 
 if (kind === 'upload-baseline' || kind === 'download-baseline') {
   let n = 0;
-  const server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method === 'PUT') {
       const path = join(dir, `f${n++}`);
       const h = await open(path, 'w');
@@ -51,7 +51,8 @@ if (kind === 'upload-baseline' || kind === 'download-baseline') {
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': (await stat(file)).size });
       await pipeline(createReadStream(file, { highWaterMark: 1 << 20 }), res);
     }
-  }).listen(0, '127.0.0.1', () => process.send!({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+  };
+  const server = createServer((req, res) => void handle(req, res)).listen(0, '127.0.0.1', () => process.send!({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
 }
 
 process.on('SIGTERM', () => {

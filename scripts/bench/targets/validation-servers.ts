@@ -30,7 +30,7 @@ const app = new Koa();
 if (process.argv[2] === 'plain') {
   const router = new Router();
   router.post('/:org/:repo/info/lfs/objects/batch', async (ctx) => {
-    const body = JSON.parse(await getRawBody(ctx.req, { limit: 4 << 20, encoding: 'utf8' }));
+    const body = JSON.parse(await getRawBody(ctx.req, { limit: 4 << 20, encoding: 'utf8' })) as unknown;
     if (!body) ctx.throw(400);
     ctx.type = 'application/vnd.git-lfs+json';
     ctx.body = JSON.stringify(reply);
@@ -52,12 +52,15 @@ if (process.argv[2] === 'plain') {
   );
 }
 
+/** What mergedDefinition reads of a bundled spec. */
+interface BundledSpec { servers?: { url: string }[]; paths: Record<string, unknown>; components?: Record<string, Record<string, unknown>> }
+
 /** The three bundled specs as one document, each path under its server's base path. */
 function mergedDefinition() {
   const definition = { openapi: '3.1.0', info: { title: 'pactum', version: '1' }, paths: {} as Record<string, unknown>, components: {} as Record<string, Record<string, unknown>> };
   for (const api of ['dashboard', 'legacy', 'batch']) {
-    const doc = JSON.parse(readFileSync(new URL(`../../../generated/specs/${api}.json`, import.meta.url), 'utf8'));
-    const base = String(doc.servers?.[0]?.url ?? '').replace(/^[a-z]+:\/\/[^/]+/i, '').replace(/\/$/, '');
+    const doc = JSON.parse(readFileSync(new URL(`../../../generated/specs/${api}.json`, import.meta.url), 'utf8')) as BundledSpec;
+    const base = (doc.servers?.[0]?.url ?? '').replace(/^[a-z]+:\/\/[^/]+/i, '').replace(/\/$/, '');
     for (const [path, item] of Object.entries(doc.paths)) definition.paths[base + path] = item;
     for (const [kind, entries] of Object.entries(doc.components ?? {})) Object.assign((definition.components[kind] ??= {}), entries);
   }
@@ -68,7 +71,7 @@ async function openapiBackend(): Promise<Koa.Middleware> {
   const api = new OpenAPIBackend({ definition: mergedDefinition() as never, quick: true, validate: false });
   const byId = new Map(operations.map((o) => [o.operationId, o]));
   api.register({
-    'batch.batch': (c: BackendContext, ctx: Koa.Context) => {
+    'batch.batch': (c: BackendContext<unknown, Record<string, string>>, ctx: Koa.Context) => {
       const op = byId.get('batch.batch')!;
       const params = { ...c.request.params, accept: ctx.get('accept'), 'content-type': ctx.get('content-type') };
       if (op.validateParams && !op.validateParams(params)) ctx.throw(422);
@@ -85,11 +88,12 @@ async function openapiBackend(): Promise<Koa.Middleware> {
   api.router.getOperations = () => all;
   return async (ctx) => {
     const text = await getRawBody(ctx.req, { limit: 4 << 20, encoding: 'utf8' });
-    await api.handleRequest({ method: ctx.method, path: ctx.path, query: ctx.querystring, headers: ctx.headers as Record<string, string>, body: JSON.parse(text) }, ctx);
+    await api.handleRequest({ method: ctx.method, path: ctx.path, query: ctx.querystring, headers: ctx.headers as Record<string, string>, body: JSON.parse(text) as unknown }, ctx);
   };
 }
 
-const server = createServer(app.callback()).listen(0, '127.0.0.1', () => {
+const handle = app.callback();
+const server = createServer((req, res) => void handle(req, res)).listen(0, '127.0.0.1', () => {
   process.send!({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

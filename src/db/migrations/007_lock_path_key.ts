@@ -10,7 +10,7 @@ export async function up(db: Knex) {
   await db.schema.alterTable('lfs_locks', (t) => {
     t.string('path_key', 64).nullable();
   });
-  for (const row of await db('lfs_locks').select('id', 'path')) {
+  for (const row of await db<{ id: string; path: string }>('lfs_locks').select('id', 'path')) {
     await db('lfs_locks').where({ id: row.id }).update({ path_key: lockPathKey(row.path) });
   }
   await db.schema.alterTable('lfs_locks', (t) => {

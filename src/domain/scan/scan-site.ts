@@ -27,9 +27,9 @@ export interface ScanDeps {
 
 export interface ScanEvents {
   /** How many pages the scan will cover so far (bounded by maxPages); only ever grows. */
-  onPagesFound(total: number): void | Promise<void>;
+  onPagesFound: (total: number) => void | Promise<void>;
   /** Once per page, as it finishes; `error` is set when the page could not be scanned; `style` feeds brand scoring. */
-  onPageDone(page: PageReport & { issues: Issue[]; style?: StyleStats }): void | Promise<void>;
+  onPageDone: (page: PageReport & { issues: Issue[]; style?: StyleStats }) => void | Promise<void>;
 }
 
 /** Nested sitemaps read from a sitemap index; enough for real sites, bounded for hostile ones. */

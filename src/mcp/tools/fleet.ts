@@ -1,6 +1,7 @@
 /** Fleet tools: the org's sites with their latest scans, totals across them, and coordinated PRs. */
 import { readCoordinatedPr } from '../../db/coordinated-prs.js';
 import type { Db } from '../../db/knex.js';
+import type { BrandScore } from '../../db/brand.js';
 import { page } from '../../db/pagination.js';
 import { readPages, toPageReport, type ScanRow } from '../../db/scans.js';
 import { resolveCriterion } from '../../domain/regulations/index.js';
@@ -20,10 +21,10 @@ async function latestScans(db: Db, orgId: string, siteIds: string[] | null, comp
 }
 
 async function brandScores(db: Db, scanIds: string[]): Promise<Map<string, number>> {
-  const rows = scanIds.length ? await db('brand_scores').whereIn('scan_id', scanIds) : [];
+  const rows = scanIds.length ? await db<{ scan_id: string; score: string }>('brand_scores').whereIn('scan_id', scanIds) : [];
   const out = new Map<string, number>();
   for (const r of rows) {
-    const s = JSON.parse(r.score);
+    const s = JSON.parse(r.score) as BrandScore;
     if (s.kind === 'scored') out.set(r.scan_id, s.overall);
   }
   return out;

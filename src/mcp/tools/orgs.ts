@@ -25,7 +25,11 @@ export const orgTools: Pick<ToolHandlers, 'dashboard_create_org' | 'dashboard_ge
   async dashboard_list_orgs({ query, limit, cursor }, { caller, services }) {
     const q = services.db('orgs');
     if (!isSystemAdmin(caller)) q.where({ id: caller.orgId });
-    if (query) q.where((w) => w.whereRaw('lower(name) like ?', [`%${query.toLowerCase()}%`]).orWhere('slug', 'like', `%${query.toLowerCase()}%`));
+    if (query) {
+      q.where((w) => {
+        w.whereRaw('lower(name) like ?', [`%${query.toLowerCase()}%`]).orWhere('slug', 'like', `%${query.toLowerCase()}%`);
+      });
+    }
     const { rows, nextCursor } = await page<Parameters<typeof toOrg>[0]>(q, { column: 'slug', order: 'asc', limit: limit!, cursor });
     return { orgs: rows.map(toOrg), nextCursor };
   },

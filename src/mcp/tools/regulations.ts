@@ -42,8 +42,8 @@ export const regulationTools: Pick<
   ToolHandlers,
   'dashboard_list_jurisdictions' | 'dashboard_list_regulations' | 'dashboard_get_regulation' | 'dashboard_list_wcag_criteria' | 'dashboard_list_proposals' | 'dashboard_get_proposal'
 > = {
-  async dashboard_list_jurisdictions({ query: q, parentId, type }) {
-    return { jurisdictions: findJurisdictions({ query: q, parentId, type }) };
+  dashboard_list_jurisdictions({ query: q, parentId, type }) {
+    return Promise.resolve({ jurisdictions: findJurisdictions({ query: q, parentId, type }) });
   },
 
   async dashboard_list_regulations({ jurisdiction, query: q, status, scope, limit, cursor }, ctx) {
@@ -72,8 +72,8 @@ export const regulationTools: Pick<
     return found;
   },
 
-  async dashboard_list_wcag_criteria({ version, level, principle }) {
-    return { criteria: findCriteria({ version, level, principle }) };
+  dashboard_list_wcag_criteria({ version, level, principle }) {
+    return Promise.resolve({ criteria: findCriteria({ version, level, principle }) });
   },
 
   async dashboard_list_proposals({ status, limit, cursor }, ctx) {

@@ -51,7 +51,7 @@ export function fsBackend(root: string): BlobBackend {
 
   async function readOffset(key: string): Promise<number> {
     try {
-      return Number(JSON.parse(await readFile(`${partialPath(key)}.offset`, 'utf8')).offset) || 0;
+      return Number((JSON.parse(await readFile(`${partialPath(key)}.offset`, 'utf8')) as { offset?: unknown }).offset) || 0;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
       throw err;
@@ -108,7 +108,7 @@ export function fsBackend(root: string): BlobBackend {
     },
 
     async delete(oid) {
-      await unlink(objectPath(oid)).catch((err) => {
+      await unlink(objectPath(oid)).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== 'ENOENT') throw err;
       });
     },
@@ -137,8 +137,7 @@ export function fsBackend(root: string): BlobBackend {
           },
         });
         const sink = createWriteStream(path, { flags: 'r+', start: offset, highWaterMark: CHUNK });
-        let failure: unknown = null;
-        await pipeline(body, counter, sink).catch((err) => (failure = err));
+        const failure = await pipeline(body, counter, sink).then(() => null, (err: unknown) => err);
         if (failure instanceof TooLarge) {
           await truncate(path, offset);
           throw failure;
@@ -151,8 +150,9 @@ export function fsBackend(root: string): BlobBackend {
         return reached;
       },
 
-      async read(key, range: ByteRange) {
-        return createReadStream(partialPath(key), { start: range.start, end: range.end, highWaterMark: CHUNK });
+      // Its one caller awaits it at once, so a throw of createReadStream reaches it as a rejection would.
+      read(key, range: ByteRange) {
+        return Promise.resolve(createReadStream(partialPath(key), { start: range.start, end: range.end, highWaterMark: CHUNK }));
       },
 
       async promote(key, oid) {
@@ -208,7 +208,7 @@ export function fsBackend(root: string): BlobBackend {
 }
 
 /** A failed write, fsync or open on our side, as opposed to a client that went away. */
-const isServerSide = (err: unknown) => {
+const isServerSide = (err: unknown): err is NodeJS.ErrnoException => {
   const e = err as NodeJS.ErrnoException;
   return Boolean(e.syscall) && e.code !== 'ECONNRESET' && e.code !== 'EPIPE';
 };

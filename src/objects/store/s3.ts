@@ -204,11 +204,13 @@ export function s3Backend(opts: S3Options): S3Backend {
         chunks = [];
         await put(Key, body);
       },
-      async abort() {
-        if (state !== 'open') return;
-        state = 'aborted';
-        stream.destroy();
-        chunks = [];
+      abort() {
+        if (state === 'open') {
+          state = 'aborted';
+          stream.destroy();
+          chunks = [];
+        }
+        return Promise.resolve();
       },
     };
   }
@@ -227,17 +229,18 @@ export function s3Backend(opts: S3Options): S3Backend {
     const answers = new Set<Promise<void>>();
     let received = 0;
     let state: 'open' | 'committed' | 'aborted' = 'open';
-    let failed: unknown = null;
+    // What the S3 client and the streams fail with (errors, as stream.destroy expects).
+    let failed: Error | null = null;
     // Settles only by rejecting, when a part failed or the write was aborted: whatever waits races it.
     let fail!: (err: unknown) => void;
     const failure = new Promise<never>((_, reject) => (fail = reject));
     failure.catch(() => {});
     const failWith = (err: unknown) => {
       if (failed) return;
-      failed = err;
+      failed = err as Error;
       fail(err);
       part?.abort.abort();
-      stream.destroy(err as Error);
+      stream.destroy(failed);
     };
 
     function openPart() {
@@ -397,7 +400,8 @@ export function s3Backend(opts: S3Options): S3Backend {
   return {
     name: 's3',
 
-    beginWrite: async (oid, size) => pendingWrite(objectKey(oid), size),
+    // Its callers await it at once, so a throw of pendingWrite reaches them as a rejection would.
+    beginWrite: (oid, size) => Promise.resolve(pendingWrite(objectKey(oid), size)),
 
     read: (oid, range) => get(objectKey(oid), range),
 
@@ -516,7 +520,7 @@ export function s3Backend(opts: S3Options): S3Backend {
       },
     },
 
-    freeBytes: async () => null,
+    freeBytes: () => Promise.resolve(null),
 
     async sweep(maxAgeMs) {
       const before = Date.now() - maxAgeMs;

@@ -14,7 +14,9 @@ export function withUploadLeases(backend: BlobBackend, db: Db, ttlSeconds: numbe
     await db('upload_leases').insert({ key, holder, expires_at: Date.now() + ttl }).onConflict('key').ignore();
     const taken = await db('upload_leases')
       .where({ key })
-      .andWhere((q) => q.where({ holder }).orWhere('expires_at', '<', Date.now()))
+      .andWhere((q) => {
+        q.where({ holder }).orWhere('expires_at', '<', Date.now());
+      })
       .update({ holder, expires_at: Date.now() + ttl });
     if (!taken) throw new UploadBusy();
   }

@@ -5,6 +5,7 @@
 import type { Context } from 'koa';
 import { HttpError } from '../../http/errors.js';
 import { writeStatus, type Handler } from '../../http/router.js';
+import { stateOf } from '../../http/state.js';
 import type { Services } from '../../services.js';
 import { authorize } from '../access.js';
 import { findObject, gone, isLive, recordObject } from '../objects-table.js';
@@ -52,7 +53,7 @@ export function download(s: Services): Handler<'objects.download'> {
       'Content-Type': 'application/octet-stream',
       'Content-Length': String(length),
       'Accept-Ranges': 'bytes',
-      'X-Request-Id': ctx.state.requestId,
+      'X-Request-Id': stateOf(ctx).requestId,
       ...(range ? { 'Content-Range': `bytes ${range.start}-${range.end}/${size}` } : {}),
     });
     if (length === 0) return void ctx.res.end();

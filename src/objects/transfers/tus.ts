@@ -5,7 +5,6 @@
  * skips both PATCH and verify. Only a transfer token from a batch action can start one, because
  * the token carries the size the upload must reach.
  */
-import type { Context } from 'koa';
 import { HttpError } from '../../http/errors.js';
 import { writeStatus, type Handler } from '../../http/router.js';
 import type { Services } from '../../services.js';

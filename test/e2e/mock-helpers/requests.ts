@@ -8,7 +8,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { ApiName, OperationSpec } from '../../../generated/operations.js';
 import { checkResponse } from '../../../src/http/response-check.js';
-import { deref, toDefs, type Json, type JsonObject } from '../../../src/spec/documents.js';
+import { deref, toDefs, type Json, type JsonObject, type ParameterObject } from '../../../src/spec/documents.js';
 import { EXAMPLE_CONTENT } from '../../../scripts/lib/mock-spec.js';
 
 export const GIT_LFS_JSON = 'application/vnd.git-lfs+json';
@@ -27,7 +27,7 @@ export { freePorts } from '../../helpers/ports.js';
 
 /** The base path of a spec's server URL: '' for the dashboard, /{org}/{repo}.git/info/lfs for the object APIs. */
 export function basePathOf(doc: JsonObject): string {
-  const url = String(((doc.servers ?? []) as JsonObject[])[0]?.url ?? '');
+  const url = ((doc.servers ?? []) as { url: string }[])[0]?.url ?? '';
   return (/^(?:[a-z][a-z0-9+.-]*:\/\/[^/]+)?(\/.*)?$/i.exec(url)?.[1] ?? '').replace(/\/$/, '');
 }
 
@@ -51,13 +51,19 @@ function firstExample(doc: JsonObject, media: JsonObject | undefined): Json | un
   return Array.isArray(schema?.examples) ? schema.examples[0] : undefined;
 }
 
-function paramValue(doc: JsonObject, param: JsonObject): string {
-  if (param.example !== undefined) return String(param.example);
-  const schema = deref(doc, (param.schema ?? {}) as JsonObject) as JsonObject;
-  if (Array.isArray(schema.examples) && schema.examples.length) return String(schema.examples[0]);
-  if (schema.const !== undefined) return String(schema.const);
-  if (schema.default !== undefined) return String(schema.default);
-  if (schema.type === 'integer' || schema.type === 'number') return String(schema.minimum ?? 0);
+/** A value as a URL or a header carries it: the specs give parameters and headers scalar examples, defaults and bounds. */
+function scalar(v: Json | undefined): string {
+  if (typeof v === 'object' && v !== null) throw new Error(`a parameter or header value that is not a scalar: ${JSON.stringify(v)}`);
+  return String(v);
+}
+
+function paramValue(doc: JsonObject, param: ParameterObject): string {
+  if (param.example !== undefined) return scalar(param.example);
+  const schema = deref(doc, (param.schema ?? {}) as JsonObject);
+  if (Array.isArray(schema.examples) && schema.examples.length) return scalar(schema.examples[0]);
+  if (schema.const !== undefined) return scalar(schema.const);
+  if (schema.default !== undefined) return scalar(schema.default);
+  if (schema.type === 'integer' || schema.type === 'number') return scalar(schema.minimum ?? 0);
   return 'x';
 }
 
@@ -76,17 +82,17 @@ export interface MockRequest {
  */
 export function buildRequest(doc: JsonObject, op: OperationSpec, opts: { mediaType?: string; requestExample?: string } = {}): MockRequest {
   const { item, operation } = specOperation(doc, op);
-  const params = [...((item.parameters ?? []) as Json[]), ...((operation.parameters ?? []) as Json[])].map((p) => deref(doc, p as JsonObject) as JsonObject);
+  const params = [...((item.parameters ?? []) as Json[]), ...((operation.parameters ?? []) as Json[])].map((p) => deref(doc, p as JsonObject) as ParameterObject);
   const variables = (((doc.servers ?? []) as JsonObject[])[0]?.variables ?? {}) as JsonObject;
   const path = op.path.replace(/{([^}]+)}/g, (_, name: string) => {
     const p = params.find((x) => x.in === 'path' && x.name === name);
     if (p) return encodeURIComponent(paramValue(doc, p));
     const v = variables[name] as JsonObject | undefined;
-    if (v?.default !== undefined) return String(v.default);
+    if (v?.default !== undefined) return scalar(v.default);
     throw new Error(`${op.operationId}: no value for {${name}}`);
   });
   const headers: Record<string, string> = {};
-  for (const p of params) if (p.in === 'header' && p.required === true) headers[String(p.name).toLowerCase()] = paramValue(doc, p);
+  for (const p of params) if (p.in === 'header' && p.required === true) headers[p.name.toLowerCase()] = paramValue(doc, p);
   const scheme = op.security.find((alt) => alt.length > 0)?.[0];
   if (scheme) Object.assign(headers, CREDENTIALS[scheme]);
 
@@ -95,7 +101,7 @@ export function buildRequest(doc: JsonObject, op: OperationSpec, opts: { mediaTy
   if (op.apis.includes('dashboard')) headers.accept = op.operationId === 'mcp.post' ? MCP_ACCEPT : mediaType ?? successMediaType(op) ?? 'application/json';
   else if (mediaType) headers.accept = mediaType;
 
-  const body = operation.requestBody ? (deref(doc, operation.requestBody as JsonObject) as JsonObject) : undefined;
+  const body = operation.requestBody ? deref(doc, operation.requestBody as JsonObject) : undefined;
   const content = (body?.content ?? {}) as JsonObject;
   const types = Object.keys(content);
   if (types.length) {
@@ -174,12 +180,12 @@ export function contractProblems(
   const { operation } = specOperation(doc, op);
   const declared = ((operation.responses ?? {}) as JsonObject)[String(res.status)];
   if (!declared) return problems;
-  const headers = ((deref(doc, declared as JsonObject) as JsonObject).headers ?? {}) as JsonObject;
+  const headers = (deref(doc, declared as JsonObject).headers ?? {}) as JsonObject;
   for (const [name, raw] of Object.entries(headers)) {
     const value = res.headers[name.toLowerCase()];
-    const h = deref(doc, raw as JsonObject) as JsonObject;
+    const h = deref(doc, raw as JsonObject);
     if (value === undefined || !h.schema) continue;
-    const schema = deref(doc, h.schema as JsonObject) as JsonObject;
+    const schema = deref(doc, h.schema as JsonObject);
     const typed = schema.type === 'integer' || schema.type === 'number' ? (/^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value) : value;
     const validate = compile(schema);
     if (!validate(typed)) problems.push(`header ${name}: ${JSON.stringify(value)} ${ajvText(validate.errors)}`);
@@ -217,7 +223,7 @@ export function expectedResponse(served: JsonObject, op: OperationSpec, opts: { 
   const { operation } = specOperation(served, op);
   const responses = (operation.responses ?? {}) as JsonObject;
   const status = opts.status ?? Object.keys(responses).filter((c) => /^2\d\d$/.test(c)).sort()[0] ?? Object.keys(responses)[0]!;
-  const res = deref(served, responses[status] as JsonObject) as JsonObject;
+  const res = deref(served, responses[status] as JsonObject);
   const content = (res.content ?? {}) as JsonObject;
   const mediaType = op.method === 'HEAD' ? null : opts.mediaType && content[opts.mediaType] ? opts.mediaType : (Object.keys(content)[0] ?? null);
   const media = mediaType ? (content[mediaType] as JsonObject) : undefined;
@@ -226,8 +232,8 @@ export function expectedResponse(served: JsonObject, op: OperationSpec, opts: { 
   else if (media) body = firstExample(served, media);
   const headers: Record<string, string> = {};
   for (const [name, raw] of Object.entries((res.headers ?? {}) as JsonObject)) {
-    const h = deref(served, raw as JsonObject) as JsonObject;
-    if (h.example !== undefined) headers[name.toLowerCase()] = String(h.example);
+    const h = deref(served, raw as JsonObject);
+    if (h.example !== undefined) headers[name.toLowerCase()] = scalar(h.example);
   }
   return { status: Number(status), mediaType, body, headers };
 }

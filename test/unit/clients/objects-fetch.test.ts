@@ -24,8 +24,9 @@ async function serve(handler: Handler): Promise<LoopbackServer> {
 function client(options: ObjectsFetchOptions = {}) {
   const sleeps: number[] = [];
   const f = createObjectsFetch({
-    sleep: async (ms) => {
+    sleep: (ms) => {
       sleeps.push(ms);
+      return Promise.resolve();
     },
     ...options,
   });

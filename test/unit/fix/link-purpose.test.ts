@@ -39,7 +39,7 @@ describe('2.4.4 Link Purpose (In Context)', () => {
     await expectAxeFixes(html, result.fixedHtml, []);
   });
 
-  it('uses a placeholder after the visible text when nothing tells the target (en, de, fr)', async () => {
+  it('uses a placeholder after the visible text when nothing tells the target (en, de, fr)', () => {
     for (const text of ['Click here', 'hier klicken', 'Weiterlesen', 'En savoir plus', 'cliquez ici', 'more']) {
       const html = `<p>Prices changed. <a href="/x">${text}</a></p>`;
       const result = fix(html);

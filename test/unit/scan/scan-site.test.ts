@@ -144,7 +144,7 @@ describe('scanSite, refusals and failures', () => {
     const rec = recorder();
     const events: ScanEvents = {
       onPagesFound: rec.events.onPagesFound,
-      onPageDone: (page) => { rec.events.onPageDone(page); controller.abort(new Error('cancelled by the user')); },
+      onPageDone: (page) => { void rec.events.onPageDone(page); controller.abort(new Error('cancelled by the user')); },
     };
     await expect(scanSite(input({ concurrency: 1 }), { fetch: fetchOptions, pool, signal: controller.signal }, events)).rejects.toThrow('cancelled by the user');
     expect(rec.done()).toHaveLength(1);
@@ -152,7 +152,7 @@ describe('scanSite, refusals and failures', () => {
 
   it('fails the scan when a listener fails (e.g. the database is gone)', async () => {
     let calls = 0;
-    const events: ScanEvents = { onPagesFound: () => undefined, onPageDone: async () => { calls++; throw new Error('disk full'); } };
+    const events: ScanEvents = { onPagesFound: () => undefined, onPageDone: () => { calls++; return Promise.reject(new Error('disk full')); } };
     await expect(scanSite(input({ concurrency: 3 }), { fetch: fetchOptions, pool }, events)).rejects.toThrow('disk full');
     await new Promise((resolve) => setTimeout(resolve, 1_000)); // pages still in flight must stay silent
     expect(calls).toBe(1);
