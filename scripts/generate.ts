@@ -171,7 +171,7 @@ function collectOperations(api: ApiName, doc: Obj, defs: Obj): OperationOut[] {
  * Non-ASCII characters as \\u escapes: V8 keeps a module's source in memory for lazy compilation,
  * and a single character outside Latin-1 makes it store the whole source in two bytes a character.
  */
-const asciiOnly = (code: string) => code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const asciiOnly = (code: string) => code.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 function validatorsModule(defs: Obj, exportsMap: Record<string, string>): string {
   const ajv = new Ajv2020.default({

@@ -76,7 +76,7 @@ const cases = [
 ] as const;
 
 const table: string[] = [];
-for (const backend of values.backends!.split(',')) {
+for (const backend of values.backends.split(',')) {
   let pgDb: string | null = null;
   let env: Record<string, string> = {};
   if (backend === 'postgres') {

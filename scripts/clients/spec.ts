@@ -42,6 +42,11 @@ const OBJECTS_PREFIX = '/{org}/{repo}.git/info/lfs';
 const read = (name: string) => JSON.parse(readFileSync(join(root, 'generated', 'specs', `${name}.json`), 'utf8')) as Obj;
 const same = (a: Json | undefined, b: Json | undefined) => JSON.stringify(a) === JSON.stringify(b);
 const obj = (v: Json | undefined): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {});
+/** A field the specs declare as a string; anything else is a broken spec. */
+const str = (v: Json | undefined, what: string): string => {
+  if (typeof v !== 'string') throw new Error(`${what}: expected a string in the specs, found ${JSON.stringify(v)}`);
+  return v;
+};
 
 /** Rewrites every `$ref` of `node` through `map` (old pointer → new pointer). */
 function rewriteRefs(node: Json, map: Map<string, string>): Json {
@@ -102,13 +107,13 @@ export function mergeSpecs(dashboard: Obj, legacy: Obj, batch: Obj): Obj {
   // The object APIs' server variables become path parameters of each object path.
   const server = obj((batch.servers as Json[])[0]);
   const variables = obj(server.variables);
-  const serverPath = new URL(String(server.url).replace(/\{(\w+)\}/g, 'x$1x')).pathname.replace(/x(\w+)x/g, '{$1}');
+  const serverPath = new URL(str(server.url, 'servers[0].url').replace(/\{(\w+)\}/g, 'x$1x')).pathname.replace(/x(\w+)x/g, '{$1}');
   if (serverPath !== OBJECTS_PREFIX) throw new Error(`the object APIs' server path is ${serverPath}, expected ${OBJECTS_PREFIX}`);
   const serverParams: Json[] = Object.entries(variables).map(([name, v]) => ({
     name,
     in: 'path',
     required: true,
-    description: String(obj(v).description ?? name),
+    description: str(obj(v).description ?? name, `server variable ${name}`),
     schema: { type: 'string', examples: [obj(v).default ?? name] },
   }));
 
@@ -169,14 +174,14 @@ export function mergeSpecs(dashboard: Obj, legacy: Obj, batch: Obj): Obj {
     openapi: dashboard.openapi ?? '3.1.0',
     info: {
       title: 'pactum',
-      version: String(info(dashboard).version),
+      version: str(info(dashboard).version, 'info.version'),
       summary: 'The dashboard MCP endpoint and the Git LFS object APIs of one pactum server.',
       description:
-        `Made by \`make clients\` from generated/specs: ${[dashboard, legacy, batch].map((s) => `${String(info(s).title)} ${String(info(s).version)}`).join(', ')}. ` +
+        `Made by \`make clients\` from generated/specs: ${[dashboard, legacy, batch].map((s) => `${str(info(s).title, 'info.title')} ${str(info(s).version, 'info.version')}`).join(', ')}. ` +
         `The object APIs' operations take the repository's \`org\` and \`repo\` as path parameters (their base URL is \`${OBJECTS_PREFIX}\`).`,
       license: info(dashboard).license ?? { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: String(obj((dashboard.servers as Json[])[0]).url), description: 'A local `make run`.' }],
+    servers: [{ url: str(obj((dashboard.servers as Json[])[0]).url, 'servers[0].url'), description: 'A local `make run`.' }],
     tags,
     paths,
     components,

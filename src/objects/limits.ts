@@ -18,11 +18,11 @@ export function createLimits(db: Db, config: Config['lfs'], store: ContentStore)
       const now = Date.now();
       const window = Math.floor(now / 60_000);
       // One statement: the count after this request (RETURNING: SQLite 3.35+, PostgreSQL).
-      const [row] = (await db('rate_windows')
+      const [row] = await db('rate_windows')
         .insert({ key, window, count: 1 })
         .onConflict(['key', 'window'])
         .merge({ count: db.raw('?? + 1', ['rate_windows.count']) })
-        .returning('count')) as { count: number | string }[];
+        .returning<{ count: number | string }[]>('count');
       if (Number(row?.count) > limit) {
         const retry = Math.max(1, Math.ceil(((window + 1) * 60_000 - now) / 1000));
         throw new HttpError(429, `Rate limit of ${limit} requests a minute reached; retry in ${retry} s`, { 'Retry-After': String(retry) });

@@ -63,7 +63,7 @@ export interface BlobBackend {
    * Where a client can download the object itself for `ttlSeconds` (a presigned URL), when the
    * backend serves downloads directly; absent otherwise.
    */
-  directReadUrl?(oid: string, ttlSeconds: number): Promise<string>;
+  directReadUrl?: (oid: string, ttlSeconds: number) => Promise<string>;
 }
 
 export class OffsetConflict extends Error {
