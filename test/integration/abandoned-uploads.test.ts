@@ -15,6 +15,7 @@
 import { existsSync, readdirSync, utimesSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bigObject, downloadDigest, type Action, type BigObject } from '../helpers/transfers.js';
 import { freePort, installEnv, newDataDir, prepareInstall, removeDir, spawnServer, storeOnDisk, type ChildServer } from '../reliability/support.js';
@@ -24,6 +25,17 @@ const GIT_LFS = 'application/vnd.git-lfs+json';
 const PASSWORD = 'sweeper-password-123';
 const AUTH = `Basic ${Buffer.from(`sweeper:${PASSWORD}`).toString('base64')}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * fetch with a connection pool per server process: the restarted server listens on the port of the
+ * killed one, and a kept-alive connection to the dead process would fail the first request after.
+ */
+let pool = new Agent();
+const fetch = (url: string, init: RequestInit = {}) => undiciFetch(url, { ...(init as object), dispatcher: pool }) as unknown as Promise<Response>;
+const freshConnections = () => {
+  void pool.close();
+  pool = new Agent();
+};
 
 async function uploadAction(base: string, o: BigObject, transfer: 'basic' | 'tus'): Promise<Action> {
   const res = await fetch(`${base}/acme/site.git/info/lfs/objects/batch`, {
@@ -114,6 +126,7 @@ describe('abandoned uploads', () => {
     await prepareInstall(env, { org: 'acme', repo: 'site', users: [{ username: 'sweeper', password: PASSWORD, access: 'write' }] });
     port = await freePort();
     server = await spawnServer({ dataDir, port, env });
+    freshConnections();
   }, 120_000);
   afterAll(async () => {
     await server?.stop();
@@ -174,6 +187,7 @@ describe('abandoned uploads', () => {
     }
 
     server = await spawnServer({ dataDir, port, env });
+    freshConnections();
     const base = server.url;
     // A live upload that writes a piece every 300 ms across several sweeps.
     const live = bigObject(MiB);
