@@ -8,6 +8,22 @@
  */
 import { parseArgs } from 'node:util';
 import { fmt, load, median, record, startTarget, type LoadResult } from './lib.js';
+import { startPactum } from './pactum-process.js';
+
+/**
+ * pactum as production runs it (`node dist/src/cli/main.js serve`, logging at info to a pipe the
+ * bench drains, like the SDK server's stdout), an org admin made with the CLI and its token.
+ */
+async function pactumTarget() {
+  const p = await startPactum({ LOG_LEVEL: 'info' }, { role: 'org_admin' });
+  const orgId = p.cli(['org', 'list']).split('\n').find((l) => l.startsWith('bench\t'))!.split('\t')[1]!;
+  const token = p.cli(['token', '--user', 'bench', '--ttl', '1h']).trim();
+  return {
+    url: `${p.url}/api/v1/mcp`,
+    info: { body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'dashboard_get_org', arguments: { targetOrgId: orgId } } }, headers: { authorization: `Bearer ${token}` } },
+    stop: () => p.stop(),
+  };
+}
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '10' } } });
 const rounds = Number(values.rounds);
@@ -17,7 +33,7 @@ const script = new URL('./targets/mcp-servers.ts', import.meta.url).href;
 const results: Record<'sdk' | 'pactum', LoadResult[]> = { sdk: [], pactum: [] };
 for (let round = 1; round <= rounds; round++) {
   for (const kind of ['sdk', 'pactum'] as const) {
-    const t = await startTarget(script, [kind]);
+    const t = kind === 'sdk' ? await startTarget(script, ['sdk']) : await pactumTarget();
     const info = t.info as { body: unknown; headers: Record<string, string> };
     const request = {
       url: t.url,

@@ -18,19 +18,22 @@ export interface Pactum {
   pid: number;
   /** Its DATA_DIR (the SQLite file is pactum.sqlite there unless DATABASE_URL is set). */
   dataDir: string;
+  /** Runs the pactum command against this server's database and keys; its stdout. */
+  cli(args: string[], input?: string): string;
   /** Peak RSS in bytes since the last reset. */
   peak(): number;
   resetPeak(): void;
   stop(): Promise<void>;
 }
 
-export async function startPactum(env: Record<string, string> = {}): Promise<Pactum> {
+/** `role`: of the user bench (member by default; org_admin for the MCP tools). */
+export async function startPactum(env: Record<string, string> = {}, opts: { role?: string } = {}): Promise<Pactum> {
   if (!existsSync(cli)) throw new Error('run `make build` first: the benchmark measures dist/');
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-pactum-'));
   const base = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env };
   const run = (args: string[], input?: string) => execFileSync(process.execPath, [cli, ...args], { env: base, input });
   run(['org', 'create', 'bench']);
-  run(['user', 'create', 'bench', '--org', 'bench', '--role', 'member', '--password-stdin'], 'bench-password\n');
+  run(['user', 'create', 'bench', '--org', 'bench', '--role', opts.role ?? 'member', '--password-stdin'], 'bench-password\n');
   run(['repo', 'create', 'bench/objects']);
   run(['repo', 'grant', 'bench/objects', 'bench', 'write']);
   // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof": where the server's time goes.
@@ -53,6 +56,7 @@ export async function startPactum(env: Record<string, string> = {}): Promise<Pac
     auth: `Basic ${Buffer.from('bench:bench-password').toString('base64')}`,
     pid: child.pid!,
     dataDir,
+    cli: (args, input) => run(args, input).toString('utf8'),
     peak: () => Number(/VmHWM:\s+(\d+) kB/.exec(status())![1]) * 1024,
     resetPeak: () => writeFileSync(`/proc/${child.pid}/clear_refs`, '5'),
     stop: () =>

@@ -5,22 +5,14 @@
  *           of them sharing one AjvJsonSchemaValidator (compiling a validator per request is the
  *           slow way), a stateless StreamableHTTPServerTransport per request with JSON responses.
  *           No auth, no database, no logging.
- *   pactum  the real server (SQLite in a temporary DATA_DIR), an org, a user and its token made
- *           for the run; the client calls dashboard_get_org (bearer auth, argument validation, DB read,
- *           output validation, audit row).
+ * (pactum itself runs as `pactum serve` from dist/: see ../mcp.ts and ../pactum-process.ts)
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
-import { startServer } from '../../../src/server.js';
-import { insertOrg, insertUser } from '../../../src/db/users.js';
-import { DUMMY_HASH } from '../../../src/auth/passwords.js';
 
 if (process.argv[2] === 'sdk') {
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
@@ -43,18 +35,4 @@ if (process.argv[2] === 'sdk') {
     process.send!({ url, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } }, headers: {} });
   });
   process.on('SIGTERM', () => server.close(() => process.exit(0)));
-} else {
-  const running = await startServer({
-    env: { ...process.env, PORT: '0', DATA_DIR: mkdtempSync(join(tmpdir(), 'pactum-bench-')), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' },
-  });
-  const org = await insertOrg(running.services.db, { name: 'Bench', slug: 'bench' });
-  // A real user: a user token's role is read from the database on every request.
-  const user = await insertUser(running.services.db, { orgId: org.id, username: 'bench', passwordHash: DUMMY_HASH, role: 'org_admin' });
-  const token = await running.services.tokens.sign({ sub: user.id, orgId: org.id, role: 'org_admin' }, 3600);
-  process.send!({
-    url: `${running.url}/api/v1/mcp`,
-    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'dashboard_get_org', arguments: { targetOrgId: org.id } } },
-    headers: { authorization: `Bearer ${token}` },
-  });
-  process.on('SIGTERM', () => void running.close().then(() => process.exit(0)));
 }
