@@ -4,13 +4,15 @@
  * DATABASE_URL, JWT_SECRET, ...), so what it writes or signs is what a server started with that
  * environment sees and accepts.
  */
+import { restoreYoungGenerationGrowth } from './startup-heap.js'; // first: before any other module loads
 import { createLogger } from '../log.js';
 import { isUsageError } from './args.js';
 import { ConfigError } from '../config.js';
 
 // Each command's module is loaded when it runs: the conformance runner's generators stay out of
 // the server's memory, and `pactum token` does not load the server.
-const serve = async (a: string[]) => (await import('./serve.js')).serve(a);
+const serve = async (a: string[]) => (await import('./serve.js')).serve(a, restoreYoungGenerationGrowth);
+// Other commands are short-lived: a small young generation is all they need.
 const migrateCommand = async (a: string[]) => (await import('./serve.js')).migrateCommand(a);
 const org = async (a: string[]) => (await import('./accounts.js')).org(a);
 const user = async (a: string[]) => (await import('./accounts.js')).user(a);

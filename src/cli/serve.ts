@@ -29,13 +29,15 @@ export function guardProcess(log: Logger, shutdown: () => Promise<void>, timeout
 }
 
 /** `pactum serve`: migrate, then serve until SIGTERM or SIGINT, shutting down gracefully. */
-export async function serve(args: string[]): Promise<number> {
+/** `started`: called once the server listens (main.ts lets the young generation grow again). */
+export async function serve(args: string[], started: () => void = () => {}): Promise<number> {
   noArguments(args);
   const running = await startServer().catch((err: unknown) => {
     if (err instanceof ConfigError) throw err;
     // Not a setting we recognise: still one line, with what the error said.
     throw new ConfigError(`cannot start: ${err instanceof Error ? err.message : String(err)}`);
   });
+  started();
   const log = running.services.log;
   guardProcess(log, running.close, running.services.config.shutdownTimeoutMs);
   log.info({ url: running.url, dataDir: running.services.config.dataDir }, 'pactum is serving');
