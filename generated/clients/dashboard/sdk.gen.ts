@@ -337,7 +337,7 @@ export const mcpToolDashboardScanSite = <ThrowOnError extends boolean = false>(o
 /**
  * Read a scan's progress
  *
- * Returns a scan's live progress: status, pages scanned of the pages found, an ETA from the measured per-page rate, and finished (true once completed or failed). Read it afresh each time: the scan moves on between calls. A scan that does not exist or belongs to another org is an error result.
+ * Returns a scan's live progress: status, pages scanned of the pages found, an ETA from the measured per-page rate, and finished (true once completed, completed_with_errors or failed). Read it afresh each time: the scan moves on between calls. A scan that does not exist or belongs to another org is an error result.
  */
 export const mcpToolDashboardGetScanProgress = <ThrowOnError extends boolean = false>(options: Options<McpToolDashboardGetScanProgressData, ThrowOnError>) => (options.client ?? client).post<McpToolDashboardGetScanProgressResponses, McpToolDashboardGetScanProgressErrors, ThrowOnError>({
     url: '/api/v1/mcp/tools/dashboard_get_scan_progress',
@@ -351,7 +351,7 @@ export const mcpToolDashboardGetScanProgress = <ThrowOnError extends boolean = f
 /**
  * Read a scan's report
  *
- * Returns a scan's status, plus its report once it has completed: a summary by level and by WCAG criterion, and each page with its issues. Call it afresh whenever the scan's state matters.
+ * Returns a scan's status, plus its report once it has finished (completed, or completed_with_errors when some pages could not be fetched or checked): a summary by level and by WCAG criterion, the engine that checked the pages, what could not be evaluated, and each page with its issues. With view digest, the issues come grouped by rule with counts, and the pages as one line each, worst first, instead of every issue. Call it afresh whenever the scan's state matters.
  */
 export const mcpToolDashboardGetReport = <ThrowOnError extends boolean = false>(options: Options<McpToolDashboardGetReportData, ThrowOnError>) => (options.client ?? client).post<McpToolDashboardGetReportResponses, McpToolDashboardGetReportErrors, ThrowOnError>({
     url: '/api/v1/mcp/tools/dashboard_get_report',
@@ -379,7 +379,7 @@ export const mcpToolDashboardListReports = <ThrowOnError extends boolean = false
 /**
  * Query a scan's issues
  *
- * Returns the issues of a completed scan that match the filters (criterion, type, impact, rule code, page). Paginated; total counts every match.
+ * Returns the issues of a finished scan (completed or completed_with_errors) that match the filters (criterion, type, impact, rule code, page). Paginated; total counts every match.
  */
 export const mcpToolDashboardQueryIssues = <ThrowOnError extends boolean = false>(options: Options<McpToolDashboardQueryIssuesData, ThrowOnError>) => (options.client ?? client).post<McpToolDashboardQueryIssuesResponses, McpToolDashboardQueryIssuesErrors, ThrowOnError>({
     url: '/api/v1/mcp/tools/dashboard_query_issues',
@@ -393,7 +393,7 @@ export const mcpToolDashboardQueryIssues = <ThrowOnError extends boolean = false
 /**
  * Scan one page now
  *
- * Fetches one page and checks it with axe-core against the chosen WCAG level, synchronously. Nothing is stored.
+ * Fetches one page and checks it with axe-core and the checks beyond axe against the chosen WCAG level, synchronously, with the server's scan engine (Chromium, or jsdom when no browser is installed; what jsdom cannot decide is listed as not evaluated). Nothing is stored.
  */
 export const mcpToolDashboardScanPage = <ThrowOnError extends boolean = false>(options: Options<McpToolDashboardScanPageData, ThrowOnError>) => (options.client ?? client).post<McpToolDashboardScanPageResponses, McpToolDashboardScanPageErrors, ThrowOnError>({
     url: '/api/v1/mcp/tools/dashboard_scan_page',

@@ -383,7 +383,7 @@ export type HexColor = string;
 /**
  * IssueType
  *
- * error: a WCAG failure axe-core is certain of; warning: needs review (axe-core incomplete); notice: best practice beyond the chosen standard.
+ * error: a WCAG failure the check is certain of; warning: needs review (axe-core's incomplete results, and the heuristic checks beyond axe, whose evidence says what was seen); notice: best practice beyond the chosen standard.
  */
 export type IssueType = 'error' | 'warning' | 'notice';
 
@@ -394,7 +394,7 @@ export type IssueType = 'error' | 'warning' | 'notice';
  */
 export type Issue = {
     /**
-     * axe-core rule id.
+     * axe-core rule id, or the id of a check beyond axe (prefixed pactum-, such as pactum-keyboard-trap).
      */
     code: string;
     /**
@@ -407,13 +407,26 @@ export type Issue = {
     wcagCriteria?: Array<string>;
     type: IssueType;
     impact: 'minor' | 'moderate' | 'serious' | 'critical' | null;
+    /**
+     * One sentence: what is wrong, on which element, and what to read to fix it.
+     */
     message: string;
+    /**
+     * CSS selector of the element concerned.
+     */
     selector: string;
     /**
      * The element's HTML, shortened.
      */
     context: string;
+    /**
+     * axe-core's page for the rule, or the WCAG Understanding page for a check beyond axe.
+     */
     helpUrl?: string;
+    /**
+     * What a heuristic check observed (checks beyond axe, marked needs review): the measurement behind the finding.
+     */
+    evidence?: string | null;
     /**
      * Set where issues of several pages are listed together.
      */
@@ -477,6 +490,30 @@ export type Organization = {
 };
 
 /**
+ * NotEvaluated
+ *
+ * A rule or check that could not be evaluated on a page. It is neither passed nor failed: check it by hand, or scan again with a browser.
+ */
+export type NotEvaluated = {
+    /**
+     * The axe-core rule id, or the id of a check beyond axe (pactum-…), or scripted-content for what the page's scripts would have built.
+     */
+    code: string;
+    /**
+     * The criteria it would have tested.
+     */
+    wcagCriteria: Array<string>;
+    /**
+     * needs a browser: the jsdom engine has no layout, rendering, keyboard or media, so it cannot decide this; check failed: the check itself failed on this page (see detail).
+     */
+    reason: 'needs a browser' | 'check failed';
+    /**
+     * What exactly could not be done.
+     */
+    detail?: string | null;
+};
+
+/**
  * PageReport
  */
 export type PageReport = {
@@ -484,10 +521,31 @@ export type PageReport = {
     title?: string | null;
     issueCount: number;
     /**
-     * Why the page could not be scanned.
+     * Why the page could not be fetched or checked. Such a page has no issues listed and is not clean: the scan's status is then completed_with_errors.
      */
     error?: string | null;
+    /**
+     * Rules and checks that could not be evaluated on this page (neither passed nor failed).
+     */
+    notEvaluated?: Array<NotEvaluated>;
     issues: Array<Issue>;
+};
+
+/**
+ * PageSummary
+ *
+ * One page of a scan in a line: its counts, or why it could not be checked.
+ */
+export type PageSummary = {
+    url: string;
+    title: string | null;
+    issueCount: number;
+    byLevel: ByLevel;
+    /**
+     * Rules and checks not evaluated on the page.
+     */
+    notEvaluated: number;
+    error: string | null;
 };
 
 /**
@@ -583,22 +641,62 @@ export type Regulation = {
  * Report
  */
 export type Report = {
-    summary: {
-        pagesScanned: number;
-        /**
-         * Pages that could not be fetched or parsed.
-         */
-        pagesFailed?: number;
-        totalIssues: number;
-        byLevel: ByLevel;
-        /**
-         * Issue count per WCAG criterion.
-         */
-        byCriterion: {
-            [key: string]: number;
-        };
-    };
+    engine?: ScanEngine;
+    summary: ReportSummary;
     pages: Array<PageReport>;
+};
+
+/**
+ * ReportDigest
+ *
+ * A completed scan without its issue lists: the issues grouped by rule with counts (most issues first), and one line per page, worst first (most errors, then most warnings; pages that could not be checked come first, as they were not checked at all).
+ */
+export type ReportDigest = {
+    engine?: ScanEngine;
+    summary: ReportSummary;
+    rules: Array<RuleGroup>;
+    /**
+     * Rule groups in all; rules lists the first `top`.
+     */
+    rulesTotal: number;
+    pages: Array<PageSummary>;
+    /**
+     * Pages in all; pages lists the first `top`.
+     */
+    pagesTotal: number;
+};
+
+/**
+ * ReportSummary
+ *
+ * Totals of a scan's pages.
+ */
+export type ReportSummary = {
+    /**
+     * Pages visited, failed ones included; a page reached under several addresses counts once.
+     */
+    pagesScanned: number;
+    /**
+     * Pages that could not be fetched or checked.
+     */
+    pagesFailed?: number;
+    totalIssues: number;
+    byLevel: ByLevel;
+    /**
+     * Issue count per WCAG criterion.
+     */
+    byCriterion: {
+        [key: string]: number;
+    };
+    /**
+     * Rules and checks that could not be evaluated, with the number of pages each was not evaluated on.
+     */
+    notEvaluated?: Array<{
+        code: string;
+        wcagCriteria: Array<string>;
+        reason: 'needs a browser' | 'check failed';
+        pages: number;
+    }>;
 };
 
 /**
@@ -609,9 +707,43 @@ export type Report = {
 export type Role = 'system_admin' | 'org_admin' | 'member' | 'viewer' | 'service';
 
 /**
+ * RuleGroup
+ *
+ * The issues of one rule (and one type) across a scan: how many, on how many pages, and a few examples.
+ */
+export type RuleGroup = {
+    code: string;
+    type: IssueType;
+    wcagCriteria: Array<string>;
+    /**
+     * The highest impact among its issues.
+     */
+    impact: 'minor' | 'moderate' | 'serious' | 'critical' | null;
+    /**
+     * What the rule asks for, in one line.
+     */
+    help: string;
+    helpUrl: string;
+    issues: number;
+    pages: number;
+    examples: Array<{
+        pageUrl: string;
+        selector: string;
+        context: string;
+    }>;
+};
+
+/**
+ * ScanEngine
+ *
+ * What checked the pages. chromium: axe-core and the checks beyond axe in headless Chromium, with the page's scripts run and its layout computed. jsdom: axe-core on a DOM without layout or scripts; what that cannot decide is listed as not evaluated (reason "needs a browser").
+ */
+export type ScanEngine = 'chromium' | 'jsdom';
+
+/**
  * ScanProgress
  *
- * Live progress, updated as each page finishes. etaSeconds is computed from the measured per-page rate and is null when the scan is not running or too little is known yet; finished is true exactly when status is completed or failed.
+ * Live progress, updated as each page finishes. etaSeconds is computed from the measured per-page rate and is null when the scan is not running or too little is known yet; finished is true exactly when status is completed, completed_with_errors or failed.
  */
 export type ScanProgress = {
     scanId: string;
@@ -631,7 +763,7 @@ export type ScanProgress = {
 /**
  * ScanReport
  *
- * A scan's status, plus its report when the status is completed (and the reason when it failed).
+ * A scan's status, plus, once it has finished (completed or completed_with_errors), its report (view pages) or its digest (view digest); the reason when it failed.
  */
 export type ScanReport = {
     scanId: string;
@@ -641,14 +773,15 @@ export type ScanReport = {
     finishedAt?: string | null;
     error?: string | null;
     report?: Report;
+    digest?: ReportDigest;
 };
 
 /**
  * ScanStatus
  *
- * queued → running → completed | failed.
+ * queued → running → completed | completed_with_errors | failed. completed_with_errors: the scan finished, but at least one page could not be fetched or checked; each such page carries its error and counts in summary.pagesFailed. A page that could not be checked is never reported as clean.
  */
-export type ScanStatus = 'queued' | 'running' | 'completed' | 'failed';
+export type ScanStatus = 'queued' | 'running' | 'completed' | 'completed_with_errors' | 'failed';
 
 /**
  * Scan
@@ -967,6 +1100,14 @@ export type DashboardGetRegulationOutput = Regulation;
  */
 export type DashboardGetReportInput = {
     scanId: string;
+    /**
+     * pages: the report with every page and its issues. digest: no issue lists; the issues grouped by rule with counts, and one line per page, worst first.
+     */
+    view?: 'pages' | 'digest';
+    /**
+     * view digest: how many rule groups and how many pages to list (the first, worst, ones).
+     */
+    top?: number;
     [key: string]: unknown;
 };
 
@@ -1301,9 +1442,14 @@ export type DashboardScanPageOutput = {
     url: string;
     title?: string | null;
     standard: WcagStandard;
+    engine?: ScanEngine;
     scannedAt: Timestamp;
     byLevel: ByLevel;
     issueCount: number;
+    /**
+     * Rules and checks that could not be evaluated on the page (neither passed nor failed).
+     */
+    notEvaluated?: Array<NotEvaluated>;
     issues: Array<Issue>;
 };
 
