@@ -93,7 +93,9 @@ export interface SentenceParts {
 
 /** "Images must have alternative text: element does not have an alt attribute, at img (<img src="/logo.png">); see https://…" */
 export function sentence({ help, why, selector, html, helpUrl, review }: SentenceParts): string {
-  const what = why ? `${trimDot(help)}: ${lowerFirst(trimDot(why))}` : trimDot(help);
+  // axe's check messages can hold two sentences ("… font weight: normal). Expected contrast ratio of 4.5:1"): one, joined by a semicolon.
+  const reason = why ? trimDot(why).split(/\.\s+(?=[A-Z])/).map(lowerFirst).join('; ') : null;
+  const what = reason ? `${trimDot(help)}: ${reason}` : trimDot(help);
   const where = `at ${selector} (${truncate(oneLine(html), SNIPPET_MAX)})`;
   return oneLine(`${review ? 'Needs review: ' : ''}${what}, ${where}; see ${helpUrl}`);
 }
