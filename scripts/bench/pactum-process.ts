@@ -16,6 +16,8 @@ export interface Pactum {
   lfs: string;
   auth: string;
   pid: number;
+  /** Runs the pactum CLI on the server's database; its stdout. */
+  cli(args: string[]): string;
   /** Peak RSS in bytes since the last reset. */
   peak(): number;
   resetPeak(): void;
@@ -50,6 +52,7 @@ export async function startPactum(env: Record<string, string> = {}): Promise<Pac
     lfs: `${url}/bench/objects.git/info/lfs`,
     auth: `Basic ${Buffer.from('bench:bench-password').toString('base64')}`,
     pid: child.pid!,
+    cli: (args) => run(args).toString(),
     peak: () => Number(/VmHWM:\s+(\d+) kB/.exec(status())![1]) * 1024,
     resetPeak: () => writeFileSync(`/proc/${child.pid}/clear_refs`, '5'),
     stop: () =>

@@ -33,9 +33,12 @@ export function engineName(config: Pick<Config, 'scanEngine' | 'chromiumPath'>):
   return found ? 'chromium' : 'jsdom';
 }
 
-/** jsdom worker threads: at most one per core but one, at least one, two at most (axe on jsdom is CPU-bound). */
+/**
+ * jsdom worker threads: one per core, at least two (so one slow page never holds every other
+ * check), at most four (axe on jsdom is CPU-bound; more threads only share the same cores).
+ */
 export function jsdomPoolSize(): number {
-  return Math.max(1, Math.min(2, cpus().length - 1));
+  return Math.max(2, Math.min(4, cpus().length));
 }
 
 export interface Engines {

@@ -6,7 +6,7 @@
 import type { Page } from 'playwright-core';
 import type { CheckId, RawFinding } from '../checks/catalogue.js';
 import { pageCall } from '../checks/page-functions.js';
-import { blurAll, focusSnapshot, focusState, layoutProbe, playbackProbe, type FocusState, type LayoutProbe, type PlaybackProbe } from './probes.js';
+import { focusSnapshot, focusState, layoutProbe, playbackProbe, quiet, type FocusState, type LayoutProbe, type PlaybackProbe } from './probes.js';
 
 /** Tabbable elements followed; a page with more is checked on its first ones. */
 const MAX_TABBABLES = 40;
@@ -132,6 +132,6 @@ export async function layoutChecks(page: Page): Promise<RawFinding[]> {
   return findings;
 }
 
-export async function resetFocus(page: Page): Promise<void> {
-  await evaluate(page, blurAll);
+export async function quietPage(page: Page): Promise<void> {
+  await evaluate(page, quiet);
 }

@@ -21,15 +21,21 @@ import { CheckError, type CheckSession, type PageToCheck, type ScanEngine } from
 import { FETCH_DEFAULTS, type FetchOptions } from '../fetch-page.js';
 import { uniqueByCode } from '../not-evaluated.js';
 import type { CheckedPage, Issue, NotEvaluated, StyleStats } from '../types.js';
-import { DESKTOP, keyboardChecks, layoutChecks, playbackCheck, resetFocus } from './browser-checks.js';
+import { DESKTOP, keyboardChecks, layoutChecks, playbackCheck, quietPage } from './browser-checks.js';
 import { fetchSubresource } from './subresources.js';
 
-/** The flags the issue asks for, plus the ones that keep audio silent but playing and WebRTC off the network. */
+/**
+ * The flags the issue asks for; then audio that plays but is silent, WebRTC kept off the network,
+ * and memory: no back/forward cache (a reused page would keep every document it showed), the GPU
+ * process folded into the browser, and low-end-device mode (smaller caches). Renderers are NOT
+ * shared (no --renderer-process-limit): a page stuck in a script would stall every page in its process.
+ */
 export const CHROMIUM_FLAGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
   '--autoplay-policy=no-user-gesture-required', '--mute-audio',
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--disable-features=Translate,MediaRouter,OptimizationHints,BackForwardCache', '--disable-back-forward-cache', '--in-process-gpu', '--enable-low-end-device-mode',
 ] as const;
 
 export interface ChromiumEngineOptions {
@@ -179,7 +185,6 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
         requestsPerPage.set(page, 0);
         await page.goto(input.url, { waitUntil: 'load', timeout: options.pageTimeoutMs });
         const checked = await inspect(page, input);
-        await page.goto('about:blank').catch(() => undefined); // stops its media and timers while idle
         lost.page = null;
         if (!sessionClosed) idle.push(page);
         else await page.close().catch(() => undefined);
@@ -288,7 +293,7 @@ async function inspect(page: Page, input: PageToCheck): Promise<CheckedPage> {
   await run(['pactum-autoplay-audio'], () => playbackCheck(page));
   await run(['pactum-keyboard-trap', 'pactum-focus-visible'], () => keyboardChecks(page, wanted));
   await run(['pactum-reflow'], () => layoutChecks(page));
-  await resetFocus(page).catch(() => undefined);
+  await quietPage(page).catch(() => undefined);
   return {
     url: input.url,
     title: survey.title,

@@ -79,10 +79,11 @@ export function focusState(doc: Document): FocusState {
   return { index, selector: selectorOf(active), html, changed, look };
 }
 
-/** Blurs whatever has focus, so the next Tab starts from the top of the document. */
-export function blurAll(doc: Document): void {
+/** Blurs whatever has focus and silences the page's media: the page waits, reused, for the next check. */
+export function quiet(doc: Document): void {
   const active = doc.activeElement as HTMLElement | null;
   if (active && active !== doc.body) active.blur();
+  for (const media of Array.from(doc.querySelectorAll('audio, video')) as HTMLMediaElement[]) media.pause();
 }
 
 export interface MediaState {
