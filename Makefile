@@ -91,6 +91,7 @@ bench: build ## benchmarks, printed as ratios against baselines run alongside
 	npx tsx scripts/bench/validation.ts
 	npx tsx scripts/bench/mcp.ts
 	npx tsx scripts/bench/objects.ts
+	npx tsx scripts/bench/scans.ts
 	@# The S3 path needs Ceph (apt-get install ceph-mon ceph-osd radosgw ceph-common).
 	@if command -v radosgw >/dev/null; then npx tsx scripts/bench/s3.ts; else echo "scripts/bench/s3.ts: Ceph is not installed, S3 bench not run"; fi
 

@@ -112,6 +112,22 @@ async function scan(pactum: Pactum, token: string, siteUrl: string, maxPages: nu
   return { status: row.status as string, pages: row.pagesScanned as number, seconds, engine: report.digest?.engine as string, issues: row.totalIssues as number };
 }
 
+/** CPU seconds (user + system) used so far by each process of the tree, by pid. */
+function cpuSeconds(pids: number[]): Map<number, number> {
+  const tick = 100; // USER_HZ on Linux
+  const out = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(pid, (Number(fields[11]) + Number(fields[12])) / tick);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
 const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 
 const site = await startSite(PAGES);
@@ -123,15 +139,24 @@ for (const engine of argv.engines!.split(',')) {
     const token = pactum.cli(['token', '--sub', 'svc_bench', '--org', 'scans', '--perm', 'scans.create,reports.view', '--ttl', '1h', '--audience', pactum.url]).trim().split('\n').pop()!;
     await scan(pactum, token, site.url, 5); // warm-up: the browser or the workers start
     let peak = { rss: 0, pss: 0, processes: 0 };
+    let serverPeak = 0;
     const sampler = setInterval(() => {
       const now = memory(tree(pactum.pid));
+      serverPeak = Math.max(serverPeak, memory([pactum.pid]).pss);
       if (now.rss > peak.rss) peak = { ...now, pss: Math.max(now.pss, peak.pss) };
       else peak.pss = Math.max(now.pss, peak.pss);
     }, 50);
+    // CPU used by the server and the browser during the scan: on a machine shared with other work,
+    // pages per CPU-second says what two cores of its own would do.
+    const before = cpuSeconds(tree(pactum.pid));
     const measured = await scan(pactum, token, site.url, PAGES);
     clearInterval(sampler);
+    let cpu = 0;
+    for (const [pid, used] of cpuSeconds(tree(pactum.pid))) cpu += used - (before.get(pid) ?? 0);
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
     const rate = measured.pages / measured.seconds;
-    console.log(`${measured.engine.padEnd(8)} ${measured.pages} pages in ${measured.seconds.toFixed(2)} s = ${rate.toFixed(1)} pages/s (${measured.status}, ${measured.issues} issues); peak memory, server + browser: RSS ${mb(peak.rss)} over ${peak.processes} processes, PSS ${mb(peak.pss)}`);
+    console.log(`${measured.engine.padEnd(8)} ${measured.pages} pages in ${measured.seconds.toFixed(2)} s = ${rate.toFixed(1)} pages/s (${measured.status}, ${measured.issues} issues; load average ${load}); `
+      + `CPU ${cpu.toFixed(1)} s = ${((cpu * 1000) / measured.pages).toFixed(0)} ms a page, ${(cpus().length * measured.pages / cpu).toFixed(1)} pages/s on ${cpus().length} cores of its own; peak memory, server + browser: RSS ${mb(peak.rss)} over ${peak.processes} processes, PSS ${mb(peak.pss)} (server alone: PSS ${mb(serverPeak)})`);
   } finally {
     await pactum.stop();
   }

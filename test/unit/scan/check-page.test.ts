@@ -68,7 +68,7 @@ describe('fixture pages under WCAG2AA', () => {
       'warning:pactum-link-purpose:2.4.4@p:nth-of-type(2) > a',
     ]);
     expect(page.issues.find((i) => i.code === 'pactum-link-purpose')).toMatchObject({
-      evidence: expect.stringMatching(/links named "read more" in main lead to \/form\.html, \/nolang\.html/),
+      evidence: expect.stringMatching(/links named "Read more" in main lead to \/form\.html, \/nolang\.html/),
       helpUrl: 'https://www.w3.org/WAI/WCAG22/Understanding/link-purpose-in-context.html',
     });
     expect(page.issues.find((i) => i.code === 'link-name')).toMatchObject({ wcagCriterion: '2.4.4', impact: 'serious', context: '<a href="/x"></a>' });

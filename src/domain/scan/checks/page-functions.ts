@@ -91,21 +91,23 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
   const findings: Survey['findings'] = [];
   // 2.4.4: links named alike in one context (the nearest list, navigation, section, table or form) that lead to different pages.
   const CONTEXT = 'ul, ol, nav, section, article, aside, table, form, main, header, footer, [role="navigation"], [role="region"]';
-  const groups = new Map<Element, Map<string, { els: Element[]; targets: Set<string> }>>();
+  const groups = new Map<Element, Map<string, { label: string; els: Element[]; targets: Set<string> }>>();
   for (const a of anchors) {
     const href = hrefOf(a);
-    const name = nameOf(a).toLowerCase();
+    const label = nameOf(a);
+    const name = label.toLowerCase();
     if (!href || !name) continue;
     const context = a.parentElement?.closest(CONTEXT) ?? doc.body ?? doc.documentElement;
     const byName = groups.get(context) ?? new Map();
     groups.set(context, byName);
-    const group = byName.get(name) ?? { els: [], targets: new Set<string>() };
+    const group = byName.get(name) ?? { label, els: [], targets: new Set<string>() };
     byName.set(name, group);
     group.els.push(a);
     group.targets.add(href.replace(/#.*$/, ''));
   }
   for (const [context, byName] of groups) {
-    for (const [name, group] of byName) {
+    for (const group of byName.values()) {
+      const name = group.label;
       if (group.targets.size < 2) continue;
       const where = context.localName === 'body' ? 'on the page' : `in ${selectorOf(context)}`;
       const targets = [...group.targets].slice(0, 4).map((t) => new win.URL(t).pathname + new win.URL(t).search);

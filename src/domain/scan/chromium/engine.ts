@@ -35,7 +35,9 @@ export const CHROMIUM_FLAGS = [
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
   '--autoplay-policy=no-user-gesture-required', '--mute-audio',
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
-  '--disable-features=Translate,MediaRouter,OptimizationHints,BackForwardCache', '--disable-back-forward-cache', '--in-process-gpu', '--enable-low-end-device-mode',
+  // Not --disable-features/--enable-features: Chromium keeps the last of a repeated switch, and
+  // Playwright passes its own lists (which must stay).
+  '--disable-back-forward-cache', '--in-process-gpu', '--enable-low-end-device-mode',
 ] as const;
 
 export interface ChromiumEngineOptions {
