@@ -31,6 +31,17 @@ export function pageCall(fn: (doc: Document, arg: never) => unknown, arg: unknow
 
 export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: number }): Survey {
   const win = doc.defaultView!;
+  // Siblings walked by hand: Array.from(parent.children) is slow in jsdom (a proxy per item).
+  const nthOfType = (el: Element): string => {
+    let index = 0;
+    let count = 0;
+    for (let sib = el.parentElement?.firstElementChild ?? null; sib; sib = sib.nextElementSibling) {
+      if (sib.localName !== el.localName) continue;
+      count++;
+      if (sib === el) index = count;
+    }
+    return count > 1 ? `:nth-of-type(${index})` : '';
+  };
   const selectorOf = (el: Element): string => {
     const esc = (s: string) => (win.CSS && win.CSS.escape ? win.CSS.escape(s) : s.replace(/[^\w-]/g, (c) => `\\${c}`));
     if (el.id && doc.querySelectorAll(`#${esc(el.id)}`).length === 1) return `#${esc(el.id)}`;
@@ -41,13 +52,23 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
       const parent: Element | null = node.parentElement;
       let part = tag;
       if (node.id && doc.querySelectorAll(`#${esc(node.id)}`).length === 1) { parts.unshift(`#${esc(node.id)}`); break; }
-      if (parent) {
-        const same = Array.from(parent.children).filter((c) => c.localName === tag);
-        if (same.length > 1) part += `:nth-of-type(${same.indexOf(node) + 1})`;
-      }
+      if (parent) part += nthOfType(node);
       parts.unshift(part);
       if (doc.querySelectorAll(parts.join(' > ')).length === 1) break;
       node = parent;
+    }
+    return parts.join(' > ');
+  };
+  // Without a query per level (slow on big pages in jsdom): for the many text blocks, of which few are reported.
+  const pathOf = (el: Element): string => {
+    const parts: string[] = [];
+    for (let node: Element | null = el; node && node.nodeType === 1; node = node.parentElement) {
+      if (node.id && doc.getElementById(node.id) === node && !/[^\w-]/.test(node.id)) { parts.unshift(`#${node.id}`); break; }
+      const parent: Element | null = node.parentElement;
+      let part = node.localName;
+      if (parent) part += nthOfType(node);
+      parts.unshift(part);
+      if (part === 'body') break;
     }
     return parts.join(' > ');
   };
@@ -75,7 +96,7 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
       const text = by.split(/\s+/).map((id) => doc.getElementById(id)?.textContent ?? '').join(' ');
       if (text.trim()) return squash(text);
     }
-    const alts = Array.from(el.querySelectorAll('img[alt]')).map((img) => img.getAttribute('alt')).join(' ');
+    const alts = el.firstElementChild ? Array.from(el.querySelectorAll('img[alt]')).map((img) => img.getAttribute('alt')).join(' ') : '';
     return squash(`${el.textContent ?? ''} ${alts}`) || squash(el.getAttribute('title'));
   };
 
@@ -90,14 +111,22 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
 
   const findings: Survey['findings'] = [];
   // 2.4.4: links named alike in one context (the nearest list, navigation, section, table or form) that lead to different pages.
-  const CONTEXT = 'ul, ol, nav, section, article, aside, table, form, main, header, footer, [role="navigation"], [role="region"]';
+  // Walked by hand: selector matching per link is slow in jsdom on big pages.
+  const CONTEXT_TAGS = new Set(['ul', 'ol', 'nav', 'section', 'article', 'aside', 'table', 'form', 'main', 'header', 'footer']);
+  const contextOf = (el: Element): Element => {
+    for (let node = el.parentElement; node; node = node.parentElement) {
+      const role = node.getAttribute('role');
+      if (CONTEXT_TAGS.has(node.localName) || role === 'navigation' || role === 'region') return node;
+    }
+    return doc.body ?? doc.documentElement;
+  };
   const groups = new Map<Element, Map<string, { label: string; els: Element[]; targets: Set<string> }>>();
   for (const a of anchors) {
     const href = hrefOf(a);
     const label = nameOf(a);
     const name = label.toLowerCase();
     if (!href || !name) continue;
-    const context = a.parentElement?.closest(CONTEXT) ?? doc.body ?? doc.documentElement;
+    const context = contextOf(a);
     const byName = groups.get(context) ?? new Map();
     groups.set(context, byName);
     const group = byName.get(name) ?? { label, els: [], targets: new Set<string>() };
@@ -154,17 +183,23 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
     return squash(out);
   };
   const langOf = (el: Element): string | null => {
-    const owner = el.closest('[lang]');
-    const value = owner?.getAttribute('lang')?.trim();
-    return value ? value : null;
+    for (let node: Element | null = el; node; node = node.parentElement) {
+      const value = node.getAttribute('lang')?.trim();
+      if (value) return value;
+      if (value === '') return null;
+    }
+    return null;
   };
   const blocks: Survey['blocks'] = [];
   for (const el of Array.from(doc.querySelectorAll('p, li, h1, h2, h3, h4, h5, h6, td, th, blockquote, figcaption, dd, dt, caption, summary'))) {
     if (blocks.length >= opts.maxBlocks) break;
-    if (el.closest('[hidden], [aria-hidden="true"]')) continue;
+    if ((el.textContent ?? '').length < 40) continue; // cheap first: most cells and items are short
     const text = textOf(el);
     if (text.length < 40) continue;
-    blocks.push({ selector: selectorOf(el), html: snippet(el), lang: langOf(el), text: text.slice(0, 1000) });
+    let hidden = false;
+    for (let node: Element | null = el; node && !hidden; node = node.parentElement) hidden = node.hasAttribute('hidden') || node.getAttribute('aria-hidden') === 'true';
+    if (hidden) continue;
+    blocks.push({ selector: pathOf(el), html: snippet(el), lang: langOf(el), text: text.slice(0, 1000) });
   }
   const html = doc.documentElement;
   const body = doc.body;
