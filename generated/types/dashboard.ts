@@ -2140,7 +2140,7 @@ export interface components {
             scanId: string;
             status: components["schemas"]["scan-status"];
             pagesScanned: number;
-            /** @description Pages discovered so far that will be scanned (bounded by maxPages); null before discovery starts. */
+            /** @description Pages discovered so far that will be scanned (bounded by maxPages); null before discovery starts. It drops by one when a page turns out to be another address of a page already covered (same final URL or same content): a page is scanned once. */
             totalPages: number | null;
             etaSeconds: number | null;
             lastUpdated: components["schemas"]["timestamp"];

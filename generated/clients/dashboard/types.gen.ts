@@ -750,7 +750,7 @@ export type ScanProgress = {
     status: ScanStatus;
     pagesScanned: number;
     /**
-     * Pages discovered so far that will be scanned (bounded by maxPages); null before discovery starts.
+     * Pages discovered so far that will be scanned (bounded by maxPages); null before discovery starts. It drops by one when a page turns out to be another address of a page already covered (same final URL or same content): a page is scanned once.
      */
     totalPages: number | null;
     etaSeconds: number | null;

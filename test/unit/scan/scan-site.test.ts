@@ -127,6 +127,36 @@ describe('scanSite, whole site', () => {
   });
 });
 
+describe('scanSite, one page under many addresses', () => {
+  it('scans /, /index.html, trailing slashes, fragments, tracking parameters and same-content copies once', async () => {
+    const { createServer } = await import('node:http');
+    const home = '<!doctype html><html lang="en"><title>Home</title><main><h1>Home</h1>'
+      + '<a href="/index.html">i</a> <a href="/?utm_source=news&utm_medium=mail">u</a> <a href="/#top">f</a> <a href="/docs/">d</a> <a href="/docs">d2</a>'
+      + '<a href="/docs/index.html?fbclid=1">d3</a> <a href="/copy">c</a> <a href="/other">o</a></main></html>';
+    const docs = '<!doctype html><html lang="en"><title>Docs</title><main><h1>Docs</h1></main></html>';
+    const requests: string[] = [];
+    const server = createServer((req, res) => {
+      requests.push(req.url ?? '');
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      const body = path === '/' || path === '/index.html' ? home : path.startsWith('/docs') ? docs : path === '/copy' ? home : path === '/other' ? docs.replace('Docs', 'Other') : null;
+      res.writeHead(body ? 200 : 404, { 'content-type': 'text/html' }).end(body ?? 'no');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const rec = recorder();
+      const report = await scanSite(input({ siteUrl: `${origin}/`, concurrency: 1 }), { fetch: fetchOptions, engine }, rec.events);
+      expect(report.pages.map((p) => new URL(p.url).pathname)).toEqual(['/', '/docs/', '/other']);
+      expect(report.summary.pagesScanned).toBe(3);
+      expect(rec.found().at(-1)).toBe(3); // /copy was planned, then dropped as a copy of /
+      expect(requests).toContain('/copy');
+      expect(requests.filter((r) => r.startsWith('/index.html') || r.startsWith('/?') || r.startsWith('/docs/index'))).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe('scanSite, refusals and failures', () => {
   it('refuses the fixture server on 127.0.0.1 unless private networks are allowed', async () => {
     const rec = recorder();
