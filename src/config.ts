@@ -90,6 +90,12 @@ const schema = z.object({
   SCAN_QUEUE_MAINTENANCE_SECONDS: int(1, 3600).default(60),
   /** PostgreSQL only: how often an idle instance asks the job queue for scans. */
   SCAN_QUEUE_POLL_SECONDS: int(1, 60).default(2),
+  /** What checks pages: chromium (headless Chromium), jsdom (no browser), auto (Chromium when its executable is there). */
+  SCAN_ENGINE: z.enum(['auto', 'chromium', 'jsdom']).default('auto'),
+  /** The Chromium executable (Debian's chromium package by default). */
+  CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  /** One page's check (load, axe, the checks beyond axe) running longer is stopped and the page reported as not checked. */
+  SCAN_PAGE_TIMEOUT_SECONDS: int(2, 600).default(30),
   /** Lets scans reach private, loopback and link-local addresses (tests, intranets). */
   SCAN_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   /** Lets service-connection calls (oauth, health, compliance, llm) reach private and loopback addresses. */
@@ -163,6 +169,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     outboundAllowPrivateNetworks: e.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
     scanConcurrency: e.SCAN_CONCURRENCY,
     scanTimeoutSeconds: e.SCAN_TIMEOUT_SECONDS,
+    scanEngine: e.SCAN_ENGINE,
+    chromiumPath: e.CHROMIUM_PATH,
+    scanPageTimeoutSeconds: e.SCAN_PAGE_TIMEOUT_SECONDS,
     authThrottle: { backoffAfter: e.AUTH_BACKOFF_AFTER, addressBackoffAfter: e.AUTH_ADDRESS_BACKOFF_AFTER, userSlowAfter: e.AUTH_USER_SLOW_AFTER },
     http: {
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,

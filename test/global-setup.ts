@@ -4,7 +4,8 @@
  * (and writes it to PACTUM_TEST_S3_REPORT for the summary of `make test`), and at the end drops
  * the databases the tests created. The embedded default needs nothing.
  */
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { accessSync, constants, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import { adminPgUrl, TEST_BUCKET, TEST_DB_PREFIX } from './helpers/backends.js';
 import { startTestS3Server } from './helpers/s3.js';
@@ -20,7 +21,31 @@ async function dropTestDatabases() {
   }
 }
 
+/**
+ * The browser tests (scans in Chromium, the /docs page) drive Debian's chromium. Where it is
+ * missing and this runs as root with apt-get, it is installed here (about a minute), so they run
+ * rather than fail; elsewhere they fail naming the command (test/helpers/chromium.ts).
+ */
+function ensureChromium() {
+  const path = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  try {
+    accessSync(path, constants.X_OK);
+    return;
+  } catch {
+    // not there: install it if we can
+  }
+  if (process.env.CHROMIUM_PATH || process.getuid?.() !== 0) return;
+  try {
+    console.log('installing Debian\'s chromium for the browser tests (apt-get install chromium)');
+    execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+    execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  } catch (err) {
+    console.log(`could not install chromium (${(err as Error).message}); the browser tests will fail`);
+  }
+}
+
 export default async function setup() {
+  ensureChromium();
   const mode = process.env.PACTUM_TEST_BACKEND;
   if (mode !== 'postgres' && mode !== 'postgres-s3') return;
   await dropTestDatabases(); // what an interrupted earlier run left

@@ -541,7 +541,7 @@ export interface paths {
         put?: never;
         /**
          * Read a scan's progress
-         * @description Returns a scan's live progress: status, pages scanned of the pages found, an ETA from the measured per-page rate, and finished (true once completed or failed). Read it afresh each time: the scan moves on between calls. A scan that does not exist or belongs to another org is an error result.
+         * @description Returns a scan's live progress: status, pages scanned of the pages found, an ETA from the measured per-page rate, and finished (true once completed, completed_with_errors or failed). Read it afresh each time: the scan moves on between calls. A scan that does not exist or belongs to another org is an error result.
          */
         post: operations["mcp.tool.dashboard_get_scan_progress"];
         delete?: never;
@@ -561,7 +561,7 @@ export interface paths {
         put?: never;
         /**
          * Read a scan's report
-         * @description Returns a scan's status, plus its report once it has completed: a summary by level and by WCAG criterion, and each page with its issues. Call it afresh whenever the scan's state matters.
+         * @description Returns a scan's status, plus its report once it has finished (completed, or completed_with_errors when some pages could not be fetched or checked): a summary by level and by WCAG criterion, the engine that checked the pages, what could not be evaluated, and each page with its issues. With view digest, the issues come grouped by rule with counts, and the pages as one line each, worst first, instead of every issue. Call it afresh whenever the scan's state matters.
          */
         post: operations["mcp.tool.dashboard_get_report"];
         delete?: never;
@@ -601,7 +601,7 @@ export interface paths {
         put?: never;
         /**
          * Query a scan's issues
-         * @description Returns the issues of a completed scan that match the filters (criterion, type, impact, rule code, page). Paginated; total counts every match.
+         * @description Returns the issues of a finished scan (completed or completed_with_errors) that match the filters (criterion, type, impact, rule code, page). Paginated; total counts every match.
          */
         post: operations["mcp.tool.dashboard_query_issues"];
         delete?: never;
@@ -621,7 +621,7 @@ export interface paths {
         put?: never;
         /**
          * Scan one page now
-         * @description Fetches one page and checks it with axe-core against the chosen WCAG level, synchronously. Nothing is stored.
+         * @description Fetches one page and checks it with axe-core and the checks beyond axe against the chosen WCAG level, synchronously, with the server's scan engine (Chromium, or jsdom when no browser is installed; what jsdom cannot decide is listed as not evaluated). Nothing is stored.
          */
         post: operations["mcp.tool.dashboard_scan_page"];
         delete?: never;
@@ -1561,7 +1561,7 @@ export interface components {
         "hex-color": string;
         /**
          * IssueType
-         * @description error: a WCAG failure axe-core is certain of; warning: needs review (axe-core incomplete); notice: best practice beyond the chosen standard.
+         * @description error: a WCAG failure the check is certain of; warning: needs review (axe-core's incomplete results, and the heuristic checks beyond axe, whose evidence says what was seen); notice: best practice beyond the chosen standard.
          * @example error
          * @enum {string}
          */
@@ -1577,7 +1577,7 @@ export interface components {
          *       ],
          *       "type": "error",
          *       "impact": "critical",
-         *       "message": "Images must have alternative text",
+         *       "message": "Images must have alternative text: the element main > img:nth-child(2) (<img src=\"/hero.jpg\">) does not have an alt attribute; see https://dequeuniversity.com/rules/axe/4.10/image-alt",
          *       "selector": "main > img:nth-child(2)",
          *       "context": "<img src=\"/hero.jpg\">",
          *       "helpUrl": "https://dequeuniversity.com/rules/axe/4.10/image-alt"
@@ -1585,7 +1585,7 @@ export interface components {
          */
         issue: {
             /**
-             * @description axe-core rule id.
+             * @description axe-core rule id, or the id of a check beyond axe (prefixed pactum-, such as pactum-keyboard-trap).
              * @example image-alt
              */
             code: string;
@@ -1596,12 +1596,19 @@ export interface components {
             type: components["schemas"]["issue-type"];
             /** @enum {string|null} */
             impact: "minor" | "moderate" | "serious" | "critical" | null;
+            /** @description One sentence: what is wrong, on which element, and what to read to fix it. */
             message: string;
+            /** @description CSS selector of the element concerned. */
             selector: string;
             /** @description The element's HTML, shortened. */
             context: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description axe-core's page for the rule, or the WCAG Understanding page for a check beyond axe.
+             */
             helpUrl?: string;
+            /** @description What a heuristic check observed (checks beyond axe, marked needs review): the measurement behind the finding. */
+            evidence?: string | null;
             /**
              * Format: uri
              * @description Set where issues of several pages are listed together.
@@ -1684,11 +1691,37 @@ export interface components {
             updatedAt: components["schemas"]["timestamp"];
         };
         /**
+         * NotEvaluated
+         * @description A rule or check that could not be evaluated on a page. It is neither passed nor failed: check it by hand, or scan again with a browser.
+         * @example {
+         *       "code": "color-contrast",
+         *       "wcagCriteria": [
+         *         "1.4.3"
+         *       ],
+         *       "reason": "needs a browser",
+         *       "detail": "Text contrast needs the colours as painted, which only a browser's rendering gives."
+         *     }
+         */
+        "not-evaluated": {
+            /** @description The axe-core rule id, or the id of a check beyond axe (pactum-…), or scripted-content for what the page's scripts would have built. */
+            code: string;
+            /** @description The criteria it would have tested. */
+            wcagCriteria: string[];
+            /**
+             * @description needs a browser: the jsdom engine has no layout, rendering, keyboard or media, so it cannot decide this; check failed: the check itself failed on this page (see detail).
+             * @enum {string}
+             */
+            reason: "needs a browser" | "check failed";
+            /** @description What exactly could not be done. */
+            detail?: string | null;
+        };
+        /**
          * PageReport
          * @example {
          *       "url": "https://www.example.com/contact",
          *       "title": "Contact",
          *       "issueCount": 0,
+         *       "notEvaluated": [],
          *       "issues": []
          *     }
          */
@@ -1697,9 +1730,37 @@ export interface components {
             url: string;
             title?: string | null;
             issueCount: number;
-            /** @description Why the page could not be scanned. */
+            /** @description Why the page could not be fetched or checked. Such a page has no issues listed and is not clean: the scan's status is then completed_with_errors. */
             error?: string | null;
+            /** @description Rules and checks that could not be evaluated on this page (neither passed nor failed). */
+            notEvaluated?: components["schemas"]["not-evaluated"][];
             issues: components["schemas"]["issue"][];
+        };
+        /**
+         * PageSummary
+         * @description One page of a scan in a line: its counts, or why it could not be checked.
+         * @example {
+         *       "url": "https://www.example.com/contact",
+         *       "title": "Contact",
+         *       "issueCount": 3,
+         *       "byLevel": {
+         *         "error": 2,
+         *         "warning": 1,
+         *         "notice": 0
+         *       },
+         *       "notEvaluated": 0,
+         *       "error": null
+         *     }
+         */
+        "page-summary": {
+            /** Format: uri */
+            url: string;
+            title: string | null;
+            issueCount: number;
+            byLevel: components["schemas"]["by-level"];
+            /** @description Rules and checks not evaluated on the page. */
+            notEvaluated: number;
+            error: string | null;
         };
         /**
          * Password
@@ -1850,6 +1911,7 @@ export interface components {
         /**
          * Report
          * @example {
+         *       "engine": "chromium",
          *       "summary": {
          *         "pagesScanned": 1,
          *         "pagesFailed": 0,
@@ -1861,13 +1923,15 @@ export interface components {
          *         },
          *         "byCriterion": {
          *           "1.1.1": 1
-         *         }
+         *         },
+         *         "notEvaluated": []
          *       },
          *       "pages": [
          *         {
          *           "url": "https://www.example.com/",
          *           "title": "Example",
          *           "issueCount": 1,
+         *           "notEvaluated": [],
          *           "issues": [
          *             {
          *               "code": "image-alt",
@@ -1877,7 +1941,7 @@ export interface components {
          *               ],
          *               "type": "error",
          *               "impact": "critical",
-         *               "message": "Images must have alternative text",
+         *               "message": "Images must have alternative text: the element main > img:nth-child(2) (<img src=\"/hero.jpg\">) does not have an alt attribute; see https://dequeuniversity.com/rules/axe/4.10/image-alt",
          *               "selector": "main > img:nth-child(2)",
          *               "context": "<img src=\"/hero.jpg\">",
          *               "helpUrl": "https://dequeuniversity.com/rules/axe/4.10/image-alt"
@@ -1888,18 +1952,116 @@ export interface components {
          *     }
          */
         report: {
-            summary: {
-                pagesScanned: number;
-                /** @description Pages that could not be fetched or parsed. */
-                pagesFailed?: number;
-                totalIssues: number;
-                byLevel: components["schemas"]["by-level"];
-                /** @description Issue count per WCAG criterion. */
-                byCriterion: {
-                    [key: string]: number;
-                };
-            };
+            engine?: components["schemas"]["scan-engine"];
+            summary: components["schemas"]["report-summary"];
             pages: components["schemas"]["page-report"][];
+        };
+        /**
+         * ReportDigest
+         * @description A completed scan without its issue lists: the issues grouped by rule with counts (most issues first), and one line per page, worst first (most errors, then most warnings; pages that could not be checked come first, as they were not checked at all).
+         * @example {
+         *       "engine": "chromium",
+         *       "summary": {
+         *         "pagesScanned": 2,
+         *         "pagesFailed": 0,
+         *         "totalIssues": 3,
+         *         "byLevel": {
+         *           "error": 3,
+         *           "warning": 0,
+         *           "notice": 0
+         *         },
+         *         "byCriterion": {
+         *           "1.1.1": 2,
+         *           "1.4.3": 1
+         *         },
+         *         "notEvaluated": []
+         *       },
+         *       "rules": [
+         *         {
+         *           "code": "image-alt",
+         *           "type": "error",
+         *           "wcagCriteria": [
+         *             "1.1.1"
+         *           ],
+         *           "impact": "critical",
+         *           "help": "Images must have alternative text",
+         *           "helpUrl": "https://dequeuniversity.com/rules/axe/4.10/image-alt",
+         *           "issues": 2,
+         *           "pages": 2,
+         *           "examples": [
+         *             {
+         *               "pageUrl": "https://www.example.com/",
+         *               "selector": "main > img",
+         *               "context": "<img src=\"/hero.jpg\">"
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "rulesTotal": 2,
+         *       "pages": [
+         *         {
+         *           "url": "https://www.example.com/",
+         *           "title": "Example",
+         *           "issueCount": 2,
+         *           "byLevel": {
+         *             "error": 2,
+         *             "warning": 0,
+         *             "notice": 0
+         *           },
+         *           "notEvaluated": 0,
+         *           "error": null
+         *         }
+         *       ],
+         *       "pagesTotal": 2
+         *     }
+         */
+        "report-digest": {
+            engine?: components["schemas"]["scan-engine"];
+            summary: components["schemas"]["report-summary"];
+            rules: components["schemas"]["rule-group"][];
+            /** @description Rule groups in all; rules lists the first `top`. */
+            rulesTotal: number;
+            pages: components["schemas"]["page-summary"][];
+            /** @description Pages in all; pages lists the first `top`. */
+            pagesTotal: number;
+        };
+        /**
+         * ReportSummary
+         * @description Totals of a scan's pages.
+         * @example {
+         *       "pagesScanned": 1,
+         *       "pagesFailed": 0,
+         *       "totalIssues": 1,
+         *       "byLevel": {
+         *         "error": 1,
+         *         "warning": 0,
+         *         "notice": 0
+         *       },
+         *       "byCriterion": {
+         *         "1.1.1": 1
+         *       },
+         *       "notEvaluated": []
+         *     }
+         */
+        "report-summary": {
+            /** @description Pages visited, failed ones included; a page reached under several addresses counts once. */
+            pagesScanned: number;
+            /** @description Pages that could not be fetched or checked. */
+            pagesFailed?: number;
+            totalIssues: number;
+            byLevel: components["schemas"]["by-level"];
+            /** @description Issue count per WCAG criterion. */
+            byCriterion: {
+                [key: string]: number;
+            };
+            /** @description Rules and checks that could not be evaluated, with the number of pages each was not evaluated on. */
+            notEvaluated?: {
+                code: string;
+                wcagCriteria: string[];
+                /** @enum {string} */
+                reason: "needs a browser" | "check failed";
+                pages: number;
+            }[];
         };
         /**
          * Role
@@ -1909,8 +2071,59 @@ export interface components {
          */
         role: "system_admin" | "org_admin" | "member" | "viewer" | "service";
         /**
+         * RuleGroup
+         * @description The issues of one rule (and one type) across a scan: how many, on how many pages, and a few examples.
+         * @example {
+         *       "code": "image-alt",
+         *       "type": "error",
+         *       "wcagCriteria": [
+         *         "1.1.1"
+         *       ],
+         *       "impact": "critical",
+         *       "help": "Images must have alternative text",
+         *       "helpUrl": "https://dequeuniversity.com/rules/axe/4.10/image-alt",
+         *       "issues": 12,
+         *       "pages": 4,
+         *       "examples": [
+         *         {
+         *           "pageUrl": "https://www.example.com/",
+         *           "selector": "main > img:nth-child(2)",
+         *           "context": "<img src=\"/hero.jpg\">"
+         *         }
+         *       ]
+         *     }
+         */
+        "rule-group": {
+            code: string;
+            type: components["schemas"]["issue-type"];
+            wcagCriteria: string[];
+            /**
+             * @description The highest impact among its issues.
+             * @enum {string|null}
+             */
+            impact: "minor" | "moderate" | "serious" | "critical" | null;
+            /** @description What the rule asks for, in one line. */
+            help: string;
+            helpUrl: string;
+            issues: number;
+            pages: number;
+            examples: {
+                /** Format: uri */
+                pageUrl: string;
+                selector: string;
+                context: string;
+            }[];
+        };
+        /**
+         * ScanEngine
+         * @description What checked the pages. chromium: axe-core and the checks beyond axe in headless Chromium, with the page's scripts run and its layout computed. jsdom: axe-core on a DOM without layout or scripts; what that cannot decide is listed as not evaluated (reason "needs a browser").
+         * @example chromium
+         * @enum {string}
+         */
+        "scan-engine": "chromium" | "jsdom";
+        /**
          * ScanProgress
-         * @description Live progress, updated as each page finishes. etaSeconds is computed from the measured per-page rate and is null when the scan is not running or too little is known yet; finished is true exactly when status is completed or failed.
+         * @description Live progress, updated as each page finishes. etaSeconds is computed from the measured per-page rate and is null when the scan is not running or too little is known yet; finished is true exactly when status is completed, completed_with_errors or failed.
          * @example {
          *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
          *       "status": "running",
@@ -1927,7 +2140,7 @@ export interface components {
             scanId: string;
             status: components["schemas"]["scan-status"];
             pagesScanned: number;
-            /** @description Pages discovered so far that will be scanned (bounded by maxPages); null before discovery starts. */
+            /** @description Pages discovered so far that will be scanned (bounded by maxPages); null before discovery starts. It drops by one when a page turns out to be another address of a page already covered (same final URL or same content): a page is scanned once. */
             totalPages: number | null;
             etaSeconds: number | null;
             lastUpdated: components["schemas"]["timestamp"];
@@ -1938,7 +2151,7 @@ export interface components {
         };
         /**
          * ScanReport
-         * @description A scan's status, plus its report when the status is completed (and the reason when it failed).
+         * @description A scan's status, plus, once it has finished (completed or completed_with_errors), its report (view pages) or its digest (view digest); the reason when it failed.
          * @example {
          *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
          *       "status": "running",
@@ -1958,14 +2171,15 @@ export interface components {
             finishedAt?: string | null;
             error?: string | null;
             report?: components["schemas"]["report"];
+            digest?: components["schemas"]["report-digest"];
         };
         /**
          * ScanStatus
-         * @description queued → running → completed | failed.
+         * @description queued → running → completed | completed_with_errors | failed. completed_with_errors: the scan finished, but at least one page could not be fetched or checked; each such page carries its error and counts in summary.pagesFailed. A page that could not be checked is never reported as clean.
          * @example running
          * @enum {string}
          */
-        "scan-status": "queued" | "running" | "completed" | "failed";
+        "scan-status": "queued" | "running" | "completed" | "completed_with_errors" | "failed";
         /**
          * Scan
          * @description A scan's settings and state, without its report.
@@ -2344,9 +2558,25 @@ export interface components {
          * @example {
          *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9"
          *     }
+         * @example {
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "view": "digest",
+         *       "top": 5
+         *     }
          */
         "dashboard_get_report.input": {
             scanId: string;
+            /**
+             * @description pages: the report with every page and its issues. digest: no issue lists; the issues grouped by rule with counts, and one line per page, worst first.
+             * @default pages
+             * @enum {string}
+             */
+            view?: "pages" | "digest";
+            /**
+             * @description view digest: how many rule groups and how many pages to list (the first, worst, ones).
+             * @default 20
+             */
+            top?: number;
         } & {
             [key: string]: unknown;
         };
@@ -3048,9 +3278,12 @@ export interface components {
             url: string;
             title?: string | null;
             standard: components["schemas"]["wcag-standard"];
+            engine?: components["schemas"]["scan-engine"];
             scannedAt: components["schemas"]["timestamp"];
             byLevel: components["schemas"]["by-level"];
             issueCount: number;
+            /** @description Rules and checks that could not be evaluated on the page (neither passed nor failed). */
+            notEvaluated?: components["schemas"]["not-evaluated"][];
             issues: components["schemas"]["issue"][];
         };
         /**

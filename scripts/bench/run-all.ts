@@ -40,6 +40,7 @@ const benches: { name: string; args: string[]; quickArgs: string[]; when?: () =>
   { name: 'objects', args: ['--rounds', '3'], quickArgs: ['--rounds', '1', '--size-mib', '64', '--skip-big'] },
   { name: 'batch', args: pgUp() ? [] : ['--backends', 'sqlite'], quickArgs: ['--stored', '2000', '--requests', '10', '--backends', pgUp() ? 'sqlite,postgres' : 'sqlite'] },
   { name: 'concurrency', args: [], quickArgs: ['--clients', '4', '--duration', '3', '--single', '2'] },
+  { name: 'scans', args: [], quickArgs: ['--pages', '6'] },
   { name: 's3', args: [], quickArgs: ['--rounds', '1', '--mib', '16'], when: () => (has('radosgw') ? null : 'Ceph is not installed (apt-get install ceph-mon ceph-osd radosgw ceph-common)') },
 ];
 

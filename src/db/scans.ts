@@ -4,6 +4,8 @@
  */
 import type { components } from '../../generated/types/dashboard.js';
 import { newId } from '../ids.js';
+import { digest } from '../domain/scan/summary.js';
+import type { Report as EngineReport } from '../domain/scan/types.js';
 import type { Db } from './knex.js';
 
 type S = components['schemas'];
@@ -12,6 +14,7 @@ export type ScanProgress = S['scan-progress'];
 export type ScanReport = S['scan-report'];
 export type Report = S['report'];
 export type Issue = S['issue'];
+export type ReportDigest = S['report-digest'];
 
 export interface ScanRow {
   id: string;
@@ -30,6 +33,8 @@ export interface ScanRow {
   summary: string | null;
   error: string | null;
   attempts: number;
+  /** Which engine checked the pages (null for scans from before issue 17). */
+  engine?: 'chromium' | 'jsdom' | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -45,7 +50,11 @@ export interface PageRow {
   error: string | null;
   issues: string;
   style: string | null;
+  not_evaluated?: string | null;
 }
+
+/** A scan that ran to its end, whether or not every page could be checked. */
+export const finishedWithReport = (status: Scan['status']) => status === 'completed' || status === 'completed_with_errors';
 
 /** The site a URL belongs to, created on first sight: origin plus path, without query or fragment. */
 export function siteKey(url: string): string {
@@ -96,7 +105,7 @@ export function toProgress(r: ScanRow, now = Date.now()): ScanProgress {
     totalPages: r.total_pages,
     etaSeconds,
     lastUpdated: r.last_updated,
-    finished: r.status === 'completed' || r.status === 'failed',
+    finished: finishedWithReport(r.status) || r.status === 'failed',
     siteUrl: r.site_url,
     error: r.error,
   };
@@ -111,12 +120,16 @@ export const toPageReport = (p: PageRow) => ({
   title: p.title,
   issueCount: p.issue_count,
   error: p.error,
+  notEvaluated: p.not_evaluated ? (JSON.parse(p.not_evaluated) as NonNullable<S['page-report']['notEvaluated']>) : [],
   issues: JSON.parse(p.issues) as Issue[],
 });
 
-export async function readReport(db: Db, r: ScanRow): Promise<ScanReport> {
+/** The report (view pages) or its digest (view digest: rules with counts, pages worst first, `top` of each). */
+export async function readReport(db: Db, r: ScanRow, view: 'pages' | 'digest' = 'pages', top = 20): Promise<ScanReport> {
   const base: ScanReport = { scanId: r.id, status: r.status, siteUrl: r.site_url, standard: r.standard, finishedAt: r.finished_at, error: r.error };
-  if (r.status !== 'completed' || !r.summary) return base;
+  if (!finishedWithReport(r.status) || !r.summary) return base;
   const pages = (await readPages(db, r.id)).map(toPageReport);
-  return { ...base, report: { summary: JSON.parse(r.summary) as Report['summary'], pages } };
+  const summary = { notEvaluated: [], ...JSON.parse(r.summary) } as Report['summary'];
+  const report: Report = { ...(r.engine ? { engine: r.engine } : {}), summary, pages };
+  return view === 'digest' ? { ...base, digest: digest(report as EngineReport, top) } : { ...base, report };
 }

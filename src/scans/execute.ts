@@ -8,7 +8,7 @@ import type { Db } from '../db/knex.js';
 import { findScan, type ScanRow } from '../db/scans.js';
 // Not the engine's index: that would load jsdom and axe-core here, where only workers need them.
 import { ScanFetchError } from '../domain/scan/fetch-page.js';
-import type { CheckPool } from '../domain/scan/pool.js';
+import type { ScanEngine } from '../domain/scan/engine.js';
 import { scanSite } from '../domain/scan/scan-site.js';
 import type { Logger } from '../log.js';
 
@@ -18,7 +18,7 @@ export interface ScanDeps {
   db: Db;
   config: Config;
   log: Logger;
-  pool: () => CheckPool;
+  engine: () => ScanEngine;
   fetchOptions: () => { allowPrivateNetworks: boolean; userAgent: string };
   onCompleted?(scan: ScanRow): Promise<void>;
 }
@@ -48,7 +48,8 @@ export async function executeScan(deps: ScanDeps, id: string, signal: AbortSigna
   try {
     const report = await scanSite(
       { siteUrl: scan.site_url, mode: scan.scan_mode, maxPages: scan.max_pages, concurrency: scan.concurrency, standard: scan.standard },
-      { fetch: deps.fetchOptions(), pool: deps.pool(), signal: both },
+      // Style statistics feed only the brand score, which needs the org's guideline.
+      { fetch: deps.fetchOptions(), engine: deps.engine(), styles: Boolean(await db('brand_guidelines').where({ org_id: scan.org_id }).first()), signal: both },
       {
         onPagesFound: async (total) => {
           await db('scans').where({ id }).update({ total_pages: total, last_updated: now() });
@@ -57,7 +58,7 @@ export async function executeScan(deps: ScanDeps, id: string, signal: AbortSigna
           await db.transaction(async (tx) => {
             await tx('scan_pages').insert({
               scan_id: id, seq: seq++, url: page.url, title: page.title, issue_count: page.issueCount, error: page.error ?? null,
-              issues: JSON.stringify(page.issues), style: page.style ? JSON.stringify(page.style) : null,
+              issues: JSON.stringify(page.issues), style: page.style ? JSON.stringify(page.style) : null, not_evaluated: JSON.stringify(page.notEvaluated ?? []),
             });
             await tx('scans').where({ id }).increment('pages_scanned', 1).update({ last_updated: now() });
           });
@@ -65,8 +66,9 @@ export async function executeScan(deps: ScanDeps, id: string, signal: AbortSigna
       },
     );
     const finished = now();
+    // A page that could not be fetched or checked is never passed off as clean: the status says so.
     await db('scans').where({ id }).update({
-      status: 'completed', finished_at: finished, last_updated: finished, total_issues: report.summary.totalIssues, summary: JSON.stringify(report.summary), error: null,
+      status: report.summary.pagesFailed > 0 ? 'completed_with_errors' : 'completed', engine: report.engine ?? null, finished_at: finished, last_updated: finished, total_issues: report.summary.totalIssues, summary: JSON.stringify(report.summary), error: null,
     });
     const done = await findScan(db, id);
     if (done && deps.onCompleted) await deps.onCompleted(done).catch((err) => log.error({ err, scanId: id }, 'after-scan work failed'));

@@ -10,12 +10,12 @@
  *
  * Either way a scan is never left "running".
  */
-import { cpus } from 'node:os';
 import type PgBoss from 'pg-boss';
 import type { Config } from '../config.js';
 import { isPostgres, type Db } from '../db/knex.js';
 import type { ScanRow } from '../db/scans.js';
-import { createCheckPool, type CheckPool } from '../domain/scan/pool.js';
+import type { ScanEngine } from '../domain/scan/engine.js';
+import { createEngines, engineName, type Engines } from './engine-choice.js';
 import type { Logger } from '../log.js';
 import { executeScan, failScan, requeueScan, type ScanDeps } from './execute.js';
 
@@ -37,16 +37,17 @@ export interface ScanRunner {
   recover(): Promise<void>;
   /** Stops: scans in flight are aborted and go back to the queue. */
   stop(): Promise<void>;
-  /** For scan_page: the engine's pool and fetch settings. */
-  checkPool(): CheckPool;
+  /** For scan_page: the engine and fetch settings. */
+  engine(): ScanEngine;
   fetchOptions(): ReturnType<ScanDeps['fetchOptions']>;
 }
 
 export function createScanRunner(opts: ScanRunnerOptions): ScanRunner {
-  let pool: CheckPool | null = null;
+  engineName(opts.config); // SCAN_ENGINE=chromium without a browser stops the start, naming the setting
+  let engines: Engines | null = null;
   const deps: ScanDeps = {
     ...opts,
-    pool: () => (pool ??= createCheckPool(Math.max(1, Math.min(2, cpus().length - 1)))),
+    engine: () => (engines ??= createEngines(opts.config, opts.log)).engine,
     fetchOptions: () => ({ allowPrivateNetworks: opts.config.scanAllowPrivateNetworks, userAgent: 'pactum-scanner/3.4 (+accessibility scan)' }),
   };
   const queue = isPostgres(opts.db) ? pgBossQueue(deps) : inProcessQueue(deps);
@@ -54,9 +55,9 @@ export function createScanRunner(opts: ScanRunnerOptions): ScanRunner {
     ...queue,
     async stop() {
       await queue.stop();
-      await pool?.close();
+      await engines?.engine.close();
     },
-    checkPool: deps.pool,
+    engine: deps.engine,
     fetchOptions: deps.fetchOptions,
   };
 }

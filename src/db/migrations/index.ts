@@ -10,6 +10,7 @@ import * as m007 from './007_lock_path_key.js';
 import * as m009 from './009_credential_version.js';
 import * as m010 from './010_auth_failures.js';
 import * as m011 from './011_server_settings.js';
+import * as m012 from './012_scan_engines.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_core': m001,
@@ -22,6 +23,7 @@ const migrations: Record<string, Knex.Migration> = {
   '009_credential_version': m009,
   '010_auth_failures': m010,
   '011_server_settings': m011,
+  '012_scan_engines': m012,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

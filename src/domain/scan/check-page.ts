@@ -1,43 +1,78 @@
 /**
- * Checks one HTML document with axe-core inside jsdom. This is CPU-heavy and blocks the thread it
- * runs on for seconds on big pages: the server calls it through the worker pool (pool.ts), never directly.
+ * The jsdom engine's check of one HTML document: axe-core inside jsdom, plus the checks beyond axe
+ * that need no browser. This is CPU-heavy and blocks the thread it runs on for seconds on big
+ * pages: the server calls it through the worker pool (pool.ts), never directly.
+ *
+ * jsdom has no layout: what it cannot decide is reported as not evaluated ("needs a browser"),
+ * never as passed (not-evaluated.ts).
  */
 import axe from 'axe-core';
 import { JSDOM, VirtualConsole } from 'jsdom';
-import type { CheckedPage, Impact, Issue, IssueType, StyleStats, WcagStandard } from './types.js';
+import { axeRunOptions, erroredRules, issuesOf } from './axe-results.js';
+import { browserOnly, checksFor, issueOfFinding, withoutDuplicates } from './checks/catalogue.js';
+import { domFindings, SURVEY_LIMITS } from './checks/dom-findings.js';
+import { surveyDom } from './checks/page-functions.js';
+import { blindRules, JSDOM_BLIND_RULES, SCRIPTED_CONTENT, uniqueByCode } from './not-evaluated.js';
+import type { CheckedPage, Issue, NotEvaluated, StyleStats, WcagStandard } from './types.js';
 import { collectStyleStats, emptyStyleStats, type StyleWindow } from './style-stats.js';
-import { criteriaFromTags, tagsForStandard } from './wcag.js';
-
-const CONTEXT_MAX = 300;
+import { tagsForStandard } from './wcag.js';
 
 /** axe-core's source, read once per thread (module load) and evaluated into each page's window. */
 const AXE_SOURCE: string = axe.source;
 
 type AxeWindow = { axe: typeof axe };
 
-export async function checkPage(html: string, url: string, standard: WcagStandard): Promise<CheckedPage> {
+export interface CheckOptions {
+  /** Gather brand-scoring style statistics too (default true). */
+  styles?: boolean;
+}
+
+export async function checkPage(html: string, url: string, standard: WcagStandard, options: CheckOptions = {}): Promise<CheckedPage> {
   // No page scripts run and no subresources load: only the markup as served is checked.
   const dom = new JSDOM(html, { url, runScripts: 'outside-only', virtualConsole: new VirtualConsole() });
   try {
     const { window } = dom;
+    addStandIns(window);
     window.eval(AXE_SOURCE);
-    const results = await (window as unknown as AxeWindow).axe.run(window.document, {
-      runOnly: { type: 'tag', values: tagsForStandard(standard) },
-      resultTypes: ['violations', 'incomplete'],
-      iframes: false,
-      elementRef: false,
-    });
-    const issues = [...issuesOf(results.violations, 'error'), ...issuesOf(results.incomplete, 'warning')];
+    const pageAxe = (window as unknown as AxeWindow).axe;
+    const results = await pageAxe.run(window.document, axeRunOptions(standard, 'jsdom'));
+    const blind = blindRules(pageAxe.getRules(tagsForStandard(standard)));
+    const trusted = (list: axe.Result[]) => list.filter((rule) => !(rule.id in JSDOM_BLIND_RULES));
+    const axeIssues = [...issuesOf(trusted(results.violations), 'error'), ...issuesOf(trusted(results.incomplete), 'warning')];
+
+    const notEvaluated: NotEvaluated[] = [...blind, ...erroredRules(trusted([...results.violations, ...results.incomplete]), 'needs a browser'), ...browserOnly(standard)];
+    const survey = surveyDom(window.document, SURVEY_LIMITS);
+    if (survey.scripted) notEvaluated.push(SCRIPTED_CONTENT);
+    const { findings: all, failures } = domFindings(survey);
+    notEvaluated.push(...failures);
+    const wanted = new Set(checksFor(standard).map((c) => c.id));
+    const findings = all.filter((f) => wanted.has(f.check));
+    const issues = [...axeIssues, ...withoutDuplicates(axeIssues, findings.map(issueOfFinding))];
     return {
       url,
-      title: window.document.title.trim() || null,
+      title: survey.title,
       issues,
-      links: linksOf(window.document),
-      style: styleStatsOf(window, issues),
+      notEvaluated: uniqueByCode(notEvaluated),
+      links: survey.links,
+      ...(options.styles === false ? {} : { style: styleStatsOf(window, issues) }),
     };
   } finally {
     dom.window.close();
   }
+}
+
+/**
+ * What a browser would answer where jsdom has nothing: no element at any point and no boxes for
+ * any range. With these axe decides aria-hidden-focus and object-alt instead of throwing; what
+ * still needs layout is in JSDOM_BLIND_RULES.
+ */
+function addStandIns(window: JSDOM['window']): void {
+  const document = window.document as Document & { elementFromPoint?: unknown; elementsFromPoint?: unknown };
+  document.elementFromPoint = () => null;
+  document.elementsFromPoint = () => [];
+  const range = window.Range.prototype as Range;
+  range.getClientRects = () => Object.assign([], { item: () => null }) as unknown as DOMRectList;
+  range.getBoundingClientRect = () => ({ x: 0, y: 0, width: 0, height: 0, top: 0, left: 0, right: 0, bottom: 0, toJSON: () => ({}) }) as DOMRect;
 }
 
 /**
@@ -52,58 +87,12 @@ function styleStatsOf(window: StyleWindow, issues: readonly Issue[]): StyleStats
   }
 }
 
-/** One Issue per node: a rule failing on five images is five things to fix. */
-export function issuesOf(results: readonly axe.Result[], type: IssueType): Issue[] {
-  return results.flatMap((rule) => {
-    const criteria = criteriaFromTags(rule.tags);
-    return rule.nodes.map((node): Issue => ({
-      code: rule.id,
-      wcagCriterion: criteria[0] ?? null,
-      wcagCriteria: criteria,
-      type,
-      impact: impactOf(node.impact ?? rule.impact ?? null),
-      message: messageOf(rule, node),
-      selector: selectorOf(node.target),
-      context: truncate(node.html, CONTEXT_MAX),
-      helpUrl: rule.helpUrl.replace(/\?application=axeAPI$/, ''),
-    }));
-  });
-}
-
-/**
- * Needs-review results (incomplete) are warnings. In jsdom, color-contrast always ends up here:
- * jsdom has no layout and no canvas, so axe cannot compute colours behind text and reports the rule
- * as errored on the page's first text element. That is a real "check this by hand" item, so it stays
- * a warning, with a message that says so; measuring contrast needs a real browser.
- */
-function messageOf(rule: axe.Result, node: axe.NodeResult): string {
-  if (ruleErrored(node)) {
-    return rule.id.startsWith('color-contrast')
-      ? `${rule.help}: contrast could not be measured without a browser's rendering; check the text colours of this page by hand.`
-      : `${rule.help}: axe-core could not evaluate this rule here; check it by hand.`;
+/** Brand-scoring statistics of markup as served, without axe (the Chromium engine asks for these). */
+export function styleStatsOfHtml(html: string, url: string, issues: readonly Issue[]): StyleStats {
+  const dom = new JSDOM(html, { url, runScripts: undefined, virtualConsole: new VirtualConsole() });
+  try {
+    return styleStatsOf(dom.window as unknown as StyleWindow, issues);
+  } finally {
+    dom.window.close();
   }
-  return node.failureSummary?.trim() || rule.help;
-}
-
-function ruleErrored(node: axe.NodeResult): boolean {
-  return [...node.any, ...node.all, ...node.none].some((check) => check.id === 'error-occurred');
-}
-
-function impactOf(value: string | null): Impact | null {
-  return value === 'minor' || value === 'moderate' || value === 'serious' || value === 'critical' ? value : null;
-}
-
-/** axe targets are one selector per frame, each possibly split at shadow roots. */
-function selectorOf(target: axe.UnlabelledFrameSelector): string {
-  return target.map((part) => (Array.isArray(part) ? part.join(' >>> ') : part)).join(' ');
-}
-
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
-/** Absolute http(s) hrefs of <a href>, resolved against the document's base URL, without repeats. */
-function linksOf(document: Document): string[] {
-  const hrefs = Array.from(document.querySelectorAll('a[href]'), (a) => (a as HTMLAnchorElement).href);
-  return [...new Set(hrefs.filter((href) => href.startsWith('http://') || href.startsWith('https://')))];
 }

@@ -214,7 +214,7 @@ function resolveLocation(location: string, base: URL): string {
 }
 
 function blocked(url: string, why: string): ScanFetchError {
-  return new ScanFetchError('blocked-address', `Refused to fetch ${url}: ${why}. This server does not scan private or internal networks.`);
+  return new ScanFetchError('blocked-address', `Refused to fetch ${url}: ${why}. This server does not scan private or internal networks (an operator can allow them with SCAN_ALLOW_PRIVATE_NETWORKS=true).`);
 }
 
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {

@@ -9,12 +9,14 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { CheckedPage, WcagStandard } from './types.js';
-import type { CheckRequest, CheckResponse, WorkerMessage } from './worker-protocol.js';
+import type { CheckedPage, Issue, StyleStats, WcagStandard } from './types.js';
+import type { CheckRequest, CheckResponse, JobOutput, WorkerMessage } from './worker-protocol.js';
 
 export interface CheckPool {
   /** Checks a page in a worker; `signal` withdraws a queued job (a running one is abandoned, not interrupted). */
-  check(html: string, url: string, standard: WcagStandard, signal?: AbortSignal): Promise<CheckedPage>;
+  check(html: string, url: string, standard: WcagStandard, signal?: AbortSignal, options?: { styles?: boolean }): Promise<CheckedPage>;
+  /** Brand-scoring statistics of markup as served, in a worker (for pages another engine checked). */
+  styleStats(html: string, url: string, issues: Issue[], signal?: AbortSignal): Promise<StyleStats>;
   /** Fails queued and running jobs and stops every worker. */
   close(): Promise<void>;
 }
@@ -37,7 +39,7 @@ export class CheckPoolError extends Error {
 
 interface Job {
   request: CheckRequest;
-  resolve(page: CheckedPage): void;
+  resolve(output: JobOutput): void;
   reject(err: unknown): void;
   settled: boolean;
 }
@@ -62,10 +64,10 @@ export function createCheckPool(size: number, options: CheckPoolOptions = {}): C
   let nextId = 1;
   let closed = false;
 
-  function settle(job: Job, outcome: { page: CheckedPage } | { error: unknown }): void {
+  function settle(job: Job, outcome: { output: JobOutput } | { error: unknown }): void {
     if (job.settled) return;
     job.settled = true;
-    if ('page' in outcome) job.resolve(outcome.page);
+    if ('output' in outcome) job.resolve(outcome.output);
     else job.reject(outcome.error);
   }
 
@@ -114,7 +116,7 @@ export function createCheckPool(size: number, options: CheckPoolOptions = {}): C
     if (slot.job?.request.id !== response.id) return;
     const job = release(slot)!;
     settle(job, response.ok
-      ? { page: response.page }
+      ? { output: response.output }
       : { error: new CheckPoolError('check-failed', `Checking ${job.request.url} failed: ${response.error}`) });
     drain();
   }
@@ -146,11 +148,23 @@ export function createCheckPool(size: number, options: CheckPoolOptions = {}): C
     }
   }
 
-  function check(html: string, url: string, standard: WcagStandard, signal?: AbortSignal): Promise<CheckedPage> {
+  async function check(html: string, url: string, standard: WcagStandard, signal?: AbortSignal, options: { styles?: boolean } = {}): Promise<CheckedPage> {
+    const output = await submit({ id: nextId++, kind: 'check', html, url, standard, styles: options.styles ?? true }, signal);
+    if (output.kind !== 'check') throw new CheckPoolError('check-failed', `Checking ${url} gave no result`);
+    return output.page;
+  }
+
+  async function styleStats(html: string, url: string, issues: Issue[], signal?: AbortSignal): Promise<StyleStats> {
+    const output = await submit({ id: nextId++, kind: 'style', html, url, issues }, signal);
+    if (output.kind !== 'style') throw new CheckPoolError('check-failed', `Reading the styles of ${url} gave no result`);
+    return output.style;
+  }
+
+  function submit(request: CheckRequest, signal?: AbortSignal): Promise<JobOutput> {
     if (closed) return Promise.reject(new CheckPoolError('closed', 'The page checker is shut down.'));
     if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise<CheckedPage>((resolve, reject) => {
-      const job: Job = { request: { id: nextId++, html, url, standard }, resolve, reject, settled: false };
+    return new Promise<JobOutput>((resolve, reject) => {
+      const job: Job = { request, resolve, reject, settled: false };
       if (signal) {
         const onAbort = () => {
           const queued = queue.indexOf(job);
@@ -159,7 +173,7 @@ export function createCheckPool(size: number, options: CheckPoolOptions = {}): C
         };
         signal.addEventListener('abort', onAbort, { once: true });
         const done = () => signal.removeEventListener('abort', onAbort);
-        job.resolve = (page) => { done(); resolve(page); };
+        job.resolve = (output) => { done(); resolve(output); };
         job.reject = (err) => { done(); reject(err); };
       }
       queue.push(job);
@@ -179,7 +193,7 @@ export function createCheckPool(size: number, options: CheckPoolOptions = {}): C
     await Promise.all(running.map((slot) => slot.worker.terminate()));
   }
 
-  return { check, close };
+  return { check, styleStats, close };
 }
 
 function duration(ms: number): string {

@@ -2,9 +2,10 @@
  * Scanning a site: one page, or a breadth-first same-origin crawl seeded with the site URL and its
  * sitemap, with a page budget, a bound on pages in flight, and progress events as pages finish.
  */
-import { crawlableUrl, normalizePageUrl } from './crawl-url.js';
+import { createHash } from 'node:crypto';
+import { canonicalPageKey, crawlableUrl, normalizePageUrl } from './crawl-url.js';
+import type { CheckSession, ScanEngine } from './engine.js';
 import { fetchPage, fetchText, ScanFetchError, type FetchedPage, type FetchOptions } from './fetch-page.js';
-import type { CheckPool } from './pool.js';
 import { parseSitemap } from './sitemap.js';
 import { buildReport } from './summary.js';
 import type { Issue, PageReport, Report, StyleStats, WcagStandard } from './types.js';
@@ -21,7 +22,9 @@ export interface ScanInput {
 
 export interface ScanDeps {
   fetch: FetchOptions;
-  pool: CheckPool;
+  engine: ScanEngine;
+  /** Gather brand-scoring style statistics of each page. */
+  styles?: boolean;
   signal?: AbortSignal;
 }
 
@@ -35,32 +38,53 @@ export interface ScanEvents {
 /** Nested sitemaps read from a sitemap index; enough for real sites, bounded for hostile ones. */
 const MAX_NESTED_SITEMAPS = 20;
 
-/** The pages a crawl will visit, in visiting order, and every spelling already known. */
+/**
+ * The pages a crawl will visit, in visiting order, and every page already known, by canonical key
+ * (crawl-url.ts), so `/`, `/index.html` and `/?utm_source=x` are one page; and the content hashes
+ * seen, so a page reached under two addresses that serve the same bytes is scanned once.
+ */
 class Frontier {
   readonly planned: string[] = [];
   private readonly known = new Set<string>();
+  private readonly hashes = new Set<string>();
+  /** Planned pages that turned out to be another page's duplicate: they free their place in the budget. */
+  duplicates = 0;
 
   constructor(private readonly limit: number) {}
 
+  /** Pages the scan will report. */
+  get total(): number {
+    return this.planned.length - this.duplicates;
+  }
+
   has(url: string): boolean {
-    return this.known.has(url);
+    return this.known.has(canonicalPageKey(url) ?? url);
   }
 
   /** Remembers a URL without planning a visit (the site URL as typed, a redirect's target). */
   remember(url: string): void {
-    this.known.add(url);
+    this.known.add(canonicalPageKey(url) ?? url);
   }
 
-  /** Plans a visit unless the URL is known or the budget is spent. */
+  /** Plans a visit unless the page is known or the budget is spent. */
   offer(url: string): void {
-    if (this.known.has(url) || this.planned.length >= this.limit) return;
-    this.known.add(url);
+    const key = canonicalPageKey(url) ?? url;
+    if (this.known.has(key) || this.total >= this.limit) return;
+    this.known.add(key);
     this.planned.push(url);
+  }
+
+  /** False when the same content was seen already (the caller drops the page as a duplicate). */
+  firstContent(html: string): boolean {
+    const hash = createHash('sha256').update(html).digest('base64');
+    if (this.hashes.has(hash)) return false;
+    this.hashes.add(hash);
+    return true;
   }
 }
 
 interface PageOutcome {
-  page: PageReport & { issues: Issue[] };
+  page: (PageReport & { issues: Issue[]; style?: StyleStats }) | null;
   links: string[];
 }
 
@@ -86,30 +110,38 @@ export async function scanSite(input: ScanInput, deps: ScanDeps, events: ScanEve
   const emit = serialized(signal);
   let reportedTotal = 0;
   const reportTotal = async () => {
-    if (frontier.planned.length === reportedTotal) return;
-    reportedTotal = frontier.planned.length;
+    if (frontier.total === reportedTotal) return;
+    reportedTotal = frontier.total;
     await emit(() => events.onPagesFound(reportedTotal));
   };
   await reportTotal();
 
+  const session = deps.engine.openSession(fetchOptions);
   const pages: PageReport[] = [];
   const visit = async (index: number) => {
     const url = frontier.planned[index]!;
-    const outcome = await scanPage(url, index === 0 ? first : null, input.standard, origin, frontier, deps.pool, fetchOptions);
+    const outcome = await scanPage(url, index === 0 ? first : null, input.standard, origin, frontier, session, fetchOptions, deps.styles ?? false);
     signal?.throwIfAborted();
     if (input.mode === 'site') {
       for (const link of outcome.links) {
         const next = crawlableUrl(link, origin);
         if (next) frontier.offer(next);
       }
-      await reportTotal();
     }
-    pages[index] = outcome.page;
-    await emit(() => events.onPageDone(outcome.page));
+    if (!outcome.page) frontier.duplicates++;
+    await reportTotal();
+    if (!outcome.page) return;
+    const page = outcome.page;
+    pages[index] = page;
+    await emit(() => events.onPageDone(page));
   };
 
-  await runBounded(() => frontier.planned.length, Math.max(1, Math.floor(input.concurrency)), visit, signal);
-  return buildReport(pages);
+  try {
+    await runBounded(() => frontier.planned.length, Math.max(1, Math.floor(input.concurrency)), visit, signal);
+  } finally {
+    await session.close();
+  }
+  return buildReport(pages.filter(Boolean), deps.engine.name);
 }
 
 /** Fetches and checks one page; a failure becomes the page's `error` unless the scan is aborted. */
@@ -119,19 +151,25 @@ async function scanPage(
   standard: WcagStandard,
   origin: string,
   frontier: Frontier,
-  pool: CheckPool,
+  session: CheckSession,
   fetchOptions: FetchOptions,
+  styles: boolean,
 ): Promise<PageOutcome> {
   try {
     const fetched = prefetched ?? (await fetchPage(url, fetchOptions));
     const landed = normalizePageUrl(fetched.url)!;
     if (landed !== url) {
       if (new URL(landed).origin !== origin) return failed(url, `${url} redirects off the site, to ${fetched.url}; it was not scanned.`);
-      if (frontier.has(landed)) return failed(url, `${url} redirects to ${fetched.url}, which this scan covers already.`);
+      // Another address of a page this scan covers: the same page, scanned once.
+      if (frontier.has(landed)) return { page: null, links: [] };
       frontier.remember(landed);
     }
-    const checked = await pool.check(fetched.html, fetched.url, standard, fetchOptions.signal);
-    const page = { url: checked.url, title: checked.title, issueCount: checked.issues.length, issues: checked.issues, style: checked.style };
+    if (!frontier.firstContent(fetched.html)) return { page: null, links: [] };
+    const checked = await session.check({ url: fetched.url, html: fetched.html, standard, styles }, fetchOptions.signal);
+    const page = {
+      url: checked.url, title: checked.title, issueCount: checked.issues.length, notEvaluated: checked.notEvaluated, issues: checked.issues,
+      ...(checked.style ? { style: checked.style } : {}),
+    };
     return { page, links: checked.links };
   } catch (err) {
     if (fetchOptions.signal?.aborted) throw err;
@@ -141,7 +179,7 @@ async function scanPage(
 }
 
 function failed(url: string, error: string): PageOutcome {
-  return { page: { url, title: null, issueCount: 0, error, issues: [] }, links: [] };
+  return { page: { url, title: null, issueCount: 0, error, notEvaluated: [], issues: [] }, links: [] };
 }
 
 /** Page URLs of <origin>/sitemap.xml, following a sitemap index one level; a missing sitemap is no error. */

@@ -10,6 +10,7 @@ type Schemas = components['schemas'];
 export type WcagStandard = 'WCAG2A' | 'WCAG2AA' | 'WCAG2AAA';
 export type IssueType = 'error' | 'warning' | 'notice';
 export type Impact = 'minor' | 'moderate' | 'serious' | 'critical';
+export type EngineName = 'chromium' | 'jsdom';
 
 /** One finding on one element (issue.json); the engine always fills wcagCriteria and helpUrl. */
 export interface Issue {
@@ -22,6 +23,18 @@ export interface Issue {
   selector: string;
   context: string;
   helpUrl: string;
+  /** What a heuristic check beyond axe observed (those findings are warnings: needs review). */
+  evidence?: string | null;
+}
+
+export type NotEvaluatedReason = 'needs a browser' | 'check failed';
+
+/** not-evaluated.json: a rule or check neither passed nor failed on a page, and why. */
+export interface NotEvaluated {
+  code: string;
+  wcagCriteria: string[];
+  reason: NotEvaluatedReason;
+  detail?: string | null;
 }
 
 /** page-report.json: `error` is set (and issues empty) when the page could not be scanned. */
@@ -30,6 +43,7 @@ export interface PageReport {
   title: string | null;
   issueCount: number;
   error?: string | null;
+  notEvaluated?: NotEvaluated[];
   issues: Issue[];
 }
 
@@ -46,9 +60,12 @@ export interface ReportSummary {
   totalIssues: number;
   byLevel: ByLevel;
   byCriterion: Record<string, number>;
+  /** Rules and checks not evaluated, with the number of pages each was not evaluated on. */
+  notEvaluated: (Omit<NotEvaluated, 'detail'> & { pages: number })[];
 }
 
 export interface Report {
+  engine?: EngineName;
   summary: ReportSummary;
   pages: PageReport[];
 }
@@ -96,10 +113,12 @@ export interface CheckedPage {
   url: string;
   title: string | null;
   issues: Issue[];
+  /** Rules and checks that could not be decided on this page (never counted as passed). */
+  notEvaluated: NotEvaluated[];
   /** Absolute hrefs of the document's <a href>, for the crawler. */
   links: string[];
-  /** Colours, fonts, classes and custom properties in use, for brand scoring. */
-  style: StyleStats;
+  /** Colours, fonts, classes and custom properties in use, for brand scoring (absent when not asked for). */
+  style?: StyleStats;
 }
 
 // Compile-time contract checks: each engine type must be assignable to its schema type.
@@ -112,4 +131,7 @@ export type ContractChecks = [
   Assignable<WcagStandard, Schemas['wcag-standard']>,
   Assignable<Schemas['wcag-standard'], WcagStandard>,
   Assignable<IssueType, Schemas['issue-type']>,
+  Assignable<NotEvaluated, Schemas['not-evaluated']>,
+  Assignable<EngineName, Schemas['scan-engine']>,
+  Assignable<Schemas['scan-engine'], EngineName>,
 ];

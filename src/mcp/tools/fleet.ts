@@ -14,7 +14,7 @@ type ByLevel = { error: number; warning: number; notice: number };
 /** The latest scan of each site (optionally only completed ones), by site id. */
 async function latestScans(db: Db, orgId: string, siteIds: string[] | null, completedOnly: boolean): Promise<Map<string, ScanRow>> {
   const newest = db('scans').max('id').where({ org_id: orgId }).groupBy('site_id');
-  if (completedOnly) newest.where({ status: 'completed' });
+  if (completedOnly) newest.whereIn('status', ['completed', 'completed_with_errors']);
   if (siteIds) newest.whereIn('site_id', siteIds);
   const rows = await db<ScanRow>('scans').whereIn('id', newest);
   return new Map(rows.map((r) => [r.site_id, r]));

@@ -1,10 +1,11 @@
 /** The scan tools: start a scan, follow it, read its report and issues, check one page now. */
 import { failScan } from '../../scans/execute.js';
 import { encodeCursor, decodeCursor, page } from '../../db/pagination.js';
-import { findScan, readPages, readReport, siteKey, siteOf, toPageReport, toProgress, toScan, type Issue, type ScanRow } from '../../db/scans.js';
+import { findScan, finishedWithReport, readPages, readReport, siteKey, siteOf, toPageReport, toProgress, toScan, type Issue, type ScanRow } from '../../db/scans.js';
 import { newId } from '../../ids.js';
 import { fetchPage, ScanFetchError } from '../../domain/scan/fetch-page.js';
 import { summarize } from '../../domain/scan/summary.js';
+import { CheckError } from '../../domain/scan/engine.js';
 import { checkScanTarget } from '../../scans/target.js';
 import { ToolFailure, inScope, type ToolContext, type ToolHandlers } from '../tool-context.js';
 
@@ -52,8 +53,8 @@ export const scanTools: Pick<
     return toProgress(await ownScan(ctx, scanId));
   },
 
-  async dashboard_get_report({ scanId }, ctx) {
-    return readReport(ctx.services.db, await ownScan(ctx, scanId));
+  async dashboard_get_report({ scanId, view, top }, ctx) {
+    return readReport(ctx.services.db, await ownScan(ctx, scanId), view ?? 'pages', top ?? 20);
   },
 
   async dashboard_list_reports({ siteUrl, status, limit, cursor }, ctx) {
@@ -66,7 +67,7 @@ export const scanTools: Pick<
 
   async dashboard_query_issues({ scanId, criterion, type, impact, code, page: pageUrl, limit, cursor }, ctx) {
     const row = await ownScan(ctx, scanId);
-    if (row.status !== 'completed') throw new ToolFailure('invalid_arguments', `Scan ${scanId} is ${row.status}; its issues can be queried once it has completed`);
+    if (!finishedWithReport(row.status)) throw new ToolFailure('invalid_arguments', `Scan ${scanId} is ${row.status}; its issues can be queried once it has completed`);
     const matches: (Issue & { pageUrl: string })[] = [];
     for (const p of (await readPages(ctx.services.db, scanId)).map(toPageReport)) {
       if (pageUrl && p.url !== pageUrl) continue;
@@ -94,10 +95,23 @@ export const scanTools: Pick<
       if (err instanceof ScanFetchError) throw new ToolFailure('failed', err.message);
       throw err;
     }
-    await ctx.progress(1, 2, 'checking with axe-core');
-    const checked = await runner.checkPool().check(fetched.html, fetched.url, standard!);
+    const engine = runner.engine();
+    await ctx.progress(1, 2, `checking with axe-core and the checks beyond axe (${engine.name})`);
+    const session = engine.openSession(runner.fetchOptions());
+    let checked;
+    try {
+      checked = await session.check({ url: fetched.url, html: fetched.html, standard: standard! });
+    } catch (err) {
+      if (err instanceof CheckError) throw new ToolFailure('failed', err.message);
+      throw err;
+    } finally {
+      await session.close();
+    }
     await ctx.progress(2, 2, 'done');
     const { byLevel } = summarize([{ url: checked.url, title: checked.title, issueCount: checked.issues.length, issues: checked.issues }]);
-    return { url: checked.url, title: checked.title, standard: standard!, scannedAt: new Date().toISOString(), byLevel, issueCount: checked.issues.length, issues: checked.issues };
+    return {
+      url: checked.url, title: checked.title, standard: standard!, engine: engine.name, scannedAt: new Date().toISOString(), byLevel,
+      issueCount: checked.issues.length, notEvaluated: checked.notEvaluated, issues: checked.issues,
+    };
   },
 };

@@ -29,16 +29,17 @@ const GUIDELINE: BrandGuideline = {
 };
 
 let pool: CheckPool;
-let brandPage: CheckedPage;
-let contrastPage: CheckedPage;
+let brandPage: CheckedPage & { style: NonNullable<CheckedPage['style']> };
+let contrastPage: typeof brandPage;
 
 beforeAll(async () => {
   pool = createCheckPool(2);
   const contrastHtml = readFileSync(new URL('../../fixtures/site/contrast.html', import.meta.url), 'utf8');
-  [brandPage, contrastPage] = await Promise.all([
+  const withStyle = (page: CheckedPage) => ({ ...page, style: page.style! });
+  [brandPage, contrastPage] = (await Promise.all([
     pool.check(BRAND_PAGE, 'https://brand.example/', 'WCAG2AA'),
     pool.check(contrastHtml, 'https://brand.example/contrast.html', 'WCAG2AA'),
-  ]);
+  ])).map(withStyle) as [typeof brandPage, typeof brandPage];
 });
 afterAll(async () => { await pool.close(); });
 
@@ -83,7 +84,7 @@ describe('brand score of checked pages', () => {
   });
 
   it('survives a round trip through JSON, as stored pages do', () => {
-    const stored = JSON.parse(JSON.stringify([brandPage, contrastPage])) as CheckedPage[];
+    const stored = JSON.parse(JSON.stringify([brandPage, contrastPage])) as (typeof brandPage)[];
     expect(scoreBrand(GUIDELINE, stored, META)).toEqual(scoreBrand(GUIDELINE, [brandPage, contrastPage], META));
   });
 

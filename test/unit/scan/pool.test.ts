@@ -49,11 +49,13 @@ describe('check pool', () => {
     console.info(`axe in a worker: small page ${small.elapsedMs.toFixed(0)} ms, ${html.length} B page ${big.elapsedMs.toFixed(0)} ms; `
       + `${big.gaps.length} ticks, ${late} gaps over 50 ms, longest ${big.maxGapMs.toFixed(1)} ms`);
     expect(big.result.issues.filter((i) => i.code === 'image-alt').length).toBeGreaterThan(100);
-    // Ticks, not speed: the loop kept ticking every ~10 ms throughout. A rare late tick is the OS
-    // sharing two CPUs with the other test files' checks; a blocked loop would show one multi-second gap.
+    // Ticks, not speed: the loop kept ticking every ~10 ms throughout. A few late ticks are the OS
+    // sharing two CPUs with the other test files (the browser scan tests keep Chromium busy on
+    // both: up to 3% late and a 330 ms gap were seen beside them); a blocked loop would show one
+    // gap as long as the check itself, seconds here.
     expect(big.gaps.length).toBeGreaterThan(big.elapsedMs / 50);
-    expect(late / big.gaps.length).toBeLessThan(0.01);
-    expect(big.maxGapMs).toBeLessThan(250);
+    expect(late / big.gaps.length).toBeLessThan(0.05);
+    expect(big.maxGapMs).toBeLessThan(Math.min(1000, big.elapsedMs / 4));
   });
 
   it('(control) the same kind of check in-process does stall the event loop', async () => {

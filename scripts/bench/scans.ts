@@ -1,0 +1,170 @@
+/**
+ * Scan throughput and memory, per engine: a 50-page site of simple pages on loopback, scanned
+ * through the MCP tools by pactum as production runs it (dist/, its own process), once to warm up
+ * (the browser starts, the workers load axe-core) and then measured. Pages per second come from
+ * the scan's own startedAt and finishedAt; memory is sampled every 50 ms over the server process
+ * and every process below it (Chromium's browser, renderers and helpers): the sum of their RSS
+ * (which counts pages they share once per process, so it overstates) and of their PSS.
+ *
+ *   make build && npx tsx scripts/bench/scans.ts [--pages 50] [--concurrency 4] [--engines chromium,jsdom]
+ *
+ * Goals (issue 17): Chromium >= 4 pages/s on 2 cores with server + browser <= 600 MB; jsdom >= 8 pages/s.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import { record } from './lib.js';
+import { startPactum, type Pactum } from './pactum-process.js';
+
+const { values: argv } = parseArgs({
+  options: {
+    pages: { type: 'string', default: '50' },
+    concurrency: { type: 'string', default: '4' },
+    engines: { type: 'string', default: 'chromium,jsdom' },
+  },
+});
+const PAGES = Number(argv.pages);
+const CONCURRENCY = Number(argv.concurrency);
+
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
+/** Page i: a nav, a heading, text, a list, an image, and links on to the next pages. */
+function page(i: number, count: number): string {
+  const next = [1, 2, 3].map((d) => (i + d) % count).map((n) => `<li><a href="/p${n}.html">Page ${n}</a></li>`).join('');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Page ${i}</title>
+<style>body{font-family:sans-serif;max-width:50em;margin:auto;color:#222}nav a{margin-right:1em}</style></head>
+<body><header><nav aria-label="Main"><a href="/">Home</a><a href="/p1.html">About</a><a href="/p2.html">Contact</a></nav></header>
+<main><h1>Page ${i}</h1><p>This is page ${i} of a small site. It has a few paragraphs of text, a list and an image, like many simple pages.</p>
+<p>Our opening hours are Monday to Friday, nine to five. Call us or write to us; we answer within a day.</p>
+<img src="/logo.png" alt="The company logo" width="40" height="40"><h2>More</h2><ul>${next}</ul>
+${i % 5 === 0 ? '<img src="/photo.png" width="40" height="40">' : ''}</main><footer><p>© Example ${i}</p></footer></body></html>`;
+}
+
+async function startSite(count: number) {
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path.endsWith('.png')) return void res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+    const m = path === '/' ? ['', '0'] : /^\/p(\d+)\.html$/.exec(path);
+    if (!m || Number(m[1]) >= count) return void res.writeHead(404, { 'content-type': 'text/html' }).end('<!doctype html><title>404</title>');
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(Number(m[1]), count));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** The process and all its descendants. */
+function tree(root: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out = [root];
+  for (let i = 0; i < out.length; i++) for (const [pid, ppid] of parents) if (ppid === out[i]) out.push(pid);
+  return out;
+}
+
+function memory(pids: number[]): { rss: number; pss: number; processes: number } {
+  let rss = 0;
+  let pss = 0;
+  let processes = 0;
+  for (const pid of pids) {
+    try {
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+      rss += Number(/^Rss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) * 1024;
+      pss += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) * 1024;
+      processes++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return { rss, pss, processes };
+}
+
+async function tool(pactum: Pactum, token: string, name: string, args: Record<string, unknown>): Promise<Record<string, any>> {
+  const res = await fetch(`${pactum.url}/api/v1/mcp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+  });
+  const body = (await res.json()) as { result?: { structuredContent?: Record<string, any>; isError?: boolean; content?: { text: string }[] } };
+  if (!body.result || body.result.isError) throw new Error(`${name}: ${JSON.stringify(body)}`);
+  return body.result.structuredContent!;
+}
+
+async function scan(pactum: Pactum, token: string, siteUrl: string, maxPages: number) {
+  const { scanId } = await tool(pactum, token, 'dashboard_scan_site', { siteUrl, scanMode: 'site', maxPages, concurrency: CONCURRENCY });
+  for (;;) {
+    const progress = await tool(pactum, token, 'dashboard_get_scan_progress', { scanId });
+    if (progress.finished) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const { reports } = await tool(pactum, token, 'dashboard_list_reports', { limit: 1 });
+  const report = await tool(pactum, token, 'dashboard_get_report', { scanId, view: 'digest', top: 3 });
+  const row = reports[0];
+  const seconds = (Date.parse(row.finishedAt) - Date.parse(row.startedAt)) / 1000;
+  return { status: row.status as string, pages: row.pagesScanned as number, seconds, engine: report.digest?.engine as string, issues: row.totalIssues as number };
+}
+
+/** CPU seconds (user + system) used so far by each process of the tree, by pid. */
+function cpuSeconds(pids: number[]): Map<number, number> {
+  const tick = 100; // USER_HZ on Linux
+  const out = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(pid, (Number(fields[11]) + Number(fields[12])) / tick);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
+
+const site = await startSite(PAGES);
+console.log(`scan bench: ${PAGES}-page site, concurrency ${CONCURRENCY}, ${cpus().length} cores, Node ${process.version}`);
+for (const engine of argv.engines!.split(',')) {
+  const pactum = await startPactum({ SCAN_ENGINE: engine, SCAN_ALLOW_PRIVATE_NETWORKS: 'true' });
+  try {
+    pactum.cli(['org', 'create', 'scans']);
+    const token = pactum.cli(['token', '--sub', 'svc_bench', '--org', 'scans', '--perm', 'scans.create,reports.view', '--ttl', '1h', '--audience', pactum.url]).trim().split('\n').pop()!;
+    await scan(pactum, token, site.url, 5); // warm-up: the browser or the workers start
+    let peak = { rss: 0, pss: 0, processes: 0 };
+    let serverPeak = 0;
+    const sampler = setInterval(() => {
+      const now = memory(tree(pactum.pid));
+      serverPeak = Math.max(serverPeak, memory([pactum.pid]).pss);
+      if (now.rss > peak.rss) peak = { ...now, pss: Math.max(now.pss, peak.pss) };
+      else peak.pss = Math.max(now.pss, peak.pss);
+    }, 50);
+    // CPU used by the server and the browser during the scan: on a machine shared with other work,
+    // pages per CPU-second says what two cores of its own would do.
+    const before = cpuSeconds(tree(pactum.pid));
+    const measured = await scan(pactum, token, site.url, PAGES);
+    clearInterval(sampler);
+    let cpu = 0;
+    for (const [pid, used] of cpuSeconds(tree(pactum.pid))) cpu += used - (before.get(pid) ?? 0);
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+    const rate = measured.pages / measured.seconds;
+    console.log(`${measured.engine.padEnd(8)} ${measured.pages} pages in ${measured.seconds.toFixed(2)} s = ${rate.toFixed(1)} pages/s (${measured.status}, ${measured.issues} issues; load average ${load}); `
+      + `CPU ${cpu.toFixed(1)} s = ${((cpu * 1000) / measured.pages).toFixed(0)} ms a page, ${(cpus().length * measured.pages / cpu).toFixed(1)} pages/s on ${cpus().length} cores of its own; peak memory, server + browser: RSS ${mb(peak.rss)} over ${peak.processes} processes, PSS ${mb(peak.pss)} (server alone: PSS ${mb(serverPeak)})`);
+    const goal = measured.engine === 'chromium' ? 4 : 8;
+    record(
+      { bench: 'scans', measure: `${measured.engine}: ${measured.pages}-page site`, value: rate, unit: 'pages/s', goal: `>= ${goal}`, met: rate >= goal },
+      { bench: 'scans', measure: `${measured.engine}: peak memory, server + browser (PSS)`, value: peak.pss / 1e6, unit: 'MB', baseline: { name: 'RSS summed over processes', value: peak.rss / 1e6 }, goal: '<= 600 MB', met: peak.pss <= 600e6 },
+    );
+  } finally {
+    await pactum.stop();
+  }
+}
+await site.close();

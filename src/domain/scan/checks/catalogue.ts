@@ -1,0 +1,121 @@
+/**
+ * The checks beyond axe-core: WCAG criteria axe does not test, made with what a real browser
+ * shows (keyboard, focus, playback, layout at other sizes) or with a closer reading of the DOM
+ * (media alternatives, link names, the language of the text). Each is a heuristic, so its
+ * findings are warnings (needs review) that carry the evidence.
+ */
+import type { Impact, Issue, NotEvaluated, WcagStandard } from '../types.js';
+import { sentence, truncate } from '../axe-results.js';
+
+export type CheckId =
+  | 'pactum-keyboard-trap'
+  | 'pactum-focus-visible'
+  | 'pactum-media-alternative'
+  | 'pactum-autoplay-audio'
+  | 'pactum-language'
+  | 'pactum-reflow'
+  | 'pactum-link-purpose';
+
+export interface CheckInfo {
+  id: CheckId;
+  criteria: string[];
+  /** The lowest WCAG level among its criteria: a check runs when the standard includes it. */
+  level: 'A' | 'AA';
+  /** What it asks for, in one line (the "help" of a rule group). */
+  help: string;
+  helpUrl: string;
+  impact: Impact;
+  /** Needs a real browser (keyboard, rendering, playback, layout); jsdom reports it as not evaluated. */
+  needsBrowser: boolean;
+  /** Why jsdom cannot make it. */
+  browserReason?: string;
+}
+
+const understanding = (slug: string) => `https://www.w3.org/WAI/WCAG22/Understanding/${slug}.html`;
+
+export const CHECKS: Readonly<Record<CheckId, CheckInfo>> = {
+  'pactum-keyboard-trap': {
+    id: 'pactum-keyboard-trap', criteria: ['2.1.2'], level: 'A', impact: 'critical', needsBrowser: true,
+    help: 'Keyboard focus must be able to leave every component', helpUrl: understanding('no-keyboard-trap'),
+    browserReason: 'Tabbing through the page needs a browser with a keyboard and the page\'s scripts.',
+  },
+  'pactum-focus-visible': {
+    id: 'pactum-focus-visible', criteria: ['2.4.7'], level: 'AA', impact: 'serious', needsBrowser: true,
+    help: 'The element with keyboard focus must show it', helpUrl: understanding('focus-visible'),
+    browserReason: 'Whether focus changes the rendering needs a browser\'s styles as painted.',
+  },
+  'pactum-media-alternative': {
+    id: 'pactum-media-alternative', criteria: ['1.2.1', '1.2.2'], level: 'A', impact: 'serious', needsBrowser: false,
+    help: 'Audio and video need captions or a text alternative', helpUrl: understanding('audio-only-and-video-only-prerecorded'),
+  },
+  'pactum-autoplay-audio': {
+    id: 'pactum-autoplay-audio', criteria: ['1.4.2'], level: 'A', impact: 'serious', needsBrowser: true,
+    help: 'Sound that plays by itself for more than 3 seconds needs a way to pause or mute it', helpUrl: understanding('audio-control'),
+    browserReason: 'Whether sound plays, and for how long, needs media playback.',
+  },
+  'pactum-language': {
+    id: 'pactum-language', criteria: ['3.1.1', '3.1.2'], level: 'A', impact: 'serious', needsBrowser: false,
+    help: 'The language attribute must match the language of the text', helpUrl: understanding('language-of-parts'),
+  },
+  'pactum-reflow': {
+    id: 'pactum-reflow', criteria: ['1.4.10', '1.4.4'], level: 'AA', impact: 'serious', needsBrowser: true,
+    help: 'Content must reflow at 320 CSS pixels and stay readable at 200% zoom, without clipped text', helpUrl: understanding('reflow'),
+    browserReason: 'Reflow and zoom need layout at other viewport sizes.',
+  },
+  'pactum-link-purpose': {
+    id: 'pactum-link-purpose', criteria: ['2.4.4'], level: 'A', impact: 'moderate', needsBrowser: false,
+    help: 'Links with the same name in the same context must lead to the same place', helpUrl: understanding('link-purpose-in-context'),
+  },
+};
+
+/** The checks a standard includes (WCAG2A: level A ones only). */
+export function checksFor(standard: WcagStandard): CheckInfo[] {
+  return Object.values(CHECKS).filter((check) => check.level === 'A' || standard !== 'WCAG2A');
+}
+
+/** A check's finding as it comes out of the page: the element, what was seen, and which criterion. */
+export interface RawFinding {
+  check: CheckId;
+  criterion: string;
+  selector: string;
+  html: string;
+  /** What is wrong, in a few words ("focus cannot leave div#dialog"). */
+  what: string;
+  evidence: string;
+}
+
+export function issueOfFinding(finding: RawFinding): Issue {
+  const info = CHECKS[finding.check];
+  const criteria = [finding.criterion, ...info.criteria.filter((c) => c !== finding.criterion)];
+  return {
+    code: info.id,
+    wcagCriterion: finding.criterion,
+    wcagCriteria: criteria,
+    type: 'warning',
+    impact: info.impact,
+    message: sentence({ help: info.help, why: finding.what, selector: finding.selector, html: finding.html, helpUrl: info.helpUrl, review: true }),
+    selector: finding.selector,
+    context: truncate(finding.html, 300),
+    helpUrl: info.helpUrl,
+    evidence: finding.evidence,
+  };
+}
+
+/**
+ * Our findings on an element axe already reported under the same criterion are dropped: one
+ * thing to fix is listed once, with axe's wording (its rule page is the better help).
+ */
+export function withoutDuplicates(axeIssues: readonly Issue[], ours: readonly Issue[]): Issue[] {
+  const seen = new Set(axeIssues.flatMap((i) => i.wcagCriteria.map((c) => `${i.selector}|${c}`)));
+  return ours.filter((issue) => !seen.has(`${issue.selector}|${issue.wcagCriterion}`));
+}
+
+export function browserOnly(standard: WcagStandard): NotEvaluated[] {
+  return checksFor(standard)
+    .filter((check) => check.needsBrowser)
+    .map((check) => ({ code: check.id, wcagCriteria: check.criteria, reason: 'needs a browser', detail: check.browserReason ?? null }));
+}
+
+export function checkFailed(check: CheckId, err: unknown): NotEvaluated {
+  return { code: check, wcagCriteria: CHECKS[check].criteria, reason: 'check failed', detail: err instanceof Error ? err.message.split('\n')[0]! : String(err) };
+}

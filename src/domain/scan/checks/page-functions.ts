@@ -1,0 +1,219 @@
+/**
+ * Functions that run inside the page: in Chromium through page.evaluate, in jsdom on its window.
+ * Each is self-contained (no imports, no outer variables: its source text is what runs) and takes
+ * the document, so both engines run the very same code. pageCall() wraps one for evaluation.
+ */
+
+/** What the DOM survey finds, before any language identification (that runs in Node). */
+export interface Survey {
+  title: string | null;
+  /** Absolute http(s) URLs of <a href> (HTML and SVG links), without repeats. */
+  links: string[];
+  /** Findings of the DOM checks: same link name, different targets; media without an alternative. */
+  findings: { check: 'pactum-link-purpose' | 'pactum-media-alternative'; criterion: string; selector: string; html: string; what: string; evidence: string }[];
+  /** The declared language of the page and the text it has, for 3.1.1. */
+  pageLang: string | null;
+  pageText: string;
+  /** Text blocks with the language they inherit, for 3.1.2. */
+  blocks: { selector: string; html: string; lang: string | null; text: string }[];
+  /** Whether the page has scripts (jsdom does not run them). */
+  scripted: boolean;
+}
+
+/**
+ * Builds `((__name) => (fn)(document, arg))(f => f)`: the function's source evaluated in the page
+ * with its argument. Source transformed by tsx (keepNames) calls a `__name` helper that only
+ * exists in Node; the wrapper's parameter supplies it, without touching the page's globals.
+ */
+export function pageCall(fn: (doc: Document, arg: never) => unknown, arg: unknown = null): string {
+  return `((__name) => (${fn.toString()})(document, ${JSON.stringify(arg)}))((f) => f)`;
+}
+
+export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: number }): Survey {
+  const win = doc.defaultView!;
+  // Siblings walked by hand: Array.from(parent.children) is slow in jsdom (a proxy per item).
+  const nthOfType = (el: Element): string => {
+    let index = 0;
+    let count = 0;
+    for (let sib = el.parentElement?.firstElementChild ?? null; sib; sib = sib.nextElementSibling) {
+      if (sib.localName !== el.localName) continue;
+      count++;
+      if (sib === el) index = count;
+    }
+    return count > 1 ? `:nth-of-type(${index})` : '';
+  };
+  const selectorOf = (el: Element): string => {
+    const esc = (s: string) => (win.CSS && win.CSS.escape ? win.CSS.escape(s) : s.replace(/[^\w-]/g, (c) => `\\${c}`));
+    if (el.id && doc.querySelectorAll(`#${esc(el.id)}`).length === 1) return `#${esc(el.id)}`;
+    const parts: string[] = [];
+    let node: Element | null = el;
+    while (node && node.nodeType === 1) {
+      const tag = node.localName;
+      const parent: Element | null = node.parentElement;
+      let part = tag;
+      if (node.id && doc.querySelectorAll(`#${esc(node.id)}`).length === 1) { parts.unshift(`#${esc(node.id)}`); break; }
+      if (parent) part += nthOfType(node);
+      parts.unshift(part);
+      if (doc.querySelectorAll(parts.join(' > ')).length === 1) break;
+      node = parent;
+    }
+    return parts.join(' > ');
+  };
+  // Without a query per level (slow on big pages in jsdom): for the many text blocks, of which few are reported.
+  const pathOf = (el: Element): string => {
+    const parts: string[] = [];
+    for (let node: Element | null = el; node && node.nodeType === 1; node = node.parentElement) {
+      if (node.id && doc.getElementById(node.id) === node && !/[^\w-]/.test(node.id)) { parts.unshift(`#${node.id}`); break; }
+      const parent: Element | null = node.parentElement;
+      let part = node.localName;
+      if (parent) part += nthOfType(node);
+      parts.unshift(part);
+      if (part === 'body') break;
+    }
+    return parts.join(' > ');
+  };
+  const snippet = (el: Element): string => {
+    const html = el.outerHTML;
+    const open = html.slice(0, html.indexOf('>') + 1);
+    return html.length <= 200 ? html : open;
+  };
+  const squash = (s: string | null | undefined) => (s ?? '').replace(/\s+/g, ' ').trim();
+  const hrefOf = (a: Element): string | null => {
+    const raw = a.getAttribute('href') ?? a.getAttributeNS('http://www.w3.org/1999/xlink', 'href');
+    if (raw === null) return null;
+    try {
+      const url = new win.URL(raw, doc.baseURI);
+      return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+    } catch {
+      return null;
+    }
+  };
+  const nameOf = (el: Element): string => {
+    const label = el.getAttribute('aria-label');
+    if (label && label.trim()) return squash(label);
+    const by = el.getAttribute('aria-labelledby');
+    if (by) {
+      const text = by.split(/\s+/).map((id) => doc.getElementById(id)?.textContent ?? '').join(' ');
+      if (text.trim()) return squash(text);
+    }
+    const alts = el.firstElementChild ? Array.from(el.querySelectorAll('img[alt]')).map((img) => img.getAttribute('alt')).join(' ') : '';
+    return squash(`${el.textContent ?? ''} ${alts}`) || squash(el.getAttribute('title'));
+  };
+
+  // Links: every <a> with an href, SVG ones included (their href is not a string property).
+  const anchors = Array.from(doc.querySelectorAll('a')).filter((a) => a.hasAttribute('href') || a.hasAttributeNS('http://www.w3.org/1999/xlink', 'href'));
+  const links: string[] = [];
+  const seenLinks = new Set<string>();
+  for (const a of anchors) {
+    const href = hrefOf(a);
+    if (href && !seenLinks.has(href) && links.length < opts.maxLinks) { seenLinks.add(href); links.push(href); }
+  }
+
+  const findings: Survey['findings'] = [];
+  // 2.4.4: links named alike in one context (the nearest list, navigation, section, table or form) that lead to different pages.
+  // Walked by hand: selector matching per link is slow in jsdom on big pages.
+  const CONTEXT_TAGS = new Set(['ul', 'ol', 'nav', 'section', 'article', 'aside', 'table', 'form', 'main', 'header', 'footer']);
+  const contextOf = (el: Element): Element => {
+    for (let node = el.parentElement; node; node = node.parentElement) {
+      const role = node.getAttribute('role');
+      if (CONTEXT_TAGS.has(node.localName) || role === 'navigation' || role === 'region') return node;
+    }
+    return doc.body ?? doc.documentElement;
+  };
+  const groups = new Map<Element, Map<string, { label: string; els: Element[]; targets: Set<string> }>>();
+  for (const a of anchors) {
+    const href = hrefOf(a);
+    const label = nameOf(a);
+    const name = label.toLowerCase();
+    if (!href || !name) continue;
+    const context = contextOf(a);
+    const byName = groups.get(context) ?? new Map();
+    groups.set(context, byName);
+    const group = byName.get(name) ?? { label, els: [], targets: new Set<string>() };
+    byName.set(name, group);
+    group.els.push(a);
+    group.targets.add(href.replace(/#.*$/, ''));
+  }
+  for (const [context, byName] of groups) {
+    for (const group of byName.values()) {
+      const name = group.label;
+      if (group.targets.size < 2) continue;
+      const where = context.localName === 'body' ? 'on the page' : `in ${selectorOf(context)}`;
+      const targets = [...group.targets].slice(0, 4).map((t) => new win.URL(t).pathname + new win.URL(t).search);
+      for (const el of group.els) {
+        findings.push({
+          check: 'pactum-link-purpose', criterion: '2.4.4', selector: selectorOf(el), html: snippet(el),
+          what: `${group.els.length} links named "${name}" ${where} lead to ${group.targets.size} different pages`,
+          evidence: `links named "${name}" ${where} lead to ${targets.join(', ')}${group.targets.size > 4 ? ', …' : ''}; tell them apart in their text or with aria-label`,
+        });
+      }
+    }
+  }
+
+  // 1.2.1 / 1.2.2: media with neither captions nor a transcript near it.
+  const TRANSCRIPT = /transcript|caption|subtitle|text version|audio description|textfassung|transcription/i;
+  for (const media of Array.from(doc.querySelectorAll('audio, video'))) {
+    const tracks = Array.from(media.querySelectorAll('track')).map((t) => (t.getAttribute('kind') ?? 'subtitles').toLowerCase());
+    const captioned = tracks.some((k) => k === 'captions' || k === 'subtitles' || k === 'descriptions');
+    const describedBy = (media.getAttribute('aria-describedby') ?? '').split(/\s+/).some((id) => id && TRANSCRIPT.test(doc.getElementById(id)?.textContent ?? ''));
+    const around = media.closest('figure, section, article, li, div') ?? media.parentElement;
+    const nearby = around ? Array.from(around.querySelectorAll('a, button, details summary')).some((el) => TRANSCRIPT.test(nameOf(el)) || TRANSCRIPT.test(el.getAttribute('href') ?? '')) : false;
+    const video = media.localName === 'video';
+    if ((video && captioned) || describedBy || nearby) continue;
+    if (!video && captioned) continue;
+    findings.push({
+      check: 'pactum-media-alternative', criterion: video ? '1.2.2' : '1.2.1', selector: selectorOf(media), html: snippet(media),
+      what: video ? 'the video has no captions track and no transcript near it' : 'the audio has no transcript near it',
+      evidence: `no <track kind="captions">${video ? '' : ' (audio)'}, no aria-describedby pointing at a transcript, and no link or button naming a transcript or captions in ${around ? selectorOf(around) : 'its parent'}`,
+    });
+  }
+
+  // 3.1.x: the text, and each block of text with the language it inherits.
+  const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'code', 'pre', 'kbd', 'samp']);
+  const textOf = (el: Element): string => {
+    let out = '';
+    const walk = (node: Node) => {
+      for (let child = node.firstChild; child; child = child.nextSibling) {
+        if (child.nodeType === 3) out += child.nodeValue;
+        else if (child.nodeType === 1 && !SKIP.has((child as Element).localName) && !(child as Element).hasAttribute('lang')) walk(child);
+        if (out.length > 4000) return;
+      }
+    };
+    walk(el);
+    return squash(out);
+  };
+  const langOf = (el: Element): string | null => {
+    for (let node: Element | null = el; node; node = node.parentElement) {
+      const value = node.getAttribute('lang')?.trim();
+      if (value) return value;
+      if (value === '') return null;
+    }
+    return null;
+  };
+  const blocks: Survey['blocks'] = [];
+  for (const el of Array.from(doc.querySelectorAll('p, li, h1, h2, h3, h4, h5, h6, td, th, blockquote, figcaption, dd, dt, caption, summary'))) {
+    if (blocks.length >= opts.maxBlocks) break;
+    if ((el.textContent ?? '').length < 40) continue; // cheap first: most cells and items are short
+    const text = textOf(el);
+    if (text.length < 40) continue;
+    let hidden = false;
+    for (let node: Element | null = el; node && !hidden; node = node.parentElement) hidden = node.hasAttribute('hidden') || node.getAttribute('aria-hidden') === 'true';
+    if (hidden) continue;
+    blocks.push({ selector: pathOf(el), html: snippet(el), lang: langOf(el), text: text.slice(0, 1000) });
+  }
+  const html = doc.documentElement;
+  const body = doc.body;
+  const scripted = Array.from(doc.querySelectorAll('script')).some((s) => {
+    const type = (s.getAttribute('type') ?? '').trim().toLowerCase();
+    return type === '' || type === 'module' || /javascript|ecmascript/.test(type);
+  });
+  return {
+    title: squash(doc.title) || null,
+    links,
+    findings,
+    pageLang: html?.getAttribute('lang')?.trim() || null,
+    pageText: body ? textOf(body).slice(0, 4000) : '',
+    blocks,
+    scripted,
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * The browser-only checks beyond axe, driven from Node through Playwright: Tab through the page
+ * (keyboard trap 2.1.2, focus visible 2.4.7), look at what plays (1.4.2), and lay the page out at
+ * 320 CSS px and at 200% zoom (1.4.10, 1.4.4).
+ */
+import type { Page } from 'playwright-core';
+import type { CheckId, RawFinding } from '../checks/catalogue.js';
+import { pageCall } from '../checks/page-functions.js';
+import { focusSnapshot, focusState, layoutProbe, playbackProbe, quiet, type FocusState, type LayoutProbe, type PlaybackProbe } from './probes.js';
+
+/** Tabbable elements followed; a page with more is checked on its first ones. */
+const MAX_TABBABLES = 40;
+/** Elements whose focus indicator is compared. */
+const MAX_FOCUS_LOOKS = 25;
+
+export const DESKTOP = { width: 1280, height: 800 } as const;
+
+export type CheckRun = (page: Page) => Promise<RawFinding[]>;
+
+const evaluate = <T>(page: Page, fn: (doc: Document, arg: never) => T, arg?: unknown): Promise<T> => page.evaluate(pageCall(fn, arg)) as Promise<T>;
+
+/** One pass of Tab presses serves both keyboard checks. */
+export async function keyboardChecks(page: Page, wanted: ReadonlySet<CheckId>): Promise<RawFinding[]> {
+  const count = await evaluate(page, focusSnapshot, MAX_TABBABLES);
+  if (count === 0) return [];
+  const presses = Math.min(count + 3, MAX_TABBABLES + 3);
+  const seen: FocusState[] = [];
+  for (let i = 0; i < presses; i++) {
+    await page.keyboard.press('Tab');
+    seen.push(await evaluate(page, focusState));
+  }
+  const findings: RawFinding[] = [];
+  if (wanted.has('pactum-focus-visible')) findings.push(...unseenFocus(seen));
+  if (wanted.has('pactum-keyboard-trap')) {
+    const trap = await trapOf(page, seen, count);
+    if (trap) findings.push(trap);
+  }
+  return findings;
+}
+
+function unseenFocus(seen: readonly FocusState[]): RawFinding[] {
+  const looked = new Set<number>();
+  const findings: RawFinding[] = [];
+  for (const state of seen) {
+    if (state.index < 0 || looked.has(state.index) || looked.size >= MAX_FOCUS_LOOKS) continue;
+    looked.add(state.index);
+    if (state.changed) continue;
+    findings.push({
+      check: 'pactum-focus-visible', criterion: '2.4.7', selector: state.selector, html: state.html,
+      what: 'nothing about the element changes when it gets keyboard focus',
+      evidence: `focused with Tab, its computed outline, border, box-shadow, background, colour and text decoration (and its parent's and ::before/::after's) equal those without focus (${state.look})`,
+    });
+  }
+  return findings;
+}
+
+/**
+ * A natural tab order visits each tabbable element once before it wraps, so within count + 3 presses
+ * none is focused three times. One that is, while others were never reached, is in a loop; the
+ * loop is a trap when Shift+Tab and Escape do not get out of it either.
+ */
+async function trapOf(page: Page, seen: readonly FocusState[], count: number): Promise<RawFinding | null> {
+  const visits = new Map<number, number>();
+  for (const s of seen) if (s.index >= 0) visits.set(s.index, (visits.get(s.index) ?? 0) + 1);
+  const reached = visits.size;
+  const looping = [...visits.entries()].filter(([, n]) => n >= 3).map(([index]) => index);
+  if (looping.length === 0 || reached >= count) return null;
+  const loop = new Set(seen.filter((s) => s.index >= 0 && looping.includes(s.index)).map((s) => s.index));
+  const escapes: string[] = [];
+  for (const keys of [['Shift+Tab', 'Shift+Tab', 'Shift+Tab'], ['Escape', 'Tab']]) {
+    let left = false;
+    for (const key of keys) {
+      await page.keyboard.press(key);
+      const state = await evaluate(page, focusState);
+      if (!loop.has(state.index)) left = true;
+    }
+    escapes.push(`${keys[0]} ${left ? 'left it' : 'did not leave it'}`);
+    if (left) return null;
+  }
+  const first = seen.find((s) => loop.has(s.index))!;
+  const members = [...new Set(seen.filter((s) => loop.has(s.index)).map((s) => s.selector))];
+  return {
+    check: 'pactum-keyboard-trap', criterion: '2.1.2', selector: first.selector, html: first.html,
+    what: `keyboard focus cannot leave ${members.length === 1 ? 'this element' : `a loop of ${members.length} elements`}`,
+    evidence: `after ${seen.length} Tab presses focus kept cycling through ${members.slice(0, 4).join(', ')}; ${count - reached} of ${count} focusable elements were never reached; ${escapes.join('; ')}`,
+  };
+}
+
+/** 1.4.2: sound that plays by itself (autoplay or a script) for more than 3 s with no control. */
+export async function playbackCheck(page: Page): Promise<RawFinding[]> {
+  let probe: PlaybackProbe = await evaluate(page, playbackProbe);
+  if (probe.media.length === 0) return [];
+  // Autoplay starts once enough has loaded; give media that is about to start a moment.
+  for (let waited = 0; probe.pending > 0 && waited < 1500; waited += 250) {
+    await page.waitForTimeout(250);
+    probe = await evaluate(page, playbackProbe);
+  }
+  return probe.media
+    .filter((m) => m.playing && m.audible && (m.duration > 3 || m.duration === -1) && !m.controls && !probe.pageControl)
+    .map((m) => ({
+      check: 'pactum-autoplay-audio', criterion: '1.4.2', selector: m.selector, html: m.html,
+      what: `sound plays by itself for ${m.duration === -1 ? 'an unbounded time (a stream)' : `${m.duration.toFixed(1)} s`} with no way to pause or mute it`,
+      evidence: `playing and not muted right after the page loaded (${m.autoplayAttribute ? 'autoplay attribute' : 'started by a script'}), duration ${m.duration === -1 ? 'infinite' : `${m.duration.toFixed(1)} s`}; no controls attribute and no pause, stop or mute button on the page`,
+    }));
+}
+
+/** 1.4.10 at 320 CSS px, 1.4.4 at 200% zoom (a 1280 px window at 200% lays out 640 CSS px). */
+export async function layoutChecks(page: Page): Promise<RawFinding[]> {
+  const findings: RawFinding[] = [];
+  try {
+    await page.setViewportSize({ width: 320, height: 640 });
+    const narrow: LayoutProbe = await evaluate(page, layoutProbe, 3);
+    for (const wide of narrow.wide) {
+      findings.push({
+        check: 'pactum-reflow', criterion: '1.4.10', selector: wide.selector, html: wide.html,
+        what: `at 320 CSS px wide the page scrolls sideways: this element is ${wide.detail}`,
+        evidence: `viewport 320 CSS px: the document is ${narrow.documentWidth} px wide; ${wide.selector} is ${wide.detail}`,
+      });
+    }
+    await page.setViewportSize({ width: DESKTOP.width / 2, height: DESKTOP.height / 2 });
+    const zoomed: LayoutProbe = await evaluate(page, layoutProbe, 3);
+    for (const cut of zoomed.clipped) {
+      findings.push({
+        check: 'pactum-reflow', criterion: '1.4.4', selector: cut.selector, html: cut.html,
+        what: 'text is cut off at 200% zoom',
+        evidence: `at 200% zoom (${DESKTOP.width / 2} CSS px wide) the element ${cut.detail}`,
+      });
+    }
+  } finally {
+    await page.setViewportSize(DESKTOP);
+  }
+  return findings;
+}
+
+export async function quietPage(page: Page): Promise<void> {
+  await evaluate(page, quiet);
+}

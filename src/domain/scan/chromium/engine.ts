@@ -1,0 +1,357 @@
+/**
+ * The Chromium engine: axe-core and the checks beyond axe in headless Chromium (Debian's
+ * /usr/bin/chromium, driven by playwright-core, which downloads no browser of its own).
+ *
+ * One browser per process, started on first use and started again if it dies; a browser context
+ * per scan (its own cookies and storage); pages reused within a scan; at most `maxPages` pages
+ * checked at once across all scans (the number of cores by default); each page under a deadline.
+ * The browser never touches the network itself: every request is intercepted and made through the
+ * scan's address policy (subresources.ts), and anything that escapes interception (preconnects,
+ * WebRTC) goes to a proxy that only counts and drops it.
+ */
+import axe from 'axe-core';
+import { createServer, type Server, type Socket } from 'node:net';
+import { cpus } from 'node:os';
+import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
+import { axeRunOptions, erroredRules, issuesOf } from '../axe-results.js';
+import { checkFailed, checksFor, issueOfFinding, withoutDuplicates, type CheckId, type RawFinding } from '../checks/catalogue.js';
+import { pageCall, surveyDom, type Survey } from '../checks/page-functions.js';
+import { domFindings, SURVEY_LIMITS } from '../checks/dom-findings.js';
+import { CheckError, type CheckSession, type PageToCheck, type ScanEngine } from '../engine.js';
+import { FETCH_DEFAULTS, type FetchOptions } from '../fetch-page.js';
+import { uniqueByCode } from '../not-evaluated.js';
+import type { CheckedPage, Issue, NotEvaluated, StyleStats } from '../types.js';
+import { DESKTOP, keyboardChecks, layoutChecks, playbackCheck, quietPage } from './browser-checks.js';
+import { fetchSubresource } from './subresources.js';
+
+/**
+ * The flags the issue asks for; then audio that plays but is silent, WebRTC kept off the network,
+ * and memory: no back/forward cache (a reused page would keep every document it showed), the GPU
+ * process folded into the browser, and low-end-device mode (smaller caches). Renderers are NOT
+ * shared (no --renderer-process-limit): a page stuck in a script would stall every page in its process.
+ */
+export const CHROMIUM_FLAGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--autoplay-policy=no-user-gesture-required', '--mute-audio',
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  // Not --disable-features/--enable-features: Chromium keeps the last of a repeated switch, and
+  // Playwright passes its own lists (which must stay).
+  '--disable-back-forward-cache', '--in-process-gpu', '--enable-low-end-device-mode',
+] as const;
+
+export interface ChromiumEngineOptions {
+  executablePath: string;
+  /** A page still being checked after this long is stopped and reported as such. */
+  pageTimeoutMs: number;
+  /** Pages checked at once across all scans; default: the number of cores. */
+  maxPages?: number;
+  /** Brand-scoring statistics of the markup as served (the jsdom pool computes them). */
+  styleStats?(html: string, url: string, issues: Issue[], signal?: AbortSignal): Promise<StyleStats>;
+  /** Subresources a page may load; past it, further requests fail. */
+  maxSubresources?: number;
+  log?: { warn(obj: object, msg: string): void };
+}
+
+export interface ChromiumStats {
+  launches: number;
+  /** Subresource requests refused by the address policy. */
+  blocked: number;
+  /** Connections that reached the drop-everything proxy (not intercepted). */
+  escaped: number;
+}
+
+export interface ChromiumEngine extends ScanEngine {
+  readonly name: 'chromium';
+  stats(): ChromiumStats;
+  /** The browser's process id, once started (tests kill it). */
+  browserPid(): Promise<number | null>;
+}
+
+const AXE_INIT = `${axe.source}\n;Object.defineProperty(window, '__pactumAxe', { value: window.axe });`;
+/** What a subresource may take: the page's own fetch limits. */
+const SUBRESOURCE_TIMEOUT_MS = 10_000;
+
+export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEngine {
+  const slots = new Semaphore(options.maxPages ?? Math.max(1, cpus().length));
+  const stats: ChromiumStats = { launches: 0, blocked: 0, escaped: 0 };
+  const maxSubresources = options.maxSubresources ?? 300;
+  let current: { browser: Promise<Browser>; generation: number } | null = null;
+  let generation = 0;
+  let closed = false;
+  let sink: Promise<{ server: Server; port: number }> | null = null;
+  const sockets = new Set<Socket>();
+
+  /** The proxy everything not intercepted is sent to: it counts the connection and closes it. */
+  function dropProxy() {
+    return (sink ??= new Promise((resolve, reject) => {
+      const server = createServer((socket) => {
+        stats.escaped++;
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+        socket.destroy();
+      });
+      server.unref();
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as { port: number }).port }));
+    }));
+  }
+
+  async function browser(): Promise<{ browser: Browser; generation: number }> {
+    if (closed) throw new CheckError('closed', 'The scan engine is shut down.');
+    if (!current) {
+      const mine = ++generation;
+      const launching = (async () => {
+        const { port } = await dropProxy();
+        const launched = await chromium.launch({
+          executablePath: options.executablePath,
+          headless: true,
+          args: [...CHROMIUM_FLAGS, `--proxy-server=http://127.0.0.1:${port}`, '--proxy-bypass-list=<-loopback>'],
+          handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+          timeout: 60_000,
+        });
+        stats.launches++;
+        launched.on('disconnected', () => {
+          if (current?.generation === mine) current = null;
+        });
+        return launched;
+      })();
+      current = { browser: launching, generation: mine };
+      launching.catch(() => { if (current?.generation === mine) current = null; });
+    }
+    const { browser: pending, generation: gen } = current;
+    try {
+      return { browser: await pending, generation: gen };
+    } catch (err) {
+      throw new CheckError('failed', `Chromium (${options.executablePath}) could not be started: ${firstLine(err)}`);
+    }
+  }
+
+  function openSession(fetch: FetchOptions): CheckSession {
+    const policy = { allowPrivateNetworks: fetch.allowPrivateNetworks, allowedAddresses: fetch.allowedAddresses };
+    const userAgent = fetch.userAgent ?? FETCH_DEFAULTS.userAgent;
+    const maxBytes = fetch.maxBytes ?? FETCH_DEFAULTS.maxBytes;
+    /** Documents the session is about to show, by URL: the crawler fetched them already. */
+    const documents = new Map<string, string>();
+    const requestsPerPage = new WeakMap<Page, number>();
+    let ctx: { context: Promise<BrowserContext>; generation: number } | null = null;
+    let idle: Page[] = [];
+    let sessionClosed = false;
+
+    async function onRoute(route: Route): Promise<void> {
+      const request = route.request();
+      const url = request.url();
+      const frame = request.frame();
+      const page = frame.page();
+      if (request.isNavigationRequest() && frame === page.mainFrame()) {
+        const html = documents.get(url);
+        // The page as the crawler fetched it; a navigation the page starts itself (a script, a meta refresh) is not followed.
+        return html === undefined ? route.abort('blockedbyclient') : route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html });
+      }
+      const method = request.method();
+      if (method !== 'GET' && method !== 'HEAD') return route.abort('blockedbyclient'); // a scan only reads
+      const count = (requestsPerPage.get(page) ?? 0) + 1;
+      requestsPerPage.set(page, count);
+      if (count > maxSubresources) return route.abort('blockedbyclient');
+      const outcome = await fetchSubresource(url, request.headers(), { policy, userAgent, timeoutMs: SUBRESOURCE_TIMEOUT_MS, maxBytes, signal: fetch.signal });
+      if (!outcome.ok) {
+        if (outcome.blocked) stats.blocked++;
+        return route.abort(outcome.blocked ? 'blockedbyclient' : 'failed').catch(() => undefined);
+      }
+      const { status, headers, body } = outcome.response;
+      await route.fulfill({ status, headers, body: method === 'HEAD' ? Buffer.alloc(0) : body }).catch(() => undefined);
+    }
+
+    async function context(): Promise<BrowserContext> {
+      const { browser: b, generation: gen } = await browser();
+      if (ctx && ctx.generation === gen) return ctx.context;
+      idle = [];
+      const made = (async () => {
+        const context = await b.newContext({ viewport: DESKTOP, bypassCSP: true, serviceWorkers: 'block', acceptDownloads: false, userAgent: `${userAgent} Chromium` });
+        await context.route('**/*', (route) => onRoute(route).catch(() => route.abort('failed').catch(() => undefined)));
+        await context.routeWebSocket(/.*/, (ws) => ws.close());
+        await context.addInitScript({ content: AXE_INIT });
+        return context;
+      })();
+      ctx = { context: made, generation: gen };
+      made.catch(() => { if (ctx?.context === made) ctx = null; });
+      return made;
+    }
+
+    async function attempt(input: PageToCheck, signal: AbortSignal | undefined, lost: { page: Page | null }): Promise<CheckedPage> {
+      const context_ = await context();
+      const page = idle.pop() ?? (await newPage(context_));
+      lost.page = page;
+      documents.set(input.url, input.html);
+      try {
+        requestsPerPage.set(page, 0);
+        await page.goto(input.url, { waitUntil: 'load', timeout: options.pageTimeoutMs });
+        const checked = await inspect(page, input);
+        lost.page = null;
+        if (!sessionClosed) idle.push(page);
+        else await page.close().catch(() => undefined);
+        if (input.styles && options.styleStats) checked.style = await options.styleStats(input.html, input.url, checked.issues, signal);
+        return checked;
+      } finally {
+        documents.delete(input.url);
+      }
+    }
+
+    async function check(input: PageToCheck, signal?: AbortSignal): Promise<CheckedPage> {
+      if (sessionClosed) throw new CheckError('closed', 'The scan session is closed.');
+      await slots.acquire(signal);
+      try {
+        for (let tries = 1; ; tries++) {
+          const started = generation;
+          const lost: { page: Page | null } = { page: null };
+          try {
+            return await deadline(attempt(input, signal, lost), options.pageTimeoutMs, signal, () => {
+              // A page past its deadline is closed (its renderer may be stuck in a script): never reused.
+              void lost.page?.close({ runBeforeUnload: false }).catch(() => undefined);
+            });
+          } catch (err) {
+            if (lost.page) void lost.page.close({ runBeforeUnload: false }).catch(() => undefined);
+            if (err instanceof CheckError || signal?.aborted) throw err;
+            const browserDied = !current || current.generation !== started || !(await current.browser.catch(() => null))?.isConnected();
+            if (browserDied && tries < 2) {
+              options.log?.warn({ url: input.url }, 'Chromium died while checking a page; restarting it and checking the page again');
+              continue;
+            }
+            if (browserDied) throw new CheckError('crashed', `The browser died twice while checking ${input.url}; the page was not checked.`);
+            throw new CheckError('failed', `${input.url} could not be checked in Chromium: ${firstLine(err)}`);
+          }
+        }
+      } finally {
+        slots.release();
+      }
+    }
+
+    return {
+      check,
+      async close() {
+        sessionClosed = true;
+        const mine = ctx;
+        ctx = null;
+        idle = [];
+        const context_ = await mine?.context.catch(() => null);
+        await context_?.close().catch(() => undefined);
+      },
+    };
+  }
+
+  return {
+    name: 'chromium',
+    openSession,
+    stats: () => ({ ...stats }),
+    async browserPid() {
+      if (!current) return null;
+      const b = await current.browser.catch(() => null);
+      if (!b) return null;
+      const cdp = await b.newBrowserCDPSession();
+      try {
+        const info = (await cdp.send('SystemInfo.getProcessInfo')) as { processInfo: { type: string; id: number }[] };
+        return info.processInfo.find((p) => p.type === 'browser')?.id ?? null;
+      } finally {
+        await cdp.detach().catch(() => undefined);
+      }
+    },
+    async close() {
+      closed = true;
+      const b = await current?.browser.catch(() => null);
+      current = null;
+      await b?.close().catch(() => undefined);
+      const proxy = await sink?.catch(() => null);
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => (proxy ? proxy.server.close(() => resolve()) : resolve()));
+    },
+  };
+}
+
+async function newPage(context: BrowserContext): Promise<Page> {
+  const page = await context.newPage();
+  page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined)); // alert() must not stall the check
+  return page;
+}
+
+/** axe, the DOM survey and the checks beyond axe, on a loaded page. */
+async function inspect(page: Page, input: PageToCheck): Promise<CheckedPage> {
+  const options = axeRunOptions(input.standard, 'browser');
+  const results = (await page.evaluate(`window.__pactumAxe.run(document, ${JSON.stringify(options)})`)) as axe.AxeResults;
+  const axeIssues = [...issuesOf(results.violations, 'error'), ...issuesOf(results.incomplete, 'warning')];
+  const notEvaluated: NotEvaluated[] = erroredRules([...results.violations, ...results.incomplete], 'check failed');
+  const survey = (await page.evaluate(pageCall(surveyDom, SURVEY_LIMITS))) as Survey;
+  const dom = domFindings(survey);
+  notEvaluated.push(...dom.failures);
+  const wanted = new Set<CheckId>(checksFor(input.standard).map((c) => c.id));
+  const findings: RawFinding[] = dom.findings.filter((f) => wanted.has(f.check));
+  const run = async (ids: CheckId[], fn: () => Promise<RawFinding[]>) => {
+    if (!ids.some((id) => wanted.has(id))) return;
+    try {
+      findings.push(...(await fn()).filter((f) => wanted.has(f.check)));
+    } catch (err) {
+      for (const id of ids) if (wanted.has(id)) notEvaluated.push(checkFailed(id, err));
+    }
+  };
+  await run(['pactum-autoplay-audio'], () => playbackCheck(page));
+  await run(['pactum-keyboard-trap', 'pactum-focus-visible'], () => keyboardChecks(page, wanted));
+  await run(['pactum-reflow'], () => layoutChecks(page));
+  await quietPage(page).catch(() => undefined);
+  return {
+    url: input.url,
+    title: survey.title,
+    issues: [...axeIssues, ...withoutDuplicates(axeIssues, findings.map(issueOfFinding))],
+    notEvaluated: uniqueByCode(notEvaluated),
+    links: survey.links,
+  };
+}
+
+/** Runs `work` under a deadline; past it `onTimeout` runs and the check fails as timed out. */
+function deadline<T>(work: Promise<T>, ms: number, signal: AbortSignal | undefined, onTimeout: () => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      onTimeout();
+      reject(new CheckError('timeout', `The page did not finish loading and being checked within ${Math.round(ms / 1000)} s (SCAN_PAGE_TIMEOUT_SECONDS): a script that never ends, a resource that never arrives, or a page too large; it was stopped and not checked.`));
+    }, ms);
+    const onAbort = () => { clearTimeout(timer); reject(signal!.reason); };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); resolve(value); },
+      (err: unknown) => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); reject(err); },
+    );
+  });
+}
+
+function firstLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+}
+
+/** At most `size` holders; waiters are served first come, first served, and may withdraw. */
+class Semaphore {
+  private held = 0;
+  private readonly waiting: { go(): void; signal?: AbortSignal }[] = [];
+  constructor(private readonly size: number) {}
+
+  acquire(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.held < this.size) {
+      this.held++;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const entry = { go: () => { signal?.removeEventListener('abort', onAbort); resolve(); }, signal };
+      const onAbort = () => {
+        const index = this.waiting.indexOf(entry);
+        if (index >= 0) this.waiting.splice(index, 1);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(entry);
+    });
+  }
+
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next.go();
+    else this.held--;
+  }
+}

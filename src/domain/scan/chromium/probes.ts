@@ -1,0 +1,205 @@
+/**
+ * In-page halves of the browser-only checks (keyboard, focus, playback, layout). Self-contained
+ * functions evaluated with pageCall(): see ../checks/page-functions.ts for why.
+ */
+
+export interface FocusState {
+  /** Position in the tabbable list taken before the first Tab, or -1 (body, or something not listed). */
+  index: number;
+  selector: string;
+  html: string;
+  /** Whether anything painted about the element (or its parent, or its ::before/::after) differs from before it had focus. */
+  changed: boolean;
+  /** The focused element's outline and box-shadow, for the evidence. */
+  look: string;
+}
+
+/** Lists the tabbable elements and remembers how each looks without focus; returns how many. */
+export function focusSnapshot(doc: Document, max: number): number {
+  const win = doc.defaultView! as Window & { __pactumFocus?: unknown };
+  const candidates = Array.from(doc.querySelectorAll('a[href], area[href], button, input, select, textarea, iframe, summary, [tabindex], [contenteditable="true"]'));
+  const list = candidates.filter((el) => {
+    const tabindex = el.getAttribute('tabindex');
+    if (tabindex !== null && Number(tabindex) < 0) return false;
+    if ((el as HTMLButtonElement).disabled) return false;
+    if (el.localName === 'input' && (el as HTMLInputElement).type === 'hidden') return false;
+    if (el.closest('[inert], [hidden]')) return false;
+    const style = win.getComputedStyle(el);
+    return el.getClientRects().length > 0 && style.visibility === 'visible';
+  }).slice(0, max);
+  const PROPS = ['outline-style', 'outline-width', 'outline-color', 'box-shadow', 'border-top-color', 'border-bottom-color', 'border-left-color', 'border-right-color', 'border-bottom-width', 'background-color', 'background-image', 'color', 'text-decoration-line', 'transform', 'opacity'];
+  const look = (el: Element) => {
+    const parts: string[] = [];
+    for (const pseudo of [null, '::before', '::after']) {
+      const style = win.getComputedStyle(el, pseudo);
+      parts.push(PROPS.map((p) => style.getPropertyValue(p)).join('|'));
+    }
+    if (el.parentElement) {
+      const style = win.getComputedStyle(el.parentElement);
+      parts.push(PROPS.map((p) => style.getPropertyValue(p)).join('|'));
+    }
+    return parts.join('#');
+  };
+  win.__pactumFocus = { list, before: list.map(look), look };
+  const active = doc.activeElement as HTMLElement | null;
+  if (active && active !== doc.body) active.blur();
+  return list.length;
+}
+
+export function focusState(doc: Document): FocusState {
+  const win = doc.defaultView! as Window & { __pactumFocus?: { list: Element[]; before: string[]; look: (el: Element) => string } };
+  const memo = win.__pactumFocus!;
+  let active: Element | null = doc.activeElement;
+  while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+  if (!active || active === doc.body || active === doc.documentElement) return { index: -1, selector: 'body', html: '<body>', changed: true, look: '' };
+  let index = memo.list.indexOf(active);
+  if (index < 0) index = memo.list.findIndex((el) => el.contains(active!));
+  const esc = (s: string) => { const css = (win as unknown as { CSS?: { escape?(v: string): string } }).CSS; return css?.escape ? css.escape(s) : s; };
+  const selectorOf = (el: Element): string => {
+    const parts: string[] = [];
+    let node: Element | null = el;
+    while (node && node.nodeType === 1) {
+      if (node.id && doc.querySelectorAll(`#${esc(node.id)}`).length === 1) { parts.unshift(`#${esc(node.id)}`); break; }
+      const parent: Element | null = node.parentElement;
+      let part = node.localName;
+      if (parent) {
+        const same = Array.from(parent.children).filter((c) => c.localName === node!.localName);
+        if (same.length > 1) part += `:nth-of-type(${same.indexOf(node) + 1})`;
+      }
+      parts.unshift(part);
+      if (doc.querySelectorAll(parts.join(' > ')).length === 1) break;
+      node = parent;
+    }
+    return parts.join(' > ');
+  };
+  const html = active.outerHTML.length <= 200 ? active.outerHTML : active.outerHTML.slice(0, active.outerHTML.indexOf('>') + 1);
+  const style = win.getComputedStyle(active);
+  const look = `outline: ${style.outlineStyle} ${style.outlineWidth}; box-shadow: ${style.boxShadow}`;
+  const changed = index < 0 ? true : memo.look(memo.list[index]!) !== memo.before[index];
+  return { index, selector: selectorOf(active), html, changed, look };
+}
+
+/** Blurs whatever has focus and silences the page's media: the page waits, reused, for the next check. */
+export function quiet(doc: Document): void {
+  const active = doc.activeElement as HTMLElement | null;
+  if (active && active !== doc.body) active.blur();
+  for (const media of Array.from(doc.querySelectorAll('audio, video')) as HTMLMediaElement[]) media.pause();
+}
+
+export interface MediaState {
+  selector: string;
+  html: string;
+  playing: boolean;
+  audible: boolean;
+  duration: number;
+  controls: boolean;
+  autoplayAttribute: boolean;
+}
+
+export interface PlaybackProbe {
+  media: MediaState[];
+  /** A button or link on the page whose name speaks of pausing, stopping or muting. */
+  pageControl: string | null;
+  /** Media that will start by itself but has not yet. */
+  pending: number;
+}
+
+export function playbackProbe(doc: Document): PlaybackProbe {
+  const win = doc.defaultView!;
+  const esc = (s: string) => { const css = (win as unknown as { CSS?: { escape?(v: string): string } }).CSS; return css?.escape ? css.escape(s) : s; };
+  const selectorOf = (el: Element): string => {
+    if (el.id) return `#${esc(el.id)}`;
+    const same = Array.from(doc.querySelectorAll(el.localName));
+    return same.length === 1 ? el.localName : `${el.localName}:nth-of-type(${same.indexOf(el) + 1})`;
+  };
+  const media = Array.from(doc.querySelectorAll('audio, video')) as HTMLMediaElement[];
+  const CONTROL = /\b(pause|stop|mute|unmute|sound|audio|volume|pausieren|stumm|arr[eê]ter|silence)\b/i;
+  const named = Array.from(doc.querySelectorAll('button, [role="button"], a, input[type="button"], input[type="checkbox"]'))
+    .find((el) => CONTROL.test(`${el.textContent ?? ''} ${el.getAttribute('aria-label') ?? ''} ${el.getAttribute('title') ?? ''} ${el.getAttribute('value') ?? ''}`));
+  return {
+    media: media.map((m) => ({
+      selector: selectorOf(m),
+      html: m.outerHTML.slice(0, m.outerHTML.indexOf('>') + 1),
+      playing: !m.paused && !m.ended && m.readyState >= 2,
+      audible: !m.muted && m.volume > 0,
+      duration: Number.isFinite(m.duration) ? m.duration : m.duration === Infinity ? -1 : 0,
+      controls: m.controls,
+      autoplayAttribute: m.autoplay,
+    })),
+    pageControl: named ? (named.textContent ?? named.getAttribute('aria-label') ?? '').replace(/\s+/g, ' ').trim().slice(0, 60) : null,
+    pending: media.filter((m) => m.autoplay && m.paused && !m.muted && m.readyState < 2 && m.networkState !== 3).length,
+  };
+}
+
+export interface LayoutOffender {
+  selector: string;
+  html: string;
+  /** Reflow: the element's width; clipping: the size its content needs against the box it has. */
+  detail: string;
+}
+
+export interface LayoutProbe {
+  viewport: number;
+  documentWidth: number;
+  /** Elements wider than the viewport (reflow), outermost first. */
+  wide: LayoutOffender[];
+  /** Text cut off by overflow: hidden or clip. */
+  clipped: LayoutOffender[];
+}
+
+/** What does not fit at the current viewport: sideways scrolling and clipped text. */
+export function layoutProbe(doc: Document, max: number): LayoutProbe {
+  const win = doc.defaultView!;
+  const vw = win.innerWidth;
+  const root = doc.scrollingElement ?? doc.documentElement;
+  const documentWidth = Math.max(root.scrollWidth, doc.body?.scrollWidth ?? 0);
+  const esc = (s: string) => { const css = (win as unknown as { CSS?: { escape?(v: string): string } }).CSS; return css?.escape ? css.escape(s) : s; };
+  const selectorOf = (el: Element): string => {
+    const parts: string[] = [];
+    let node: Element | null = el;
+    while (node && node.nodeType === 1) {
+      if (node.id && doc.querySelectorAll(`#${esc(node.id)}`).length === 1) { parts.unshift(`#${esc(node.id)}`); break; }
+      const parent: Element | null = node.parentElement;
+      let part = node.localName;
+      if (parent) {
+        const same = Array.from(parent.children).filter((c) => c.localName === node!.localName);
+        if (same.length > 1) part += `:nth-of-type(${same.indexOf(node) + 1})`;
+      }
+      parts.unshift(part);
+      if (doc.querySelectorAll(parts.join(' > ')).length === 1) break;
+      node = parent;
+    }
+    return parts.join(' > ');
+  };
+  const open = (el: Element) => el.outerHTML.slice(0, el.outerHTML.indexOf('>') + 1);
+  // Content that WCAG lets scroll in two dimensions (1.4.10's exceptions): tables, code, media, maps.
+  const EXEMPT = 'table, pre, code, img, video, canvas, svg, iframe, object, embed, math, [role="img"], [role="application"]';
+  const all = Array.from(doc.body?.querySelectorAll('*') ?? []);
+  const wide: LayoutOffender[] = [];
+  if (documentWidth > vw + 2) {
+    for (const el of all) {
+      if (wide.length >= max) break;
+      if (el.closest(EXEMPT)) continue;
+      const rect = el.getBoundingClientRect();
+      if (rect.width <= vw + 2) continue;
+      const parent = el.parentElement;
+      if (parent && parent !== doc.body && parent.getBoundingClientRect().width > vw + 2 && !parent.closest(EXEMPT)) continue; // report the outermost
+      wide.push({ selector: selectorOf(el), html: open(el), detail: `${Math.round(rect.width)} px wide` });
+    }
+  }
+  const clipped: LayoutOffender[] = [];
+  for (const el of all) {
+    if (clipped.length >= max) break;
+    const style = win.getComputedStyle(el);
+    const hides = (v: string) => v === 'hidden' || v === 'clip';
+    if (!hides(style.overflowX) && !hides(style.overflowY)) continue;
+    if (el.clientWidth <= 2 || el.clientHeight <= 2) continue; // visually hidden text (sr-only) is meant to be cut
+    if (!(el.textContent ?? '').trim()) continue;
+    const overY = hides(style.overflowY) && el.scrollHeight > el.clientHeight + 2;
+    const overX = hides(style.overflowX) && el.scrollWidth > el.clientWidth + 2;
+    if (!overY && !overX) continue;
+    const need = overY ? `needs ${el.scrollHeight} px of height and has ${el.clientHeight}` : `needs ${el.scrollWidth} px of width and has ${el.clientWidth}`;
+    clipped.push({ selector: selectorOf(el), html: open(el), detail: `${need} (overflow: ${overY ? style.overflowY : style.overflowX})` });
+  }
+  return { viewport: vw, documentWidth, wide, clipped };
+}

@@ -1,0 +1,43 @@
+/**
+ * What checks pages: an engine (Chromium or jsdom) opens a session per scan, and the session
+ * checks the pages the crawler fetched. Both engines answer the same CheckedPage, so the crawler,
+ * the reports and the tools do not know which one ran.
+ */
+import type { FetchOptions } from './fetch-page.js';
+import type { CheckedPage, EngineName, WcagStandard } from './types.js';
+
+/** A page as fetched: its final URL and its markup. */
+export interface PageToCheck {
+  url: string;
+  html: string;
+  standard: WcagStandard;
+  /** Also gather the style statistics brand scoring reads (costs a pass over the DOM). */
+  styles?: boolean;
+}
+
+export interface CheckSession {
+  /** Checks one page; rejects with a CheckError when the page could not be checked (the crawler reports it as the page's error). */
+  check(page: PageToCheck, signal?: AbortSignal): Promise<CheckedPage>;
+  /** Frees what the session holds (Chromium: its browser context). */
+  close(): Promise<void>;
+}
+
+export interface ScanEngine {
+  readonly name: EngineName;
+  /**
+   * A session for one scan. `fetch` is the scan's address policy: Chromium applies it to every
+   * request the page makes (images, scripts, frames, XHR), not only to the page itself.
+   */
+  openSession(fetch: FetchOptions): CheckSession;
+  close(): Promise<void>;
+}
+
+export type CheckErrorCode = 'timeout' | 'crashed' | 'failed' | 'closed';
+
+/** Why a page could not be checked, worded for the report. */
+export class CheckError extends Error {
+  constructor(readonly code: CheckErrorCode, message: string) {
+    super(message);
+    this.name = 'CheckError';
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * The Chromium engine's unhappy paths: a page that loads from a private address (a loopback canary
+ * that must see nothing), a page that never stops running, the browser killed in the middle of a
+ * check, pages whose own scripts throw, and a page the checker itself cannot get through.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createChromiumEngine, type ChromiumEngine } from '../../../src/domain/scan/chromium/engine.js';
+import { CheckError } from '../../../src/domain/scan/engine.js';
+import { fetchPage, type FetchOptions } from '../../../src/domain/scan/fetch-page.js';
+import { scanSite } from '../../../src/domain/scan/scan-site.js';
+import { requireChromium } from '../../helpers/chromium.js';
+
+interface Listening { server: Server; origin: string; hits: string[]; connections: number }
+
+async function listen(host: string, handler: (path: string, respond: (status: number, type: string, body: string | Buffer) => void) => void): Promise<Listening> {
+  const hits: string[] = [];
+  const self: Listening = { server: createServer((req, res) => {
+    hits.push(req.url ?? '/');
+    handler(req.url ?? '/', (status, type, body) => { if (!res.writableEnded) res.writeHead(status, { 'content-type': type }).end(body); });
+  }), origin: '', hits, connections: 0 };
+  self.server.on('connection', () => { self.connections++; });
+  await new Promise<void>((resolve) => self.server.listen(0, host, resolve));
+  self.origin = `http://${host}:${(self.server.address() as AddressInfo).port}`;
+  return self;
+}
+
+const page = (body: string) => `<!doctype html><html lang="en"><head><title>T</title></head><body><main><h1>T</h1>${body}</main></body></html>`;
+
+let canary: Listening;
+let site: Listening;
+let engine: ChromiumEngine;
+const slowImages = new Set<() => void>();
+
+beforeAll(async () => {
+  // 127.0.0.2 is loopback too, but not the address the site is allowed at.
+  canary = await listen('127.0.0.2', (_path, respond) => respond(200, 'image/png', Buffer.alloc(8)));
+  site = await listen('127.0.0.1', (path, respond) => {
+    const c = canary.origin;
+    if (path === '/canary.html') {
+      return respond(200, 'text/html', page(`<img src="${c}/img.png" alt="x"><script src="${c}/app.js"></script><link rel="stylesheet" href="${c}/s.css">
+        <iframe src="${c}/frame.html" title="f"></iframe><link rel="preconnect" href="${c}/"><video src="${c}/v.mp4"></video>
+        <script>fetch("${c}/xhr").catch(() => {}); new Image().src = "http://localhost.localdomain.invalid/x"; try { new WebSocket("${c.replace('http', 'ws')}/ws"); } catch {}</script>`));
+    }
+    if (path === '/hang.html') return respond(200, 'text/html', page('<img src="a.png"><script>for (;;) {}</script>'));
+    if (path === '/throws.html') return respond(200, 'text/html', page('<img src="a.png"><script>throw new Error("the page broke")</script><script>window.addEventListener("load", () => { null.x; });</script>'));
+    if (path === '/unreadable.html') return respond(200, 'text/html', page('<img src="a.png"><script>Document.prototype.querySelectorAll = () => { throw new Error("sabotaged"); };</script>'));
+    if (path === '/slow.html') return respond(200, 'text/html', page('<img src="/slow.png">'));
+    if (path === '/slow.png') {
+      const release = () => respond(200, 'image/png', Buffer.alloc(8));
+      slowImages.add(release);
+      return void setTimeout(() => { slowImages.delete(release); release(); }, 1500);
+    }
+    if (path === '/' || path === '/index.html') return respond(200, 'text/html', page('<a href="/throws.html">a</a> <a href="/unreadable.html">b</a> <img src="a.png">'));
+    respond(404, 'text/html', page('<p>Not found</p>'));
+  });
+  engine = createChromiumEngine({ executablePath: requireChromium(), pageTimeoutMs: 4_000, maxPages: 2 });
+}, 60_000);
+
+afterAll(async () => {
+  await engine?.close();
+  for (const l of [site, canary]) {
+    l?.server.closeAllConnections();
+    await new Promise((r) => l?.server.close(r));
+  }
+});
+
+const strict: FetchOptions = { allowPrivateNetworks: false, allowedAddresses: ['127.0.0.1'] };
+
+async function check(path: string, fetch: FetchOptions = strict) {
+  const fetched = await fetchPage(`${site.origin}${path}`, fetch);
+  const session = engine.openSession(fetch);
+  try {
+    return await session.check({ url: fetched.url, html: fetched.html, standard: 'WCAG2AA' });
+  } finally {
+    await session.close();
+  }
+}
+
+describe('the address policy inside the browser', () => {
+  it('sends nothing to a private address a page loads from: images, scripts, styles, frames, fetch, media, preconnects, WebSockets', async () => {
+    const before = engine.stats().blocked;
+    const checked = await check('/canary.html');
+    expect(checked.title).toBe('T');
+    await new Promise((r) => setTimeout(r, 300)); // anything late would have arrived by now
+    expect(canary.hits).toEqual([]);
+    expect(canary.connections).toBe(0);
+    expect(engine.stats().blocked - before).toBeGreaterThanOrEqual(5);
+  }, 60_000);
+
+  it('(control) lets them through when private networks are allowed, so the canary can tell', async () => {
+    await check('/canary.html', { allowPrivateNetworks: true });
+    expect(canary.hits).toEqual(expect.arrayContaining(['/img.png', '/app.js', '/s.css', '/frame.html', '/xhr']));
+    canary.hits.length = 0;
+  }, 60_000);
+});
+
+describe('pages that misbehave', () => {
+  it('reports a page that never stops running as timed out, while another page is checked beside it', async () => {
+    const session = engine.openSession(strict);
+    const hung = await fetchPage(`${site.origin}/hang.html`, strict);
+    const fine = await fetchPage(`${site.origin}/throws.html`, strict);
+    const [hangs, works] = await Promise.allSettled([
+      session.check({ url: hung.url, html: hung.html, standard: 'WCAG2AA' }),
+      session.check({ url: fine.url, html: fine.html, standard: 'WCAG2AA' }),
+    ]);
+    await session.close();
+    expect(hangs.status).toBe('rejected');
+    expect((hangs as PromiseRejectedResult).reason).toBeInstanceOf(CheckError);
+    expect((hangs as PromiseRejectedResult).reason).toMatchObject({ code: 'timeout', message: expect.stringMatching(/within 4 s \(SCAN_PAGE_TIMEOUT_SECONDS\).*not checked/) });
+    expect(works.status).toBe('fulfilled');
+    // The engine goes on checking pages afterwards.
+    expect((await check('/throws.html')).issues.map((i) => i.code)).toContain('image-alt');
+  }, 60_000);
+
+  it('checks a page whose own scripts throw', async () => {
+    const checked = await check('/throws.html');
+    expect(checked.issues.map((i) => `${i.code}@${i.selector}`)).toContain('image-alt@img');
+    expect(checked.notEvaluated).toEqual([]);
+  }, 30_000);
+
+  it('reports a page the checker cannot get through as failed, and the scan says so', async () => {
+    await expect(check('/unreadable.html')).rejects.toMatchObject({ code: 'failed', message: expect.stringMatching(/could not be checked in Chromium/) });
+    const report = await scanSite(
+      { siteUrl: `${site.origin}/`, mode: 'site', maxPages: 5, concurrency: 2, standard: 'WCAG2AA' },
+      { fetch: strict, engine },
+      { onPagesFound: () => undefined, onPageDone: () => undefined },
+    );
+    const byPath = Object.fromEntries(report.pages.map((p) => [new URL(p.url).pathname, p.error ?? p.issues.map((i) => i.code).join(',')]));
+    expect(byPath['/unreadable.html']).toMatch(/could not be checked/);
+    expect(byPath['/throws.html']).toContain('image-alt');
+    expect(report.summary.pagesFailed).toBe(1);
+    expect(report.engine).toBe('chromium');
+  }, 60_000);
+});
+
+describe('the browser dying', () => {
+  it('is started again, and the page it was checking is checked on the new one', async () => {
+    await check('/throws.html'); // the browser is up
+    const pid = await engine.browserPid();
+    expect(pid).toEqual(expect.any(Number));
+    const launches = engine.stats().launches;
+    const pending = check('/slow.html');
+    // Kill it while the page waits for its image.
+    for (let i = 0; i < 100 && slowImages.size === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(slowImages.size).toBe(1);
+    process.kill(pid!, 'SIGKILL');
+    const checked = await pending;
+    expect(checked.issues.map((i) => i.code)).toContain('image-alt');
+    expect(engine.stats().launches).toBe(launches + 1);
+    expect(await engine.browserPid()).not.toBe(pid);
+  }, 60_000);
+});
