@@ -88,19 +88,28 @@ function memory(pids: number[]): { rss: number; pss: number; processes: number }
   return { rss, pss, processes };
 }
 
-async function tool(pactum: Pactum, token: string, name: string, args: Record<string, unknown>): Promise<Record<string, any>> {
+/** What the bench reads of the tools' answers (the specs define them in full). */
+interface ToolAnswer {
+  scanId?: string;
+  finished?: boolean;
+  reports?: { finishedAt: string; startedAt: string; status: string; pagesScanned: number; totalIssues: number }[];
+  digest?: { engine?: string };
+}
+
+async function tool(pactum: Pactum, token: string, name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
   const res = await fetch(`${pactum.url}/api/v1/mcp`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
   });
-  const body = (await res.json()) as { result?: { structuredContent?: Record<string, any>; isError?: boolean; content?: { text: string }[] } };
+  const body = (await res.json()) as { result?: { structuredContent?: ToolAnswer; isError?: boolean; content?: { text: string }[] } };
   if (!body.result || body.result.isError) throw new Error(`${name}: ${JSON.stringify(body)}`);
   return body.result.structuredContent!;
 }
 
 async function scan(pactum: Pactum, token: string, siteUrl: string, maxPages: number) {
   const { scanId } = await tool(pactum, token, 'dashboard_scan_site', { siteUrl, scanMode: 'site', maxPages, concurrency: CONCURRENCY });
+  if (!scanId) throw new Error('dashboard_scan_site gave no scanId');
   for (;;) {
     const progress = await tool(pactum, token, 'dashboard_get_scan_progress', { scanId });
     if (progress.finished) break;
@@ -108,9 +117,10 @@ async function scan(pactum: Pactum, token: string, siteUrl: string, maxPages: nu
   }
   const { reports } = await tool(pactum, token, 'dashboard_list_reports', { limit: 1 });
   const report = await tool(pactum, token, 'dashboard_get_report', { scanId, view: 'digest', top: 3 });
-  const row = reports[0];
+  const row = reports?.[0];
+  if (!row) throw new Error('dashboard_list_reports listed no report');
   const seconds = (Date.parse(row.finishedAt) - Date.parse(row.startedAt)) / 1000;
-  return { status: row.status as string, pages: row.pagesScanned as number, seconds, engine: report.digest?.engine as string, issues: row.totalIssues as number };
+  return { status: row.status, pages: row.pagesScanned, seconds, engine: report.digest?.engine ?? 'unknown', issues: row.totalIssues };
 }
 
 /** CPU seconds (user + system) used so far by each process of the tree, by pid. */
@@ -133,7 +143,7 @@ const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 
 const site = await startSite(PAGES);
 console.log(`scan bench: ${PAGES}-page site, concurrency ${CONCURRENCY}, ${cpus().length} cores, Node ${process.version}`);
-for (const engine of argv.engines!.split(',')) {
+for (const engine of argv.engines.split(',')) {
   const pactum = await startPactum({ SCAN_ENGINE: engine, SCAN_ALLOW_PRIVATE_NETWORKS: 'true' });
   try {
     pactum.cli(['org', 'create', 'scans']);

@@ -4,7 +4,7 @@
  * other path is a 404, which is what pages linking to /news/… or transcript.html should get.
  */
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export const CORPUS_DIR = new URL('../fixtures/corpus/', import.meta.url);
@@ -46,7 +46,7 @@ const PNG_1X1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUl
 
 export async function startCorpusSite(): Promise<CorpusSite> {
   const requests: string[] = [];
-  const server: Server = createServer(async (req, res) => {
+  const serve = async (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://corpus').pathname;
     requests.push(path);
     const tones = /^\/media\/tone-(\d)s\.wav$/.exec(path);
@@ -62,7 +62,8 @@ export async function startCorpusSite(): Promise<CorpusSite> {
       }
     }
     res.writeHead(404, { 'content-type': 'text/html' }).end('<!doctype html><html lang="en"><title>Not found</title><p>Not found</p></html>');
-  });
+  };
+  const server: Server = createServer((req, res) => void serve(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -12,11 +12,14 @@ export async function up(db: Knex) {
     t.text('not_evaluated').nullable(); // JSON NotEvaluated[]
   });
   // SQLite does not enforce varchar lengths, and altering a column there rebuilds the table.
-  if (db.client.config.client === 'pg') await db.raw('ALTER TABLE scans ALTER COLUMN status TYPE varchar(24)');
+  if (isPg(db)) await db.raw('ALTER TABLE scans ALTER COLUMN status TYPE varchar(24)');
 }
 
 export async function down(db: Knex) {
-  if (db.client.config.client === 'pg') await db.raw('ALTER TABLE scans ALTER COLUMN status TYPE varchar(12)');
+  if (isPg(db)) await db.raw('ALTER TABLE scans ALTER COLUMN status TYPE varchar(12)');
   await db.schema.alterTable('scan_pages', (t) => t.dropColumn('not_evaluated'));
   await db.schema.alterTable('scans', (t) => t.dropColumn('engine'));
 }
+
+/** The dialect, from knex's own client config (typed loosely by knex). */
+const isPg = (db: Knex) => (db.client as { config: { client?: unknown } }).config.client === 'pg';

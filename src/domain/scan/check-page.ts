@@ -70,9 +70,9 @@ function addStandIns(window: JSDOM['window']): void {
   const document = window.document as Document & { elementFromPoint?: unknown; elementsFromPoint?: unknown };
   document.elementFromPoint = () => null;
   document.elementsFromPoint = () => [];
-  const range = window.Range.prototype as Range;
-  range.getClientRects = () => Object.assign([], { item: () => null }) as unknown as DOMRectList;
-  range.getBoundingClientRect = () => ({ x: 0, y: 0, width: 0, height: 0, top: 0, left: 0, right: 0, bottom: 0, toJSON: () => ({}) }) as DOMRect;
+  const range = window.Range.prototype;
+  range.getClientRects = () => Object.assign([], { item: () => null });
+  range.getBoundingClientRect = () => ({ x: 0, y: 0, width: 0, height: 0, top: 0, left: 0, right: 0, bottom: 0, toJSON: () => ({}) });
 }
 
 /**
@@ -91,7 +91,7 @@ function styleStatsOf(window: StyleWindow, issues: readonly Issue[]): StyleStats
 export function styleStatsOfHtml(html: string, url: string, issues: readonly Issue[]): StyleStats {
   const dom = new JSDOM(html, { url, runScripts: undefined, virtualConsole: new VirtualConsole() });
   try {
-    return styleStatsOf(dom.window as unknown as StyleWindow, issues);
+    return styleStatsOf(dom.window, issues);
   } finally {
     dom.window.close();
   }

@@ -13,7 +13,7 @@ export function createJsdomEngine(pool: CheckPool): ScanEngine {
         throw new CheckError(code, err.message);
       }
     },
-    close: async () => undefined,
+    close: () => Promise.resolve(),
   };
   return { name: 'jsdom', openSession: () => session, close: () => pool.close() };
 }

@@ -84,7 +84,7 @@ async function axeOwnRun(url: string, standard: WcagStandard): Promise<string[]>
     const page = await context.newPage();
     await page.goto(url, { waitUntil: 'load' });
     for (const frame of page.frames()) await frame.evaluate(axe.source);
-    const results = (await page.evaluate(`axe.run(document, ${JSON.stringify(axeRunOptions(standard, 'browser'))})`)) as axe.AxeResults;
+    const results = await page.evaluate<axe.AxeResults>(`axe.run(document, ${JSON.stringify(axeRunOptions(standard, 'browser'))})`);
     const errored = (node: axe.NodeResult) => [...node.any, ...node.all, ...node.none].some((c) => c.id === 'error-occurred');
     const target = (t: axe.UnlabelledFrameSelector) => t.map((part) => (Array.isArray(part) ? part.join(' >>> ') : part)).join(' ');
     return [

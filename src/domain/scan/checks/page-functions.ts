@@ -127,7 +127,7 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
     const name = label.toLowerCase();
     if (!href || !name) continue;
     const context = contextOf(a);
-    const byName = groups.get(context) ?? new Map();
+    const byName = groups.get(context) ?? new Map<string, { label: string; els: Element[]; targets: Set<string> }>();
     groups.set(context, byName);
     const group = byName.get(name) ?? { label, els: [], targets: new Set<string>() };
     byName.set(name, group);

@@ -17,7 +17,7 @@ export const DESKTOP = { width: 1280, height: 800 } as const;
 
 export type CheckRun = (page: Page) => Promise<RawFinding[]>;
 
-const evaluate = <T>(page: Page, fn: (doc: Document, arg: never) => T, arg?: unknown): Promise<T> => page.evaluate(pageCall(fn, arg)) as Promise<T>;
+const evaluate = <T>(page: Page, fn: (doc: Document, arg: never) => T, arg?: unknown): Promise<T> => page.evaluate<T>(pageCall(fn, arg));
 
 /** One pass of Tab presses serves both keyboard checks. */
 export async function keyboardChecks(page: Page, wanted: ReadonlySet<CheckId>): Promise<RawFinding[]> {

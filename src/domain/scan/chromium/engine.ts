@@ -276,10 +276,10 @@ async function newPage(context: BrowserContext): Promise<Page> {
 /** axe, the DOM survey and the checks beyond axe, on a loaded page. */
 async function inspect(page: Page, input: PageToCheck): Promise<CheckedPage> {
   const options = axeRunOptions(input.standard, 'browser');
-  const results = (await page.evaluate(`window.__pactumAxe.run(document, ${JSON.stringify(options)})`)) as axe.AxeResults;
+  const results = await page.evaluate<axe.AxeResults>(`window.__pactumAxe.run(document, ${JSON.stringify(options)})`);
   const axeIssues = [...issuesOf(results.violations, 'error'), ...issuesOf(results.incomplete, 'warning')];
   const notEvaluated: NotEvaluated[] = erroredRules([...results.violations, ...results.incomplete], 'check failed');
-  const survey = (await page.evaluate(pageCall(surveyDom, SURVEY_LIMITS))) as Survey;
+  const survey = await page.evaluate<Survey>(pageCall(surveyDom, SURVEY_LIMITS));
   const dom = domFindings(survey);
   notEvaluated.push(...dom.failures);
   const wanted = new Set<CheckId>(checksFor(input.standard).map((c) => c.id));

@@ -53,7 +53,7 @@ export function focusState(doc: Document): FocusState {
   while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
   if (!active || active === doc.body || active === doc.documentElement) return { index: -1, selector: 'body', html: '<body>', changed: true, look: '' };
   let index = memo.list.indexOf(active);
-  if (index < 0) index = memo.list.findIndex((el) => el.contains(active!));
+  if (index < 0) index = memo.list.findIndex((el) => el.contains(active));
   const esc = (s: string) => { const css = (win as unknown as { CSS?: { escape?(v: string): string } }).CSS; return css?.escape ? css.escape(s) : s; };
   const selectorOf = (el: Element): string => {
     const parts: string[] = [];
@@ -83,7 +83,7 @@ export function focusState(doc: Document): FocusState {
 export function quiet(doc: Document): void {
   const active = doc.activeElement as HTMLElement | null;
   if (active && active !== doc.body) active.blur();
-  for (const media of Array.from(doc.querySelectorAll('audio, video')) as HTMLMediaElement[]) media.pause();
+  for (const media of Array.from(doc.querySelectorAll<HTMLMediaElement>('audio, video'))) media.pause();
 }
 
 export interface MediaState {
@@ -112,7 +112,7 @@ export function playbackProbe(doc: Document): PlaybackProbe {
     const same = Array.from(doc.querySelectorAll(el.localName));
     return same.length === 1 ? el.localName : `${el.localName}:nth-of-type(${same.indexOf(el) + 1})`;
   };
-  const media = Array.from(doc.querySelectorAll('audio, video')) as HTMLMediaElement[];
+  const media = Array.from(doc.querySelectorAll<HTMLMediaElement>('audio, video'));
   const CONTROL = /\b(pause|stop|mute|unmute|sound|audio|volume|pausieren|stumm|arr[eê]ter|silence)\b/i;
   const named = Array.from(doc.querySelectorAll('button, [role="button"], a, input[type="button"], input[type="checkbox"]'))
     .find((el) => CONTROL.test(`${el.textContent ?? ''} ${el.getAttribute('aria-label') ?? ''} ${el.getAttribute('title') ?? ''} ${el.getAttribute('value') ?? ''}`));
