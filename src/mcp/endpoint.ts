@@ -9,39 +9,64 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import {
   CallToolRequestSchema,
   ErrorCode,
+  McpError,
   InitializeRequestSchema,
   ListToolsRequestSchema,
   PingRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { HttpError } from '../http/errors.js';
 import { negotiate } from '../http/media.js';
 import { stateOf } from '../http/state.js';
 import { writeStatus, type Handler } from '../http/router.js';
 import type { Services } from '../services.js';
+import type { Identity } from '../auth/identity.js';
+import type { Logger } from '../log.js';
+import { callTool } from './dispatch.js';
 import { createMcpServer } from './server.js';
 
 /**
  * The SDK answers a known method whose params do not parse with -32603 and a dump of its schema
  * errors; JSON-RPC says -32602, with a message a person can act on.
  */
-const REQUEST_SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }> = {
+const REQUEST_SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean; data?: unknown; error?: { issues: { path: PropertyKey[]; message: string }[] } } }> = {
   initialize: InitializeRequestSchema,
   'tools/call': CallToolRequestSchema,
   'tools/list': ListToolsRequestSchema,
   ping: PingRequestSchema,
 };
 
-function invalidParams(body: { method?: string; id?: unknown }): object | null {
+/** The request parsed by the SDK's schema of its method, or the JSON-RPC refusal of its params. */
+function parseParams(body: { method?: string; id?: unknown }): { refusal: object } | { parsed: unknown } {
   const schema = body.id === undefined ? undefined : REQUEST_SCHEMAS[body.method ?? ''];
-  if (!schema) return null;
+  if (!schema) return { parsed: body };
   const parsed = schema.safeParse(body);
-  if (parsed.success) return null;
+  if (parsed.success) return { parsed: parsed.data };
   const issues = (parsed.error?.issues ?? []).slice(0, 3).map((i) => `${i.path.join('.') || 'params'}: ${i.message}`);
-  return { jsonrpc: '2.0', id: body.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params for ${body.method}: ${issues.join('; ')}` } };
+  return { refusal: { jsonrpc: '2.0', id: body.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params for ${body.method}: ${issues.join('; ')}` } } };
 }
 
 const wantsProgress = (body: { params?: { _meta?: { progressToken?: unknown } } }) => body.params?._meta?.progressToken !== undefined;
+
+/**
+ * A tools/call answered in JSON (no progress to stream), called straight: a per-request SDK
+ * Server and transport cost more than most tools do (scripts/bench/mcp.ts). The request was
+ * parsed by the SDK's own CallToolRequestSchema (invalidParams), and the answer is the JSON-RPC
+ * response the SDK writes for the same call, errors included (its McpError message and code).
+ * Every other message, and every call that reports progress, goes through the SDK.
+ */
+async function directToolCall(services: Services, caller: Identity, request: { requestId: string; log: Logger }, id: string | number, call: CallToolRequest) {
+  try {
+    const result = await callTool(call.params.name, call.params.arguments, { caller, services, log: request.log, requestId: request.requestId, progress: () => Promise.resolve() });
+    return { jsonrpc: '2.0', id: id, result };
+  } catch (err) {
+    if (err instanceof McpError) return { jsonrpc: '2.0', id: id, error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
+    // The SDK would put the error's own text here; a failure's detail belongs in the log only.
+    request.log.error({ err, tool: call.params.name }, 'tools/call failed');
+    return { jsonrpc: '2.0', id: id, error: { code: ErrorCode.InternalError, message: `Internal error; the request id ${request.requestId} identifies it in the server log` } };
+  }
+}
 
 export function mcpEndpoint(services: Services): Handler<'mcp.post'> {
   const url = `${services.config.publicUrl}/api/v1/mcp`;
@@ -56,11 +81,15 @@ export function mcpEndpoint(services: Services): Handler<'mcp.post'> {
       throw new HttpError(406, 'Accept must list application/json and text/event-stream');
     }
 
-    const refusal = invalidParams(body);
-    if (refusal) return { status: 200, body: refusal };
+    const checked = parseParams(body);
+    if ('refusal' in checked) return { status: 200, body: checked.refusal };
 
     const stream = wantsProgress(body);
-    const server = createMcpServer(services, identity!, { requestId: stateOf(ctx).requestId, log: stateOf(ctx).log });
+    const request = { requestId: stateOf(ctx).requestId, log: stateOf(ctx).log };
+    if (body.method === 'tools/call' && body.id !== undefined && !stream) {
+      return { status: 200, body: await directToolCall(services, identity!, request, body.id, checked.parsed as CallToolRequest) };
+    }
+    const server = createMcpServer(services, identity!, request);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream });
     await server.connect(transport);
     const response = await transport.handleRequest(
