@@ -98,6 +98,7 @@ if command -v java >/dev/null && command -v mvn >/dev/null; then
     step "make clients" bash scripts/clients.sh
   fi
   vitest_step "partner clients against a live server (Java: Maven and JUnit; TypeScript)" .tmp/vitest-clients.json npx vitest run --config vitest.clients.config.ts
+  step "code lint of the TypeScript client test, with the client generated" env ESLINT_WITH_CLIENTS=1 npx eslint test/clients --max-warnings 0
   if command -v python3 >/dev/null; then step "Python client: python3 -m py_compile" python_client_compiles; fi
   if command -v gofmt >/dev/null; then step "Go client: gofmt -l" go_client_is_gofmt_clean; fi
 else
