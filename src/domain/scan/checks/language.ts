@@ -3,7 +3,14 @@
  * text is in, as told by tinyld (a small n-gram identifier, its light model). Only confident disagreements on
  * enough text are reported, as needs review with the identifier's verdict as evidence.
  */
-import { detectAll } from 'tinyld/light'; // the light model: 14 MB in memory instead of 48, per process and per worker
+import { createRequire } from 'node:module';
+import type * as Tinyld from 'tinyld/light';
+
+// The light model (14 MB in memory instead of 48, per process and per worker), loaded by the
+// first language check: a server that never scans does not carry it.
+const require = createRequire(import.meta.url);
+let tinyld: typeof Tinyld | null = null;
+const detectAll = (text: string) => (tinyld ??= require('tinyld/light') as typeof Tinyld).detectAll(text);
 import type { RawFinding } from './catalogue.js';
 import type { Survey } from './page-functions.js';
 

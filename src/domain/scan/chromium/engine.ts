@@ -9,10 +9,10 @@
  * scan's address policy (subresources.ts), and anything that escapes interception (preconnects,
  * WebRTC) goes to a proxy that only counts and drops it.
  */
-import axe from 'axe-core';
+import type axe from 'axe-core';
 import { createServer, type Server, type Socket } from 'node:net';
 import { cpus } from 'node:os';
-import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { axeRunOptions, erroredRules, issuesOf } from '../axe-results.js';
 import { checkFailed, checksFor, issueOfFinding, withoutDuplicates, type CheckId, type RawFinding } from '../checks/catalogue.js';
 import { pageCall, surveyDom, type Survey } from '../checks/page-functions.js';
@@ -68,7 +68,13 @@ export interface ChromiumEngine extends ScanEngine {
   browserPid(): Promise<number | null>;
 }
 
-const AXE_INIT = `${axe.source}\n;Object.defineProperty(window, '__pactumAxe', { value: window.axe });`;
+/**
+ * axe-core's source and playwright-core, loaded by the first scan: a server that never scans in
+ * Chromium does not carry them (about 20 MB resident).
+ */
+let axeInit: Promise<string> | null = null;
+const loadAxeInit = () =>
+  (axeInit ??= import('axe-core').then(({ default: axeCore }) => `${axeCore.source}\n;Object.defineProperty(window, '__pactumAxe', { value: window.axe });`));
 /** What a subresource may take: the page's own fetch limits. */
 const SUBRESOURCE_TIMEOUT_MS = 10_000;
 
@@ -103,6 +109,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
       const mine = ++generation;
       const launching = (async () => {
         const { port } = await dropProxy();
+        const { chromium } = await import('playwright-core');
         const launched = await chromium.launch({
           executablePath: options.executablePath,
           headless: true,
@@ -170,7 +177,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
         const context = await b.newContext({ viewport: DESKTOP, bypassCSP: true, serviceWorkers: 'block', acceptDownloads: false, userAgent: `${userAgent} Chromium` });
         await context.route('**/*', (route) => onRoute(route).catch(() => route.abort('failed').catch(() => undefined)));
         await context.routeWebSocket(/.*/, (ws) => ws.close());
-        await context.addInitScript({ content: AXE_INIT });
+        await context.addInitScript({ content: await loadAxeInit() });
         return context;
       })();
       ctx = { context: made, generation: gen };
@@ -178,8 +185,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
       return made;
     }
 
-    async function attempt(input: PageToCheck, signal: AbortSignal | undefined, lost: { page: Page | null }): Promise<CheckedPage> {
-      const context_ = await context();
+    async function attempt(input: PageToCheck, signal: AbortSignal | undefined, lost: { page: Page | null }, context_: BrowserContext): Promise<CheckedPage> {
       const page = idle.pop() ?? (await newPage(context_));
       lost.page = page;
       documents.set(input.url, input.html);
@@ -205,7 +211,9 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
           const started = generation;
           const lost: { page: Page | null } = { page: null };
           try {
-            return await deadline(attempt(input, signal, lost), options.pageTimeoutMs, signal, () => {
+            // Starting the browser (its own launch timeout) is not the page's time: the deadline is the page's.
+            const context_ = await context();
+            return await deadline(attempt(input, signal, lost, context_), options.pageTimeoutMs, signal, () => {
               // A page past its deadline is closed (its renderer may be stuck in a script): never reused.
               void lost.page?.close({ runBeforeUnload: false }).catch(() => undefined);
             });

@@ -4,7 +4,7 @@
  * address actually connected to, for images, scripts, styles, frames, fonts, media and XHR alike.
  * Redirects go back to the browser as they are, so each hop is intercepted and checked again.
  */
-import { request } from 'undici';
+import { undici } from '../undici.js';
 import { refusedRange, describeRange, type AddressPolicy } from '../address-policy.js';
 import { agentFor, BlockedAddressError } from '../guarded-agent.js';
 import { isIP } from 'node:net';
@@ -45,7 +45,7 @@ export async function fetchSubresource(url: string, headers: Record<string, stri
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   try {
-    const { statusCode, headers: got, body } = await request(target, {
+    const { statusCode, headers: got, body } = await undici().request(target, {
       method: 'GET',
       dispatcher: agentFor(options.policy),
       headers: {
