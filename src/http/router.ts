@@ -12,7 +12,6 @@
 import type { Context, Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import type { ErrorObject } from 'ajv';
-import type { RouterContext } from '@koa/router';
 import type { ApiName, OperationId, OperationInputs, OperationSpec, RouteSpec, ValidateFunction } from '../../generated/operations.js';
 import { operationById, specRoutes } from './routes.js';
 import type { Identity } from '../auth/identity.js';
@@ -160,22 +159,33 @@ const MAX_JSON_DEPTH = 64;
  * What no field accepts: nesting deeper than MAX_JSON_DEPTH (recursive code downstream — the
  * validators, the MCP SDK, the audit copy — would meet it), and U+0000 in a string, which
  * PostgreSQL cannot store while SQLite can (one database would fail where the other answers).
- * Iterative, so a hostile nesting cannot exhaust the stack here either.
  */
 export function unacceptableJson(value: unknown, what = 'The body'): string | null {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v === 'string') {
-      if (v.includes('\u0000')) return `${what} contains a NUL character (\\u0000), which no field accepts`;
-      continue;
+  const found = scanJson(value, 1);
+  if (found === 'nul') return `${what} contains a NUL character (\\u0000), which no field accepts`;
+  if (found === 'deep') return `${what} nests deeper than ${MAX_JSON_DEPTH} levels`;
+  return null;
+}
+
+/**
+ * Recursive, yet never more than MAX_JSON_DEPTH + 1 frames deep, however hostile the nesting:
+ * deeper is itself the finding. No allocation per value (it runs on every JSON body).
+ */
+function scanJson(v: unknown, depth: number): 'nul' | 'deep' | null {
+  if (typeof v === 'string') return v.includes('\u0000') ? 'nul' : null;
+  if (v === null || typeof v !== 'object') return null;
+  if (depth > MAX_JSON_DEPTH) return 'deep';
+  if (Array.isArray(v)) {
+    for (const child of v) {
+      const found = scanJson(child, depth + 1);
+      if (found) return found;
     }
-    if (!v || typeof v !== 'object') continue;
-    if (depth > MAX_JSON_DEPTH) return `${what} nests deeper than ${MAX_JSON_DEPTH} levels`;
-    for (const [k, child] of Object.entries(v)) {
-      if (k.includes('\u0000')) return `${what} contains a NUL character (\\u0000), which no field accepts`;
-      stack.push([child, depth + 1]);
-    }
+    return null;
+  }
+  for (const key in v) {
+    if (key.includes('\u0000')) return 'nul';
+    const found = scanJson((v as Record<string, unknown>)[key], depth + 1);
+    if (found) return found;
   }
   return null;
 }
@@ -183,9 +193,10 @@ export function unacceptableJson(value: unknown, what = 'The body'): string | nu
 const hasNul = (s: unknown) => typeof s === 'string' && s.includes('\u0000');
 
 export function createRouter(options: RouterOptions): Middleware {
+  const entries = new Map<string, PathEntry>();
   const router = specRoutes((spec) => {
-    const entry = compileEntry(spec, options.handlers);
-    return (ctx) => serve(ctx, entry);
+    entries.set(spec.template, compileEntry(spec, options.handlers));
+    return (_ctx, next) => next();
   });
 
   async function authenticate(ctx: Context, route: Route): Promise<Identity | null> {
@@ -266,8 +277,7 @@ export function createRouter(options: RouterOptions): Middleware {
     throw new HttpError(404, `Nothing is served at ${ctx.path}`);
   }
 
-  async function serve(ctx: RouterContext, entry: PathEntry) {
-    const vars = ctx.params;
+  async function serve(ctx: Context, entry: PathEntry, vars: Record<string, string>, captures: string[]) {
     const method = ctx.method === 'HEAD' && !entry.routes.has('HEAD') ? 'GET' : ctx.method;
     const stub = entry.stub;
     const route = stub ?? entry.routes.get(method);
@@ -280,7 +290,7 @@ export function createRouter(options: RouterOptions): Middleware {
     if (stub) return void (await writeReply(ctx, route, { ctx, op: route.op, params: {}, body: undefined, identity: null }));
 
     // Syntax before credentials: a malformed request gets the same answer with or without them.
-    if (!decodable(ctx.captures)) throw new HttpError(route.paramRefusal, 'The path is not valid percent-encoded UTF-8');
+    if (!decodable(captures)) throw new HttpError(route.paramRefusal, 'The path is not valid percent-encoded UTF-8');
     // An operation that declares no 406 serves its one representation whatever Accept says
     // (RFC 9110 lets a server disregard Accept), so clients only meet declared statuses.
     if (route.successTypes.length && '406' in route.op.responses && !negotiate(ctx.get('accept'), route.successTypes)) {
@@ -315,12 +325,18 @@ export function createRouter(options: RouterOptions): Middleware {
     await writeReply(ctx, route, validated);
   }
 
-  const routed = router.routes();
+  // @koa/router matches (its layers, in the table's order) and decodes the parameters; the first
+  // matching template serves. Its routes() middleware would also compose a middleware chain per
+  // request, which this binding has no use for (one handler per template).
   return async (ctx, next) => {
-    await routed(ctx as RouterContext, async () => {
+    const layer = router.match(ctx.path, ctx.method).pathAndMethod[0];
+    if (!layer) {
       notFound(ctx);
       await next();
-    });
+      return;
+    }
+    const captures = layer.captures(ctx.path);
+    await serve(ctx, entries.get(layer.name!)!, layer.params(ctx.path, captures), captures);
   };
 }
 
