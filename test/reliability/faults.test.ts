@@ -21,6 +21,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { lfsFixture } from '../helpers/git-lfs.js';
@@ -37,6 +38,18 @@ interface Action { href: string; header: Record<string, string> }
 let faults = 0;
 let verified = 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * fetch with a connection pool per server process: a restarted server listens on the killed
+ * one's port, and a kept-alive connection to the dead process would fail (or hold) the first
+ * request after the restart.
+ */
+let connections = new Agent();
+const fetch = (url: string | URL, init: RequestInit = {}) => undiciFetch(url, { ...(init as object), dispatcher: connections }) as unknown as Promise<Response>;
+const freshConnections = () => {
+  void connections.close();
+  connections = new Agent();
+};
 
 // ---------------------------------------------------------------------------------------------
 // Clients that misbehave
@@ -407,12 +420,14 @@ describe('SIGKILL mid-upload (child process)', () => {
     removeDir(dataDir);
   });
 
-  it('loses nothing committed, shows nothing partial, and resumes tus uploads after a SIGKILL', async () => {
+  // Several kill-and-restart rounds of a server in a child process: minutes on a loaded machine.
+  it('loses nothing committed, shows nothing partial, and resumes tus uploads after a SIGKILL', { timeout: 240_000 }, async () => {
     const committed: Content[] = [];
     const troubles: string[] = [];
     let leftovers = 0;
     for (let round = 1; round <= ROUNDS; round++) {
       server = await spawnServer({ dataDir, port, env });
+      freshConnections();
       // Objects committed before the kill: they must survive it intact.
       const safe = content(SIZE / 3);
       const { upload: safeUp } = await client.uploadAction(safe, 'basic');
@@ -460,6 +475,7 @@ describe('SIGKILL mid-upload (child process)', () => {
 
       // Back on the same DATA_DIR and port (the hrefs and their tokens stay valid).
       server = await spawnServer({ dataDir, port, env });
+      freshConnections();
       for (const c of partial) await client.expectMissing(c, 'a basic upload cut off by SIGKILL');
       await client.expectMissing(resumed, 'a tus upload cut off by SIGKILL');
       await client.expectMissing(fresh, 'a fresh tus upload cut off by SIGKILL');
