@@ -1,8 +1,22 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
+/**
+ * The test files that drive Chromium. They run after everything else, one file at a time: two
+ * browsers beside the rest of the suite on two cores made pages miss their deadlines and media
+ * miss axe's preload window, so the outcomes these tests pin (a page checked, axe's own findings)
+ * depended on the load rather than on the code.
+ */
+const BROWSER_FILES = [
+  'test/unit/scan/corpus.test.ts',
+  'test/unit/scan/chromium-engine.test.ts',
+  'test/unit/scan/engine-choice.test.ts',
+  'test/unit/scan/crawl-helpers.test.ts',
+  'test/e2e/mcp-scans-chromium.test.ts',
+  'test/e2e/docs-page.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // The partner clients' tests need `make clients` (Java) first: vitest.clients.config.ts.
     exclude: [...configDefaults.exclude, 'test/clients/**'],
     globalSetup: ['test/global-setup.ts'],
@@ -14,7 +28,15 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Servers, git-lfs and scans are real processes and sockets: give each file its own process.
     isolate: true,
-    fileParallelism: true,
-    maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'servers', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/clients/**', ...BROWSER_FILES], maxWorkers: 2, sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: { name: 'browser', include: BROWSER_FILES, maxWorkers: 1, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

@@ -44,7 +44,23 @@ function ensureChromium() {
   }
 }
 
+/**
+ * Vitest calls a global setup once for the root config and once for each project that inherits it
+ * (vitest.config.ts has two): the first call does the work, the others find it done. Test workers
+ * are forked after it, so they all inherit the environment it sets.
+ */
+const shared = globalThis as { pactumGlobalSetup?: Promise<(() => Promise<void>) | undefined> };
+
 export default async function setup() {
+  if (shared.pactumGlobalSetup) {
+    await shared.pactumGlobalSetup;
+    return undefined;
+  }
+  shared.pactumGlobalSetup = setupOnce();
+  return shared.pactumGlobalSetup;
+}
+
+async function setupOnce() {
   ensureChromium();
   const mode = process.env.PACTUM_TEST_BACKEND;
   if (mode !== 'postgres' && mode !== 'postgres-s3') return;

@@ -96,6 +96,23 @@ async function eventually(check: () => Promise<boolean> | boolean, what: string,
   throw new Error(`never happened: ${what}`);
 }
 
+/**
+ * Waits until a just-started server answers a batch request. Its first one loads the object
+ * handlers (through tsx here); on a loaded machine that took longer than this file's 800 ms
+ * HTTP_IDLE_TIMEOUT_MS, which rightly closed the silent connection, and the test's own first
+ * request failed for it.
+ */
+async function warmedUp(base: string) {
+  const probe = async () => {
+    try {
+      return (await downloadAction(base, bigObject(1))) === undefined;
+    } catch {
+      return false;
+    }
+  };
+  await eventually(probe, 'the server answers a batch request');
+}
+
 const filesIn = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
 
 async function expectStored(base: string, o: BigObject) {
@@ -127,6 +144,7 @@ describe('abandoned uploads', () => {
     port = await freePort();
     server = await spawnServer({ dataDir, port, env });
     freshConnections();
+    await warmedUp(server.url);
   }, 120_000);
   afterAll(async () => {
     await server?.stop();
@@ -189,6 +207,7 @@ describe('abandoned uploads', () => {
     server = await spawnServer({ dataDir, port, env });
     freshConnections();
     const base = server.url;
+    await warmedUp(base);
     // A live upload that writes a piece every 300 ms across several sweeps.
     const live = bigObject(MiB);
     const liveUp = await uploadAction(base, live, 'basic');

@@ -240,7 +240,7 @@ describe('the suite\'s workers', () => {
     const dir = mkdtempSync(join(process.cwd(), '.tmp', 'strict-'));
     try {
       writeFileSync(join(dir, 'leak.test.ts'), "import { it } from 'vitest';\nit('leaves a rejection', async () => { Promise.reject(new Error('left-unhandled-on-purpose')); await new Promise((r) => setTimeout(r, 50)); });\n");
-      writeFileSync(join(dir, 'vitest.config.ts'), `import base from '../../vitest.config.ts';\nexport default { ...base, test: { ...base.test, include: ['${relative(process.cwd(), dir)}/*.test.ts'], globalSetup: [], maxWorkers: 1 } };\n`);
+      writeFileSync(join(dir, 'vitest.config.ts'), `import base from '../../vitest.config.ts';\nexport default { ...base, test: { ...base.test, include: ['${relative(process.cwd(), dir)}/*.test.ts'], globalSetup: [], projects: undefined, maxWorkers: 1 } };\n`);
       const run = spawnSync(process.execPath, [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', join(dir, 'vitest.config.ts')], { encoding: 'utf8', env: { ...process.env, PACTUM_TEST_BACKEND: '' }, timeout: 60_000 });
       expect(run.status, run.stdout + run.stderr).not.toBe(0);
       expect(run.stdout + run.stderr).toContain('left-unhandled-on-purpose');
