@@ -59,7 +59,10 @@ beforeAll(async () => {
   const port = await freePort();
   env = {
     DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', SCAN_ALLOW_PRIVATE_NETWORKS: 'true',
-    JWT_SECRET: 'worker-death-test-secret-0123456789abcdef', SCAN_TIMEOUT_SECONDS: '10',
+    // Short enough that pg-boss gives a dead worker's job up within a minute (it expires after
+    // the timeout plus as much again); long enough that the whole scan, run again on a machine
+    // loaded by the rest of the suite, fits in it (10 s did not, once).
+    JWT_SECRET: 'worker-death-test-secret-0123456789abcdef', SCAN_TIMEOUT_SECONDS: '25',
     ...(await backendEnv(dataDir)),
   };
   db = openDb({ databaseUrl: env.DATABASE_URL ?? null, dataDir });
@@ -72,7 +75,7 @@ afterAll(async () => {
 });
 
 describe(`a scan whose worker dies (${backendMode === 'embedded' ? 'SQLite, in-process queue' : 'PostgreSQL, pg-boss'})`, () => {
-  it('is run again by the next worker and completes', { timeout: 150_000 }, async () => {
+  it('is run again by the next worker and completes', { timeout: 240_000 }, async () => {
     const first = await serve();
     const orgId = (await insertOrg(db, { name: 'Death', slug: 'death' })).id;
     const token = await createTokenService(loadConfig(env)).sign({ sub: 'svc_d', orgId, role: 'member', scopes: [] }, 600);
@@ -90,7 +93,7 @@ describe(`a scan whose worker dies (${backendMode === 'embedded' ? 'SQLite, in-p
     const done = await until('the scan to finish', async () => {
       const s = await status(scan.scanId);
       return s.status === 'completed' || s.status === 'failed' ? s : undefined;
-    }, 120);
+    }, 180);
     expect(done).toMatchObject({ status: 'completed', pages_scanned: 4, error: null });
     expect(done.attempts).toBe(2);
   });
