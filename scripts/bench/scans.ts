@@ -23,10 +23,12 @@ const { values: argv } = parseArgs({
     pages: { type: 'string', default: '50' },
     concurrency: { type: 'string', default: '4' },
     engines: { type: 'string', default: 'chromium,jsdom' },
+    'sample-ms': { type: 'string', default: '50' },
   },
 });
 const PAGES = Number(argv.pages);
 const CONCURRENCY = Number(argv.concurrency);
+const SAMPLE_MS = Number(argv['sample-ms']);
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
@@ -71,21 +73,46 @@ function tree(root: number): number[] {
   return out;
 }
 
-function memory(pids: number[]): { rss: number; pss: number; processes: number } {
+/** What a process of the tree is: the server (the root), or Chromium's browser, renderer, zygote, utility… */
+function kindOf(pid: number, root: number): string {
+  if (pid === root) return 'server';
+  try {
+    // Chromium rewrites its command line into one string, so it is read as text, not split on NULs.
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+    const type = /--type=(\S+)/.exec(args)?.[1];
+    const service = /--utility-sub-type=\S*?\.mojom\.(\w+)/.exec(args)?.[1] ?? /--utility-sub-type=(\S+)/.exec(args)?.[1];
+    return type ? (service ? `${type} (${service})` : type) : 'browser';
+  } catch {
+    return 'gone';
+  }
+}
+
+interface Memory { rss: number; pss: number; processes: number; byKind: Map<string, number> }
+
+function memory(pids: number[]): Memory {
   let rss = 0;
   let pss = 0;
   let processes = 0;
+  const byKind = new Map<string, number>();
   for (const pid of pids) {
     try {
       const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+      const own = Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) * 1024;
       rss += Number(/^Rss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) * 1024;
-      pss += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) * 1024;
+      pss += own;
       processes++;
+      const kind = kindOf(pid, pids[0]!);
+      byKind.set(kind, (byKind.get(kind) ?? 0) + own);
     } catch {
       // gone meanwhile
     }
   }
-  return { rss, pss, processes };
+  return { rss, pss, processes, byKind };
+}
+
+/** "server 180 MB, browser 150 MB, renderer ×2 260 MB, …": where the peak's PSS was. */
+function breakdown(m: Memory): string {
+  return [...m.byKind].sort((a, b) => b[1] - a[1]).map(([kind, bytes]) => `${kind} ${mb(bytes)}`).join(', ');
 }
 
 /** What the bench reads of the tools' answers (the specs define them in full). */
@@ -150,13 +177,15 @@ for (const engine of argv.engines.split(',')) {
     const token = pactum.cli(['token', '--sub', 'svc_bench', '--org', 'scans', '--perm', 'scans.create,reports.view', '--ttl', '1h', '--audience', pactum.url]).trim().split('\n').pop()!;
     await scan(pactum, token, site.url, 5); // warm-up: the browser or the workers start
     let peak = { rss: 0, pss: 0, processes: 0 };
+    let peakPss: Memory | null = null;
     let serverPeak = 0;
     const sampler = setInterval(() => {
       const now = memory(tree(pactum.pid));
-      serverPeak = Math.max(serverPeak, memory([pactum.pid]).pss);
+      serverPeak = Math.max(serverPeak, now.byKind.get('server') ?? 0);
+      if (!peakPss || now.pss > peakPss.pss) peakPss = now;
       if (now.rss > peak.rss) peak = { ...now, pss: Math.max(now.pss, peak.pss) };
       else peak.pss = Math.max(now.pss, peak.pss);
-    }, 50);
+    }, SAMPLE_MS);
     // CPU used by the server and the browser during the scan: on a machine shared with other work,
     // pages per CPU-second says what two cores of its own would do.
     const before = cpuSeconds(tree(pactum.pid));
@@ -168,6 +197,7 @@ for (const engine of argv.engines.split(',')) {
     const rate = measured.pages / measured.seconds;
     console.log(`${measured.engine.padEnd(8)} ${measured.pages} pages in ${measured.seconds.toFixed(2)} s = ${rate.toFixed(1)} pages/s (${measured.status}, ${measured.issues} issues; load average ${load}); `
       + `CPU ${cpu.toFixed(1)} s = ${((cpu * 1000) / measured.pages).toFixed(0)} ms a page, ${(cpus().length * measured.pages / cpu).toFixed(1)} pages/s on ${cpus().length} cores of its own; peak memory, server + browser: RSS ${mb(peak.rss)} over ${peak.processes} processes, PSS ${mb(peak.pss)} (server alone: PSS ${mb(serverPeak)})`);
+    if (peakPss) console.log(`  PSS at its peak, by process: ${breakdown(peakPss)}`);
     const goal = measured.engine === 'chromium' ? 4 : 8;
     record(
       { bench: 'scans', measure: `${measured.engine}: ${measured.pages}-page site`, value: rate, unit: 'pages/s', goal: `>= ${goal}`, met: rate >= goal },

@@ -130,8 +130,11 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
         c.ttl ?? 600,
       );
     },
+    /** Stops serving and keeps the data (a restart test's "crash"); the fronts go too (CI once found three Prism processes left running). */
     async close() {
       await Promise.all(instances.map((i) => i.close()));
+      await balancer?.close();
+      await prism?.close();
     },
     expectConformant() {
       expect(violations, 'responses that break the specs').toEqual([]);
