@@ -4,7 +4,9 @@
  * (the browser starts, the workers load axe-core) and then measured. Pages per second come from
  * the scan's own startedAt and finishedAt; memory is sampled every 50 ms over the server process
  * and every process below it (Chromium's browser, renderers and helpers): the sum of their RSS
- * (which counts pages they share once per process, so it overstates) and of their PSS.
+ * (which counts pages they share once per process, so it overstates) and of their PSS. Beside the
+ * Chromium engine, the same pages are checked by Playwright and axe-core alone in the same browser
+ * (`playwrightAxe`), the baseline its ratio is taken against.
  *
  *   make build && npx tsx scripts/bench/scans.ts [--pages 50] [--concurrency 4] [--engines chromium,jsdom]
  *
@@ -15,6 +17,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
+import axeCore from 'axe-core';
+import { chromium } from 'playwright-core';
+import { axeRunOptions } from '../../src/domain/scan/axe-results.js';
+import { CHROMIUM_FLAGS } from '../../src/domain/scan/chromium/engine.js';
 import { record } from './lib.js';
 import { startPactum, type Pactum } from './pactum-process.js';
 
@@ -168,6 +174,44 @@ function cpuSeconds(pids: number[]): Map<number, number> {
 
 const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 
+/**
+ * The baseline for Chromium: what a skilled user of Playwright and axe-core writes to check the
+ * same pages in the same browser with the same flags. It uses one context, axe injected as an
+ * init script, and one page per core, each reused, going to the next page and running axe on it.
+ * It does none of pactum's work: no crawl or fetch of the site, no requests routed through an
+ * address policy, no checks beyond axe (keyboard, playback, layout), no report. So the ratio says
+ * what that work costs.
+ */
+async function playwrightAxe(siteUrl: string, count: number): Promise<{ seconds: number; cpu: number }> {
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: [...CHROMIUM_FLAGS] });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.addInitScript({ content: axeCore.source });
+    const pages = await Promise.all(Array.from({ length: Math.max(1, cpus().length) }, () => context.newPage()));
+    const options = JSON.stringify(axeRunOptions('WCAG2AA', 'browser'));
+    const urls = Array.from({ length: count }, (_, i) => (i === 0 ? siteUrl : new URL(`/p${i}.html`, siteUrl).href));
+    const run = async (list: string[]) => {
+      let next = 0;
+      await Promise.all(pages.map(async (page) => {
+        for (let i = next++; i < list.length; i = next++) {
+          await page.goto(list[i]!, { waitUntil: 'load' });
+          await page.evaluate(`axe.run(document, ${options})`);
+        }
+      }));
+    };
+    await run(urls.slice(0, 5)); // warm-up, as pactum's
+    const before = cpuSeconds(tree(process.pid));
+    const started = performance.now();
+    await run(urls);
+    const seconds = (performance.now() - started) / 1000;
+    let cpu = 0;
+    for (const [pid, used] of cpuSeconds(tree(process.pid))) cpu += used - (before.get(pid) ?? 0);
+    return { seconds, cpu };
+  } finally {
+    await browser.close();
+  }
+}
+
 const site = await startSite(PAGES);
 console.log(`scan bench: ${PAGES}-page site, concurrency ${CONCURRENCY}, ${cpus().length} cores, Node ${process.version}`);
 for (const engine of argv.engines.split(',')) {
@@ -199,8 +243,14 @@ for (const engine of argv.engines.split(',')) {
       + `CPU ${cpu.toFixed(1)} s = ${((cpu * 1000) / measured.pages).toFixed(0)} ms a page, ${(cpus().length * measured.pages / cpu).toFixed(1)} pages/s on ${cpus().length} cores of its own; peak memory, server + browser: RSS ${mb(peak.rss)} over ${peak.processes} processes, PSS ${mb(peak.pss)} (server alone: PSS ${mb(serverPeak)})`);
     if (peakPss) console.log(`  PSS at its peak, by process: ${breakdown(peakPss)}`);
     const goal = measured.engine === 'chromium' ? 4 : 8;
+    let baseline: { name: string; value: number } | undefined;
+    if (measured.engine === 'chromium') {
+      const raw = await playwrightAxe(site.url, measured.pages);
+      baseline = { name: 'Playwright + axe-core alone, same browser and flags', value: measured.pages / raw.seconds };
+      console.log(`baseline ${measured.pages} pages in ${raw.seconds.toFixed(2)} s = ${baseline.value.toFixed(1)} pages/s (Playwright + axe-core alone); CPU ${raw.cpu.toFixed(1)} s = ${((raw.cpu * 1000) / measured.pages).toFixed(0)} ms a page; pactum/baseline ${(rate / baseline.value).toFixed(2)}`);
+    }
     record(
-      { bench: 'scans', measure: `${measured.engine}: ${measured.pages}-page site`, value: rate, unit: 'pages/s', goal: `>= ${goal}`, met: rate >= goal },
+      { bench: 'scans', measure: `${measured.engine}: ${measured.pages}-page site`, value: rate, unit: 'pages/s', ...(baseline ? { baseline, ratio: rate / baseline.value } : {}), goal: `>= ${goal}`, met: rate >= goal },
       { bench: 'scans', measure: `${measured.engine}: peak memory, server + browser (PSS)`, value: peak.pss / 1e6, unit: 'MB', baseline: { name: 'RSS summed over processes', value: peak.rss / 1e6 }, goal: '<= 600 MB', met: peak.pss <= 600e6 },
     );
   } finally {
