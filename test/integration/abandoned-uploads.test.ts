@@ -15,10 +15,9 @@
 import { existsSync, readdirSync, utimesSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bigObject, downloadDigest, type Action, type BigObject } from '../helpers/transfers.js';
-import { freePort, installEnv, newDataDir, prepareInstall, removeDir, spawnServer, storeOnDisk, type ChildServer } from '../reliability/support.js';
+import { freePort, installEnv, newDataDir, poolPerProcess, prepareInstall, removeDir, spawnServer, storeOnDisk, type ChildServer } from '../reliability/support.js';
 
 const MiB = 1 << 20;
 const GIT_LFS = 'application/vnd.git-lfs+json';
@@ -26,16 +25,10 @@ const PASSWORD = 'sweeper-password-123';
 const AUTH = `Basic ${Buffer.from(`sweeper:${PASSWORD}`).toString('base64')}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/**
- * fetch with a connection pool per server process: the restarted server listens on the port of the
- * killed one, and a kept-alive connection to the dead process would fail the first request after.
- */
-let pool = new Agent();
-const fetch = (url: string, init: RequestInit = {}) => undiciFetch(url, { ...(init as object), dispatcher: pool }) as unknown as Promise<Response>;
-const freshConnections = () => {
-  void pool.close();
-  pool = new Agent();
-};
+/** The restarted server takes the killed one's port: connections are renewed with each process. */
+const connections = poolPerProcess();
+const fetch = connections.fetch;
+const freshConnections = connections.renew;
 
 async function uploadAction(base: string, o: BigObject, transfer: 'basic' | 'tus'): Promise<Action> {
   const res = await fetch(`${base}/acme/site.git/info/lfs/objects/batch`, {

@@ -21,12 +21,11 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { lfsFixture } from '../helpers/git-lfs.js';
 import {
-  FULL, GIT_LFS, basicHeader, content, freePort, installEnv, newDataDir, prepareInstall, removeDir, report, sha256, sized, spawnServer, storeOnDisk, type ChildServer, type Content,
+  FULL, GIT_LFS, basicHeader, content, freePort, installEnv, newDataDir, poolPerProcess, prepareInstall, removeDir, report, sha256, sized, spawnServer, storeOnDisk, type ChildServer, type Content,
 } from './support.js';
 
 const PASSWORD = 'wally-faults-password-1';
@@ -39,17 +38,10 @@ let faults = 0;
 let verified = 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/**
- * fetch with a connection pool per server process: a restarted server listens on the killed
- * one's port, and a kept-alive connection to the dead process would fail (or hold) the first
- * request after the restart.
- */
-let connections = new Agent();
-const fetch = (url: string | URL, init: RequestInit = {}) => undiciFetch(url, { ...(init as object), dispatcher: connections }) as unknown as Promise<Response>;
-const freshConnections = () => {
-  void connections.close();
-  connections = new Agent();
-};
+/** A restarted server takes the killed one's port: connections are renewed with each process. */
+const connections = poolPerProcess();
+const fetch = connections.fetch;
+const freshConnections = connections.renew;
 
 // ---------------------------------------------------------------------------------------------
 // Clients that misbehave

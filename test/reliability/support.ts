@@ -11,10 +11,27 @@ import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent as UndiciAgent, fetch as undiciFetch } from 'undici';
 import { pactum } from '../helpers/cli.js';
 import { backendEnv, backendMode } from '../helpers/backends.js';
 
 export const FULL = process.env.RELIABILITY === 'full';
+
+/**
+ * fetch with a connection pool per server process: a restarted server listens on the killed one's
+ * port, and a kept-alive connection to the dead process would fail (or hold) the first request
+ * after the restart. Call `renew()` after each restart.
+ */
+export function poolPerProcess() {
+  let pool = new UndiciAgent();
+  return {
+    fetch: (url: string | URL, init: RequestInit = {}) => undiciFetch(url, { ...(init as object), dispatcher: pool }) as unknown as Promise<Response>,
+    renew: () => {
+      void pool.close();
+      pool = new UndiciAgent();
+    },
+  };
+}
 /** The quick figure inside `make test`, the full one with RELIABILITY=full. */
 export const sized = <T>(quick: T, full: T): T => (FULL ? full : quick);
 
