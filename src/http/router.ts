@@ -13,7 +13,8 @@ import type { Context, Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import type { ErrorObject } from 'ajv';
 import type { ApiName, OperationId, OperationInputs, OperationSpec, RouteSpec, ValidateFunction } from '../../generated/operations.js';
-import { operationById, specRoutes } from './routes.js';
+import { routes } from '../../generated/operations.js';
+import { matchRoute, operationById } from './routes.js';
 import type { Identity } from '../auth/identity.js';
 import { HttpError, apiOfPath } from './errors.js';
 import { jsonTypeFor, negotiate } from './media.js';
@@ -193,11 +194,7 @@ function scanJson(v: unknown, depth: number): 'nul' | 'deep' | null {
 const hasNul = (s: unknown) => typeof s === 'string' && s.includes('\u0000');
 
 export function createRouter(options: RouterOptions): Middleware {
-  const entries = new Map<string, PathEntry>();
-  const router = specRoutes((spec) => {
-    entries.set(spec.template, compileEntry(spec, options.handlers));
-    return (_ctx, next) => next();
-  });
+  const entries = new Map(routes.map((spec) => [spec.template, compileEntry(spec, options.handlers)]));
 
   async function authenticate(ctx: Context, route: Route): Promise<Identity | null> {
     for (const alternative of route.schemes) {
@@ -268,7 +265,7 @@ export function createRouter(options: RouterOptions): Middleware {
   function notFound(ctx: Context) {
     ctx.state.api = apiOfPath(ctx.path);
     const bare = ctx.path.replace(/\/+$/, '');
-    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && bare && bare !== ctx.path && router.match(bare, 'GET').route) {
+    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && bare && bare !== ctx.path && matchRoute('GET', bare)) {
       ctx.body = null; // first: no body (Koa would send the status text), then the status
       ctx.status = 308;
       ctx.set('Location', `../${bare.slice(bare.lastIndexOf('/') + 1)}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
@@ -325,18 +322,17 @@ export function createRouter(options: RouterOptions): Middleware {
     await writeReply(ctx, route, validated);
   }
 
-  // @koa/router matches (its layers, in the table's order) and decodes the parameters; the first
-  // matching template serves. Its routes() middleware would also compose a middleware chain per
-  // request, which this binding has no use for (one handler per template).
+  // @koa/router matches (routes.ts) and decodes the parameters; the first matching template
+  // serves. Its routes() middleware would also compose a middleware chain per request, which this
+  // binding has no use for (one handler per template).
   return async (ctx, next) => {
-    const layer = router.match(ctx.path, ctx.method).pathAndMethod[0];
-    if (!layer) {
+    const match = matchRoute(ctx.method, ctx.path);
+    if (!match) {
       notFound(ctx);
       await next();
       return;
     }
-    const captures = layer.captures(ctx.path);
-    await serve(ctx, entries.get(layer.name!)!, layer.params(ctx.path, captures), captures);
+    await serve(ctx, entries.get(match.spec.template)!, match.params, match.captures);
   };
 }
 

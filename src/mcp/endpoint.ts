@@ -59,12 +59,12 @@ const wantsProgress = (body: { params?: { _meta?: { progressToken?: unknown } } 
 async function directToolCall(services: Services, caller: Identity, request: { requestId: string; log: Logger }, id: string | number, call: CallToolRequest) {
   try {
     const result = await callTool(call.params.name, call.params.arguments, { caller, services, log: request.log, requestId: request.requestId, progress: () => Promise.resolve() });
-    return { jsonrpc: '2.0', id: id, result };
+    return { jsonrpc: '2.0', id, result };
   } catch (err) {
-    if (err instanceof McpError) return { jsonrpc: '2.0', id: id, error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
+    if (err instanceof McpError) return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
     // The SDK would put the error's own text here; a failure's detail belongs in the log only.
     request.log.error({ err, tool: call.params.name }, 'tools/call failed');
-    return { jsonrpc: '2.0', id: id, error: { code: ErrorCode.InternalError, message: `Internal error; the request id ${request.requestId} identifies it in the server log` } };
+    return { jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: `Internal error; the request id ${request.requestId} identifies it in the server log` } };
   }
 }
 

@@ -5,14 +5,15 @@
  */
 import { createRequire } from 'node:module';
 import type * as Tinyld from 'tinyld/light';
+import type { RawFinding } from './catalogue.js';
+import type { Survey } from './page-functions.js';
 
 // The light model (14 MB in memory instead of 48, per process and per worker), loaded by the
-// first language check: a server that never scans does not carry it.
+// first language check: a server that never scans does not carry it. Required, not imported,
+// because the check is synchronous.
 const require = createRequire(import.meta.url);
 let tinyld: typeof Tinyld | null = null;
 const detectAll = (text: string) => (tinyld ??= require('tinyld/light') as typeof Tinyld).detectAll(text);
-import type { RawFinding } from './catalogue.js';
-import type { Survey } from './page-functions.js';
 
 /** Shorter text is too little for the identifier to be trusted. */
 const PAGE_MIN_CHARS = 150;
