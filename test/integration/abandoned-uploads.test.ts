@@ -91,7 +91,7 @@ async function eventually(check: () => Promise<boolean> | boolean, what: string,
 
 /**
  * Waits until a just-started server answers a batch request. Its first one loads the object
- * handlers (through tsx here); on a loaded machine that took longer than this file's 800 ms
+ * handlers (through tsx here); on a loaded machine that took longer than this file's short
  * HTTP_IDLE_TIMEOUT_MS, which rightly closed the silent connection, and the test's own first
  * request failed for it.
  */
@@ -128,9 +128,11 @@ describe('abandoned uploads', () => {
       TUS_PARTIAL_TTL_SECONDS: '2',
       STORAGE_SWEEP_INTERVAL_SECONDS: '1',
       LFS_UPLOAD_LEASE_SECONDS: '2',
-      // Temporary files untouched for 2 × max(idle, 2 × window) = 1.6 s count as dead.
-      HTTP_IDLE_TIMEOUT_MS: '800',
-      HTTP_BODY_RATE_WINDOW_MS: '400',
+      // Temporary files untouched for 2 × max(idle, 2 × window) = 4 s count as dead. The idle
+      // timeout is not shorter: a test process starved of CPU by the other test files for ~1 s
+      // then had its full-speed uploads cut as idle (EPIPE), which says nothing about the sweep.
+      HTTP_IDLE_TIMEOUT_MS: '2000',
+      HTTP_BODY_RATE_WINDOW_MS: '1000',
       HTTP_MIN_BODY_RATE: '64',
     });
     await prepareInstall(env, { org: 'acme', repo: 'site', users: [{ username: 'sweeper', password: PASSWORD, access: 'write' }] });
@@ -193,7 +195,7 @@ describe('abandoned uploads', () => {
     if (storeOnDisk) {
       // Left behind by the killed process; aged so that the restarted server may take it as dead.
       expect(filesIn(tmp)).toHaveLength(1);
-      const old = new Date(Date.now() - 10_000);
+      const old = new Date(Date.now() - 30_000);
       utimesSync(join(tmp, filesIn(tmp)[0]!), old, old);
     }
 
@@ -201,8 +203,9 @@ describe('abandoned uploads', () => {
     freshConnections();
     const base = server.url;
     await warmedUp(base);
-    // A live upload that writes a piece every 300 ms across several sweeps.
-    const live = bigObject(MiB);
+    // A live upload that writes a piece every 300 ms for ~10 s: several sweeps, and longer than a
+    // temporary file may stay untouched, so only its being touched can spare it.
+    const live = bigObject(2 * MiB);
     const liveUp = await uploadAction(base, live, 'basic');
     const livePut = slowRequest(liveUp, 'PUT', { ...liveUp.header, 'content-type': 'application/octet-stream' }, bytesOf(live), 64 * 1024, 300);
     if (storeOnDisk) await eventually(() => filesIn(tmp).length === 1, 'only the live upload has a temporary file');

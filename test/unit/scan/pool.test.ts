@@ -49,12 +49,12 @@ describe('check pool', () => {
     console.info(`axe in a worker: small page ${small.elapsedMs.toFixed(0)} ms, ${html.length} B page ${big.elapsedMs.toFixed(0)} ms; `
       + `${big.gaps.length} ticks, ${late} gaps over 50 ms, longest ${big.maxGapMs.toFixed(1)} ms`);
     expect(big.result.issues.filter((i) => i.code === 'image-alt').length).toBeGreaterThan(100);
-    // Ticks, not speed: the loop kept ticking every ~10 ms throughout. A few late ticks are the OS
-    // sharing two CPUs with the other test files (the browser scan tests keep Chromium busy on
-    // both: up to 3% late and a 330 ms gap were seen beside them); a blocked loop would show one
+    // Ticks, not speed: the loop kept ticking every ~10 ms throughout. Some late ticks are the OS
+    // sharing two CPUs with the other test files (up to 3% late and a 330 ms gap beside the
+    // browser tests; 5.7% on a machine also running a benchmark); a blocked loop would show one
     // gap as long as the check itself, seconds here.
     expect(big.gaps.length).toBeGreaterThan(big.elapsedMs / 50);
-    expect(late / big.gaps.length).toBeLessThan(0.05);
+    expect(late / big.gaps.length).toBeLessThan(0.15);
     expect(big.maxGapMs).toBeLessThan(Math.min(1000, big.elapsedMs / 4));
   });
 
@@ -89,7 +89,16 @@ describe('check pool', () => {
     pool = createCheckPool(1, { jobTimeoutMs: 1_000 });
     const err = await pool.check(bigPage(100_000), URL_, 'WCAG2AA').catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'timeout', message: expect.stringMatching(/took longer than 1 s/) });
-    expect((await pool.check(SMALL.replace('<img src="a.png">', ''), URL_, 'WCAG2A')).issues).toEqual([]);
+    // The replacement answers. A small page takes ~50 ms, but a test process starved of CPU by the
+    // other test files once took past the 1 s deadline on it too: a timeout there is tried again,
+    // and a worker that never came back would time out every time.
+    const small = SMALL.replace('<img src="a.png">', '');
+    let answer: unknown;
+    for (let tries = 0; tries < 5; tries++) {
+      answer = await pool.check(small, URL_, 'WCAG2A').catch((e: unknown) => e);
+      if (!(answer instanceof CheckPoolError && answer.code === 'timeout')) break;
+    }
+    expect(answer).toMatchObject({ issues: [] });
   }, 30_000);
 
   it('withdraws a queued job when its signal aborts', async () => {
