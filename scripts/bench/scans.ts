@@ -156,7 +156,11 @@ async function scan(pactum: Pactum, token: string, siteUrl: string, maxPages: nu
   return { status: row.status, pages: row.pagesScanned, seconds, engine: report.digest?.engine ?? 'unknown', issues: row.totalIssues };
 }
 
-/** CPU seconds (user + system) used so far by each process of the tree, by pid. */
+/**
+ * CPU seconds (user + system) used so far by each process of the tree, by pid, with what its
+ * children that have exited used (cutime, cstime): Chromium's renderers exit when a scan closes
+ * its context, and the zygote that reaps them keeps their CPU time.
+ */
 function cpuSeconds(pids: number[]): Map<number, number> {
   const tick = 100; // USER_HZ on Linux
   const out = new Map<number, number>();
@@ -164,7 +168,7 @@ function cpuSeconds(pids: number[]): Map<number, number> {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(pid, (Number(fields[11]) + Number(fields[12])) / tick);
+      out.set(pid, (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / tick);
     } catch {
       // gone meanwhile
     }
@@ -236,12 +240,19 @@ for (const engine of argv.engines.split(',')) {
     const measured = await scan(pactum, token, site.url, PAGES);
     clearInterval(sampler);
     let cpu = 0;
-    for (const [pid, used] of cpuSeconds(tree(pactum.pid))) cpu += used - (before.get(pid) ?? 0);
+    const cpuByKind = new Map<string, number>();
+    for (const [pid, used] of cpuSeconds(tree(pactum.pid))) {
+      const spent = used - (before.get(pid) ?? 0);
+      cpu += spent;
+      const kind = kindOf(pid, pactum.pid);
+      cpuByKind.set(kind, (cpuByKind.get(kind) ?? 0) + spent);
+    }
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
     const rate = measured.pages / measured.seconds;
     console.log(`${measured.engine.padEnd(8)} ${measured.pages} pages in ${measured.seconds.toFixed(2)} s = ${rate.toFixed(1)} pages/s (${measured.status}, ${measured.issues} issues; load average ${load}); `
       + `CPU ${cpu.toFixed(1)} s = ${((cpu * 1000) / measured.pages).toFixed(0)} ms a page, ${(cpus().length * measured.pages / cpu).toFixed(1)} pages/s on ${cpus().length} cores of its own; peak memory, server + browser: RSS ${mb(peak.rss)} over ${peak.processes} processes, PSS ${mb(peak.pss)} (server alone: PSS ${mb(serverPeak)})`);
     if (peakPss) console.log(`  PSS at its peak, by process: ${breakdown(peakPss)}`);
+    console.log(`  CPU by process (with the renderers the zygote reaped): ${[...cpuByKind].sort((a, b) => b[1] - a[1]).map(([kind, s]) => `${kind} ${s.toFixed(1)} s`).join(', ')}`);
     const goal = measured.engine === 'chromium' ? 4 : 8;
     let baseline: { name: string; value: number } | undefined;
     if (measured.engine === 'chromium') {

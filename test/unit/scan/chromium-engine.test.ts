@@ -46,6 +46,12 @@ beforeAll(async () => {
     if (path === '/hang.html') return respond(200, 'text/html', page('<img src="a.png"><script>for (;;) {}</script>'));
     if (path === '/throws.html') return respond(200, 'text/html', page('<img src="a.png"><script>throw new Error("the page broke")</script><script>window.addEventListener("load", () => { null.x; });</script>'));
     if (path === '/unreadable.html') return respond(200, 'text/html', page('<img src="a.png"><script>Document.prototype.querySelectorAll = () => { throw new Error("sabotaged"); };</script>'));
+    if (path === '/swallows-tab.html') {
+      // Its own listener, added before pactum's recorder, hides every Tab keydown from later listeners.
+      return respond(200, 'text/html', `<!doctype html><html lang="en"><head><title>T</title><style>a:focus, button:focus { outline: none; }</style>
+        <script>window.addEventListener('keydown', (e) => { if (e.key === 'Tab') e.stopImmediatePropagation(); }, true);</script></head>
+        <body><main><h1>T</h1><p><a href="/one">First link</a> and <a href="/two">second link</a>.</p><button>Save</button></main></body></html>`);
+    }
     if (path === '/slow.html') return respond(200, 'text/html', page('<img src="/slow.png">'));
     if (path === '/slow.png') {
       const release = () => respond(200, 'image/png', Buffer.alloc(8));
@@ -133,6 +139,14 @@ describe('pages that misbehave', () => {
     expect(report.summary.pagesFailed).toBe(1);
     expect(report.engine).toBe('chromium');
   }, 60_000);
+});
+
+describe('the keyboard checks', () => {
+  it('still follow every Tab press on a page that hides keydown from the focus recorder', async () => {
+    const checked = await check('/swallows-tab.html');
+    expect(checked.issues.filter((i) => i.code === 'pactum-focus-visible').map((i) => i.selector)).toEqual(['a:nth-of-type(1)', 'a:nth-of-type(2)', 'button']);
+    expect(checked.notEvaluated).toEqual([]);
+  }, 30_000);
 });
 
 describe('the browser dying', () => {

@@ -3,10 +3,10 @@
  * (keyboard trap 2.1.2, focus visible 2.4.7), look at what plays (1.4.2), and lay the page out at
  * 320 CSS px and at 200% zoom (1.4.10, 1.4.4).
  */
-import type { Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import type { CheckId, RawFinding } from '../checks/catalogue.js';
 import { pageCall } from '../checks/page-functions.js';
-import { focusSnapshot, focusState, layoutProbe, playbackProbe, quiet, type FocusState, type LayoutProbe, type PlaybackProbe } from './probes.js';
+import { focusSnapshot, focusStates, layoutProbe, recordedPresses, playbackProbe, quiet, type FocusState, type LayoutProbe, type PlaybackProbe } from './probes.js';
 
 /** Tabbable elements followed; a page with more is checked on its first ones. */
 const MAX_TABBABLES = 40;
@@ -24,11 +24,7 @@ export async function keyboardChecks(page: Page, wanted: ReadonlySet<CheckId>): 
   const count = await evaluate(page, focusSnapshot, MAX_TABBABLES);
   if (count === 0) return [];
   const presses = Math.min(count + 3, MAX_TABBABLES + 3);
-  const seen: FocusState[] = [];
-  for (let i = 0; i < presses; i++) {
-    await page.keyboard.press('Tab');
-    seen.push(await evaluate(page, focusState));
-  }
+  const seen = await tabThrough(page, presses);
   const findings: RawFinding[] = [];
   if (wanted.has('pactum-focus-visible')) findings.push(...unseenFocus(seen));
   if (wanted.has('pactum-keyboard-trap')) {
@@ -36,6 +32,40 @@ export async function keyboardChecks(page: Page, wanted: ReadonlySet<CheckId>): 
     if (trap) findings.push(trap);
   }
   return findings;
+}
+
+/**
+ * Presses Tab `presses` times and answers where each press left focus. The page's recorder
+ * (focusSnapshot) notes the focus at each keydown, so the presses go without an evaluate between
+ * them, and each press's keydown and keyup go together: one round trip a press instead of three.
+ * A page that stops keydown before the recorder sees it gets the slow way: an evaluate a press.
+ */
+async function tabThrough(page: Page, presses: number): Promise<FocusState[]> {
+  const cdp = await sessionOf(page);
+  for (let i = 0; i < presses; i++) await Promise.all([cdp.send('Input.dispatchKeyEvent', { type: 'rawKeyDown', ...TAB }), cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', ...TAB })]);
+  if ((await evaluate(page, recordedPresses)) === presses) return evaluate(page, focusStates, true);
+  await evaluate(page, focusSnapshot, MAX_TABBABLES);
+  const seen: FocusState[] = [];
+  for (let i = 0; i < presses; i++) {
+    await page.keyboard.press('Tab');
+    seen.push(...(await evaluate(page, focusStates, false)));
+  }
+  return seen;
+}
+
+/** The Tab key as Chromium's input layer takes it (what Playwright's keyboard sends for it). */
+const TAB = { key: 'Tab', code: 'Tab', windowsVirtualKeyCode: 9, nativeVirtualKeyCode: 9, modifiers: 0 } as const;
+
+/** A CDP session a page, opened on its first keyboard check and kept while the page lives. */
+const sessions = new WeakMap<Page, Promise<CDPSession>>();
+function sessionOf(page: Page): Promise<CDPSession> {
+  let session = sessions.get(page);
+  if (!session) {
+    session = page.context().newCDPSession(page);
+    session.catch(() => sessions.delete(page));
+    sessions.set(page, session);
+  }
+  return session;
 }
 
 function unseenFocus(seen: readonly FocusState[]): RawFinding[] {
@@ -71,8 +101,8 @@ async function trapOf(page: Page, seen: readonly FocusState[], count: number): P
     let left = false;
     for (const key of keys) {
       await page.keyboard.press(key);
-      const state = await evaluate(page, focusState);
-      if (!loop.has(state.index)) left = true;
+      const [state] = await evaluate(page, focusStates, false);
+      if (state && !loop.has(state.index)) left = true;
     }
     escapes.push(`${keys[0]} ${left ? 'left it' : 'did not leave it'}`);
     if (left) return null;

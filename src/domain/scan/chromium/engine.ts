@@ -24,20 +24,30 @@ import type { CheckedPage, Issue, NotEvaluated, StyleStats } from '../types.js';
 import { DESKTOP, keyboardChecks, layoutChecks, playbackCheck, quietPage } from './browser-checks.js';
 import { fetchSubresource } from './subresources.js';
 
+/** What playwright-core enables itself (CDP screenshots; no account lookup at Google on start). */
+export const PLAYWRIGHT_ENABLED_FEATURES = ['CDPScreenshotNewSurface', 'SkipListAccountsWithoutGaiaCookies'] as const;
+
 /**
  * The flags the issue asks for; then audio that plays but is silent, WebRTC kept off the network,
  * and memory: no back/forward cache (a reused page would keep every document it showed), the GPU
- * process folded into the browser, and low-end-device mode (smaller caches). Renderers are NOT
- * shared (no --renderer-process-limit): a page stuck in a script would stall every page in its process.
+ * process folded into the browser, low-end-device mode (smaller caches), the network service
+ * inside the browser process (one process fewer: about 34 MB of PSS), and renderers whose V8
+ * young generation stays at 1 MB a semi-space (about 13 MB less over two renderers; their pages
+ * are short-lived). Renderers are NOT shared (no --renderer-process-limit): a page stuck in a
+ * script would stall every page in its process.
  */
 export const CHROMIUM_FLAGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
   '--autoplay-policy=no-user-gesture-required', '--mute-audio',
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
-  // Not --disable-features/--enable-features: Chromium keeps the last of a repeated switch, and
-  // Playwright passes its own lists (which must stay).
   '--disable-back-forward-cache', '--in-process-gpu', '--enable-low-end-device-mode',
+  '--js-flags=--max-semi-space-size=1',
+  // Chromium keeps the last of a repeated switch, and Playwright passes its own
+  // --enable-features before these, so its two features are repeated here (playwright-core
+  // 1.65's list: test/unit/scan/chromium-flags.test.ts checks it still is). --disable-features
+  // is left to Playwright alone.
+  `--enable-features=${['NetworkServiceInProcess2', ...PLAYWRIGHT_ENABLED_FEATURES].join(',')}`,
 ] as const;
 
 export interface ChromiumEngineOptions {
@@ -284,7 +294,10 @@ async function newPage(context: BrowserContext): Promise<Page> {
 /** axe, the DOM survey and the checks beyond axe, on a loaded page. */
 async function inspect(page: Page, input: PageToCheck): Promise<CheckedPage> {
   const options = axeRunOptions(input.standard, 'browser');
-  const results = await page.evaluate<axe.AxeResults>(`window.__pactumAxe.run(document, ${JSON.stringify(options)})`);
+  // Only what the report uses crosses CDP: axe's passes and inapplicable lists are most of its answer.
+  const results = await page.evaluate<Pick<axe.AxeResults, 'violations' | 'incomplete'>>(
+    `window.__pactumAxe.run(document, ${JSON.stringify(options)}).then((r) => ({ violations: r.violations, incomplete: r.incomplete }))`,
+  );
   const axeIssues = [...issuesOf(results.violations, 'error'), ...issuesOf(results.incomplete, 'warning')];
   const notEvaluated: NotEvaluated[] = erroredRules([...results.violations, ...results.incomplete], 'check failed');
   const survey = await page.evaluate<Survey>(pageCall(surveyDom, SURVEY_LIMITS));

@@ -14,9 +14,29 @@ export interface FocusState {
   look: string;
 }
 
-/** Lists the tabbable elements and remembers how each looks without focus; returns how many. */
+/** What the recorder keeps of the focus at one moment; described for the report later (focusStates). */
+interface FocusMoment {
+  el: Element | null;
+  index: number;
+  changed: boolean;
+  look: string;
+}
+
+interface FocusMemo {
+  list: Element[];
+  before: string[];
+  look: (el: Element) => string;
+  moment: () => FocusMoment;
+  recorded: FocusMoment[];
+}
+
+/**
+ * Lists the tabbable elements and remembers how each looks without focus; returns how many. It
+ * also starts a recorder: at each trusted Tab keydown it notes where focus is, which is where the
+ * previous press left it, so presses need no evaluate of their own between them.
+ */
 export function focusSnapshot(doc: Document, max: number): number {
-  const win = doc.defaultView! as Window & { __pactumFocus?: unknown };
+  const win = doc.defaultView! as Window & { __pactumFocus?: FocusMemo };
   const candidates = Array.from(doc.querySelectorAll('a[href], area[href], button, input, select, textarea, iframe, summary, [tabindex], [contenteditable="true"]'));
   const list = candidates.filter((el) => {
     const tabindex = el.getAttribute('tabindex');
@@ -40,20 +60,42 @@ export function focusSnapshot(doc: Document, max: number): number {
     }
     return parts.join('#');
   };
-  win.__pactumFocus = { list, before: list.map(look), look };
+  const before = list.map(look);
+  const moment = (): FocusMoment => {
+    let active: Element | null = doc.activeElement;
+    while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+    if (!active || active === doc.body || active === doc.documentElement) return { el: null, index: -1, changed: true, look: '' };
+    let index = list.indexOf(active);
+    if (index < 0) index = list.findIndex((el) => el.contains(active));
+    const style = win.getComputedStyle(active);
+    return { el: active, index, changed: index < 0 ? true : look(list[index]!) !== before[index], look: `outline: ${style.outlineStyle} ${style.outlineWidth}; box-shadow: ${style.boxShadow}` };
+  };
+  const first = !win.__pactumFocus;
+  win.__pactumFocus = { list, before, look, moment, recorded: [] };
+  // Capture on window: it runs before the page's own handlers on the page's elements.
+  if (first) win.addEventListener('keydown', (e) => { if (e.isTrusted && e.key === 'Tab') win.__pactumFocus!.recorded.push(win.__pactumFocus!.moment()); }, true);
   const active = doc.activeElement as HTMLElement | null;
   if (active && active !== doc.body) active.blur();
+  // Tab goes on from where focus last was even after a blur; an element focused at the top of the
+  // body and then removed moves that starting point back to the top.
+  if (doc.body) {
+    const start = doc.createElement('span');
+    start.tabIndex = -1;
+    doc.body.prepend(start);
+    start.focus({ preventScroll: true });
+    start.remove();
+  }
   return list.length;
 }
 
-export function focusState(doc: Document): FocusState {
-  const win = doc.defaultView! as Window & { __pactumFocus?: { list: Element[]; before: string[]; look: (el: Element) => string } };
+/**
+ * Where focus is now (`recorded` false: one state), or where each recorded Tab press left it
+ * (`recorded` true: one state a press, the last being now), with selectors for the report.
+ */
+export function focusStates(doc: Document, recorded: boolean): FocusState[] {
+  const win = doc.defaultView! as Window & { __pactumFocus?: FocusMemo };
   const memo = win.__pactumFocus!;
-  let active: Element | null = doc.activeElement;
-  while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
-  if (!active || active === doc.body || active === doc.documentElement) return { index: -1, selector: 'body', html: '<body>', changed: true, look: '' };
-  let index = memo.list.indexOf(active);
-  if (index < 0) index = memo.list.findIndex((el) => el.contains(active));
+  const moments = recorded ? [...memo.recorded.slice(1), memo.moment()] : [memo.moment()];
   const esc = (s: string) => { const css = (win as unknown as { CSS?: { escape?(v: string): string } }).CSS; return css?.escape ? css.escape(s) : s; };
   const selectorOf = (el: Element): string => {
     const parts: string[] = [];
@@ -72,11 +114,16 @@ export function focusState(doc: Document): FocusState {
     }
     return parts.join(' > ');
   };
-  const html = active.outerHTML.length <= 200 ? active.outerHTML : active.outerHTML.slice(0, active.outerHTML.indexOf('>') + 1);
-  const style = win.getComputedStyle(active);
-  const look = `outline: ${style.outlineStyle} ${style.outlineWidth}; box-shadow: ${style.boxShadow}`;
-  const changed = index < 0 ? true : memo.look(memo.list[index]!) !== memo.before[index];
-  return { index, selector: selectorOf(active), html, changed, look };
+  return moments.map((m) => {
+    if (!m.el) return { index: -1, selector: 'body', html: '<body>', changed: true, look: '' };
+    const outer = m.el.outerHTML;
+    return { index: m.index, selector: selectorOf(m.el), html: outer.length <= 200 ? outer : outer.slice(0, outer.indexOf('>') + 1), changed: m.changed, look: m.look };
+  });
+}
+
+/** How many Tab presses the recorder saw since the snapshot (a page may stop the event before it). */
+export function recordedPresses(doc: Document): number {
+  return (doc.defaultView! as Window & { __pactumFocus?: FocusMemo }).__pactumFocus!.recorded.length;
 }
 
 /** Blurs whatever has focus and silences the page's media: the page waits, reused, for the next check. */
