@@ -29,7 +29,7 @@ import { originGuard } from './http/origin-guard.js';
 import { createAuditLog } from './mcp/audit.js';
 import { createUserState } from './auth/user-state.js';
 import { createPasswordThrottle } from './auth/throttle.js';
-import { guardSlowClients, serverTimeouts } from './http/slow-clients.js';
+import { drainUnreadBodies, guardSlowClients, serverTimeouts } from './http/slow-clients.js';
 import type { Services } from './services.js';
 
 import { databaseStartError, ensureDataDir, listenError, storageStartError, usesDataDir } from './ops/startup-checks.js';
@@ -87,6 +87,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   // average rate are bounded instead (http/slow-clients.ts).
   const server = createServer(serverTimeouts(config.http));
   guardSlowClients(server, config.http);
+  drainUnreadBodies(server);
   // Requests that arrive while the database is migrated and the store started wait for the app
   // (a client that polls /healthz during start-up gets its answer when it is ready, not never).
   const early: [IncomingMessage, ServerResponse][] = [];

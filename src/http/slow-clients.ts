@@ -8,7 +8,7 @@
  *     idle timer forever, but not this. The first window is grace for a slow start.
  * The rate is read from the socket's byte count, so watching never touches the body stream.
  */
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Config } from '../config.js';
 
 const hasBody = (req: IncomingMessage) => (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
@@ -45,5 +45,23 @@ export function guardSlowClients(server: Server, http: Config['http']) {
     timer.unref();
     const stop = () => clearInterval(timer);
     req.once('close', stop);
+  });
+}
+
+/**
+ * A request answered before its body was read to the end (a 409 for an upload another request
+ * holds, a 413) has the rest of its body discarded, as Node does for a handler that never read
+ * it. Without this, a body a handler had started to pipe somewhere stayed paused: the client's
+ * next request on that keep-alive connection was never parsed, and it waited until the rate
+ * guard cut the connection (transfer-aborts.test.ts). The slow-client limits above still apply
+ * while it drains.
+ */
+export function drainUnreadBodies(server: Server) {
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    res.once('finish', () => {
+      if (req.complete || req.destroyed) return;
+      req.unpipe();
+      req.resume();
+    });
   });
 }

@@ -10,6 +10,7 @@
  * throttled reader dropped mid-body five times, then the process is alive and serves the object.
  */
 import { spawnSync } from 'node:child_process';
+import { request } from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +20,7 @@ import { backendMode } from '../helpers/backends.js';
 import {
   bigObject, cutUpload, downloadDigest, droppedDownload, rangeDigest, stalledDownload, streamRequest, type Action, type BigObject,
 } from '../helpers/transfers.js';
-import { installEnv, newDataDir, prepareInstall, removeDir, spawnServer, type ChildServer } from '../reliability/support.js';
+import { installEnv, newDataDir, poolPerProcess, prepareInstall, removeDir, spawnServer, type ChildServer } from '../reliability/support.js';
 
 const MiB = 1 << 20;
 const GIT_LFS = 'application/vnd.git-lfs+json';
@@ -202,6 +203,40 @@ describe('transfers a client abandons (in process)', () => {
       await sleep(250);
     }
     expect(finished.status, finished.text).toBe(204);
+    await client.expectIntact(o);
+  });
+
+  // A body small enough to sit whole in the sockets' buffers: the client then counts the request
+  // as sent and reuses the connection, which hung for a minute while the server held the unread
+  // rest (the SIGKILL test of faults.test.ts met it on a quick machine).
+  it('answers a PATCH refused while another request appends 409 at once, and its connection serves the next requests', async () => {
+    const o = bigObject(8 * MiB);
+    const bytes = Buffer.concat([...o.chunks()]);
+    const upload = (await client.batch('upload', o, ['tus'])).objects[0]!.actions!.upload!;
+    const tusHeaders = (offset: number) => ({ 'tus-resumable': '1.0.0', 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' });
+    // The holder: 1 MiB of its 8, then a pause, while another request tries to append.
+    const u = new URL(upload.href);
+    const holder = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'PATCH', agent: false, headers: { ...upload.header, ...tusHeaders(0), 'content-length': String(o.size) } });
+    const holderDone = new Promise<number>((resolve, reject) => {
+      holder.on('response', (res) => { res.resume(); res.on('end', () => resolve(res.statusCode!)); });
+      holder.on('error', reject);
+    });
+    holder.write(bytes.subarray(0, MiB));
+    await sleep(500);
+    // A client that keeps its connections (undici's Agent, as git-lfs does); with the unread rest
+    // held, the requests below waited for the rate guard to cut the connection (a minute).
+    const { fetch, renew } = poolPerProcess();
+    const refused = await fetch(upload.href, { method: 'PATCH', headers: { ...upload.header, ...tusHeaders(0) }, body: new Uint8Array(bytes.subarray(0, MiB / 2)) });
+    const text = await refused.text();
+    expect({ status: refused.status, text }).toMatchObject({ status: 409, text: expect.stringContaining('Another request is appending') });
+    // The same client goes on at once: its next requests must not queue behind the refused body.
+    for (let i = 0; i < 3; i++) expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
+    const retry = await fetch(upload.href, { method: 'PATCH', headers: { ...upload.header, ...tusHeaders(0) }, body: new Uint8Array(bytes.subarray(0, MiB / 2)) });
+    expect(retry.status).toBe(409);
+    await retry.body?.cancel();
+    renew();
+    holder.end(bytes.subarray(MiB));
+    expect(await holderDone).toBe(204);
     await client.expectIntact(o);
   });
 
