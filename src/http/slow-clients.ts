@@ -53,8 +53,10 @@ export function guardSlowClients(server: Server, http: Config['http']) {
  * holds, a 413) has the rest of its body discarded, as Node does for a handler that never read
  * it. Without this, a body a handler had started to pipe somewhere stayed paused: the client's
  * next request on that keep-alive connection was never parsed, and it waited until the rate
- * guard cut the connection (transfer-aborts.test.ts). The slow-client limits above still apply
- * while it drains.
+ * guard cut the connection (transfer-aborts.test.ts). This is the case of a rest that had already
+ * arrived; a body still arriving when the answer goes out gets `Connection: close` from Node and
+ * its connection ends (measured: a refused 64 MiB PATCH was cut after ~4 MiB), so a refused
+ * multi-GiB upload is not read to its end. The slow-client limits above still apply.
  */
 export function drainUnreadBodies(server: Server) {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
