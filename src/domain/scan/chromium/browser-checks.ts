@@ -48,9 +48,15 @@ async function tabThrough(page: Page, presses: number): Promise<FocusState[]> {
   const seen: FocusState[] = [];
   for (let i = 0; i < presses; i++) {
     await page.keyboard.press('Tab');
-    seen.push(...(await evaluate(page, focusStates, false)));
+    seen.push(await focusNow(page));
   }
   return seen;
+}
+
+/** Where focus is now. */
+async function focusNow(page: Page): Promise<FocusState> {
+  const [state] = await evaluate(page, focusStates, false);
+  return state!;
 }
 
 /** The Tab key as Chromium's input layer takes it (what Playwright's keyboard sends for it). */
@@ -101,8 +107,7 @@ async function trapOf(page: Page, seen: readonly FocusState[], count: number): P
     let left = false;
     for (const key of keys) {
       await page.keyboard.press(key);
-      const [state] = await evaluate(page, focusStates, false);
-      if (state && !loop.has(state.index)) left = true;
+      if (!loop.has((await focusNow(page)).index)) left = true;
     }
     escapes.push(`${keys[0]} ${left ? 'left it' : 'did not leave it'}`);
     if (left) return null;

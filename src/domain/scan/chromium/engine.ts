@@ -25,7 +25,7 @@ import { DESKTOP, keyboardChecks, layoutChecks, playbackCheck, quietPage } from 
 import { fetchSubresource } from './subresources.js';
 
 /** What playwright-core enables itself (CDP screenshots; no account lookup at Google on start). */
-export const PLAYWRIGHT_ENABLED_FEATURES = ['CDPScreenshotNewSurface', 'SkipListAccountsWithoutGaiaCookies'] as const;
+const PLAYWRIGHT_ENABLED_FEATURES = ['CDPScreenshotNewSurface', 'SkipListAccountsWithoutGaiaCookies'] as const;
 
 /**
  * The flags the issue asks for; then audio that plays but is silent, WebRTC kept off the network,
