@@ -93,13 +93,14 @@ function kindOf(pid: number, root: number): string {
   }
 }
 
-interface Memory { rss: number; pss: number; processes: number; byKind: Map<string, number> }
+interface Memory { rss: number; pss: number; processes: number; byKind: Map<string, number>; countByKind: Map<string, number> }
 
 function memory(pids: number[]): Memory {
   let rss = 0;
   let pss = 0;
   let processes = 0;
   const byKind = new Map<string, number>();
+  const countByKind = new Map<string, number>();
   for (const pid of pids) {
     try {
       const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
@@ -109,16 +110,20 @@ function memory(pids: number[]): Memory {
       processes++;
       const kind = kindOf(pid, pids[0]!);
       byKind.set(kind, (byKind.get(kind) ?? 0) + own);
+      countByKind.set(kind, (countByKind.get(kind) ?? 0) + 1);
     } catch {
       // gone meanwhile
     }
   }
-  return { rss, pss, processes, byKind };
+  return { rss, pss, processes, byKind, countByKind };
 }
 
 /** "server 180 MB, browser 150 MB, renderer ×2 260 MB, …": where the peak's PSS was. */
 function breakdown(m: Memory): string {
-  return [...m.byKind].sort((a, b) => b[1] - a[1]).map(([kind, bytes]) => `${kind} ${mb(bytes)}`).join(', ');
+  return [...m.byKind].sort((a, b) => b[1] - a[1]).map(([kind, bytes]) => {
+    const n = m.countByKind.get(kind) ?? 1;
+    return `${kind}${n > 1 ? ` ×${n}` : ''} ${mb(bytes)}`;
+  }).join(', ');
 }
 
 /** What the bench reads of the tools' answers (the specs define them in full). */
