@@ -128,7 +128,8 @@ export class CdpSession {
   }
 
   send<T = CdpParams>(method: string, params: CdpParams = {}): Promise<T> {
-    if (this.gone) return Promise.reject(new CdpError(`${method}: the target is gone`));
+    // After the browser went, its reason; after only this target went, that.
+    if (this.gone && !this.connection.closed) return Promise.reject(new CdpError(`${method}: the target is gone`));
     return this.connection.send(method, params, this.id) as Promise<T>;
   }
 
