@@ -52,6 +52,8 @@ export const CHROMIUM_FLAGS = [
     'AvoidUnnecessaryBeforeUnloadCheckSync', 'DestroyProfileOnBrowserClose', 'HttpsUpgrades', 'HttpsFirstBalancedModeAutoEnable',
     'LensOverlay', 'MediaRouter', 'PaintHolding', 'ThirdPartyStoragePartitioning', 'AvoidCorsURLLoaderRestartOnRedirect',
     'OptimizationHints', 'NetworkTimeServiceQuerying', 'AimEnabled', 'PreconnectToSearch',
+    // Chromium 156 preloads its WebUI omnibox popup in every context: a renderer of its own (~30 MB).
+    'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup',
   ].join(',')}`,
   '--enable-features=NetworkServiceInProcess2,SkipListAccountsWithoutGaiaCookies',
   '--autoplay-policy=no-user-gesture-required', '--mute-audio',
