@@ -53,6 +53,11 @@ describe("the engine's Chromium", () => {
     expect(err.message).toContain('Missing X server or $DISPLAY');
   });
 
+  it('that is not there is reported as such, not waited for', async () => {
+    const err = await launchFailure(join(dir, 'no-such-browser'));
+    expect(err.message).toMatch(/could not be started: .*ENOENT/);
+  });
+
   it('that never answers is given up on after the launch timeout, and stopped', async () => {
     const pidFile = join(dir, 'pid');
     const err = await launchFailure(standIn('silent.sh', `echo $$ > '${pidFile}'\nexec sleep 60`), 1000);

@@ -165,14 +165,21 @@ export async function launchBrowser(options: { executablePath: string; args: rea
   };
   // The server's exit takes the browser with it.
   process.once('exit', killGroup);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => {
-    process.off('exit', killGroup);
-    connection.close(new CdpError('The browser exited'));
-    killGroup(); // its helpers, if the browser went alone
-    rmSync(userDataDir, { recursive: true, force: true });
-    resolve();
-  }));
-  child.once('error', (err) => connection.close(new CdpError(err.message)));
+  // 'exit' once it ran; 'error' alone when it could not be started at all (not found, not executable).
+  const exited = new Promise<void>((resolve) => {
+    const gone = (err?: Error) => {
+      child.off('exit', onExit);
+      child.off('error', gone);
+      process.off('exit', killGroup);
+      connection.close(new CdpError(err ? `could not be started: ${err.message}` : 'The browser exited'));
+      killGroup(); // its helpers, if the browser went alone
+      rmSync(userDataDir, { recursive: true, force: true });
+      resolve();
+    };
+    const onExit = () => gone();
+    child.once('exit', onExit);
+    child.once('error', gone);
+  });
 
   try {
     await withTimeout(connection.browser.send('Browser.getVersion'), options.timeoutMs, 'did not answer');
@@ -182,7 +189,7 @@ export async function launchBrowser(options: { executablePath: string; args: rea
     killGroup();
     await exited;
     const why = stderr.trim().split('\n').filter(Boolean).at(-1);
-    throw new Error(`${(err as Error).message}${why ? ` (${why})` : ''}`);
+    throw new Error(`${(err as Error).message}${why ? ` (${why})` : ''}`, { cause: err });
   }
 
   /**
@@ -312,7 +319,7 @@ function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> 
     const timer = setTimeout(() => reject(new CdpError(`Chromium ${what} within ${Math.round(ms / 1000)} s`)), ms);
     work.then(
       (v) => { clearTimeout(timer); resolve(v); },
-      (err: unknown) => { clearTimeout(timer); reject(err as Error); },
+      (err: unknown) => { clearTimeout(timer); reject(err); },
     );
   });
 }
