@@ -28,6 +28,7 @@ import { connectionStore } from './db/connections.js';
 import { originGuard } from './http/origin-guard.js';
 import { createAuditLog } from './mcp/audit.js';
 import { createUserState } from './auth/user-state.js';
+import { createPointReads } from './db/point-reads.js';
 import { createPasswordThrottle } from './auth/throttle.js';
 import { drainUnreadBodies, guardSlowClients, serverTimeouts } from './http/slow-clients.js';
 import type { Services } from './services.js';
@@ -52,6 +53,7 @@ export interface StartOptions {
 
 export async function createServices(config: Config, log: Logger): Promise<Services> {
   const db = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const reads = createPointReads(db);
   const secrets = createSecretBox(config);
   const backend = await openBackend(config, log);
   const leased = withUploadLeases(backend.store, db, config.lfs.uploadLeaseSeconds);
@@ -66,7 +68,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     secrets,
     connections: connectionStore(db, secrets, { allowPrivateNetworks: config.outboundAllowPrivateNetworks }),
     audit: createAuditLog(db),
-    users: createUserState(db),
+    reads,
+    users: createUserState(reads),
     passwords,
     objects: { store, backend, leased, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), basic: basicAuth(db, passwords) },
     scans: createScanRunner({ db, config, log, onCompleted: (scan) => afterScan(services, scan) }),
@@ -132,6 +135,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     abandon();
     await services.scans.stop().catch(() => {});
     services.objects.backend.close();
+    services.reads.close();
     await services.db.destroy();
     throw err;
   }
@@ -176,6 +180,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       await services.scans.stop();
       await services.audit.flush();
       services.objects.backend.close();
+      services.reads.close();
       await services.db.destroy();
     })());
 

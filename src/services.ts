@@ -5,6 +5,7 @@
  */
 import type { Config } from './config.js';
 import type { Db } from './db/knex.js';
+import type { PointReads } from './db/point-reads.js';
 import type { Logger } from './log.js';
 import type { TokenService } from './auth/jwt.js';
 import type { SecretBox } from './auth/secret-box.js';
@@ -28,6 +29,8 @@ export interface Services {
   secrets: SecretBox;
   connections: ConnectionStore;
   audit: AuditLog;
+  /** Rows read by primary key on every request (SQLite: a read-only connection outside knex). */
+  reads: PointReads;
   users: UserState;
   /** Back-off for failed password checks (sign-in and HTTP Basic). */
   passwords: PasswordThrottle;

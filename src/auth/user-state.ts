@@ -1,11 +1,11 @@
 /**
  * The current state of a token's user and the existence of a token's org, read on every
  * authenticated request. There is no time-to-live: a user's row is one primary-key lookup (a few
- * microseconds on SQLite's cached statement, one round trip on PostgreSQL), so a demotion,
+ * microseconds on SQLite's read connection, db/point-reads.ts; one round trip on PostgreSQL), so a demotion,
  * deactivation or deletion made by any instance or by the CLI counts at the very next request.
  * Orgs are never deleted, so an org once seen is remembered; an unknown one is asked again.
  */
-import type { Db } from '../db/knex.js';
+import type { PointReads } from '../db/point-reads.js';
 import type { Role } from './permissions.js';
 
 export interface UserSnapshot {
@@ -20,17 +20,17 @@ export interface UserSnapshot {
 /** Ids are short and printable; anything else names nothing (and PostgreSQL refuses a NUL). */
 const plausibleId = (id: string) => id.length <= 64 && [...id].every((c) => c.charCodeAt(0) >= 0x20);
 
-export function createUserState(db: Db) {
+export function createUserState(reads: PointReads) {
   const knownOrgs = new Set<string>();
   return {
     async get(userId: string): Promise<UserSnapshot | undefined> {
       if (!plausibleId(userId)) return undefined;
-      return db<UserSnapshot>('users').where({ id: userId }).first('id', 'org_id', 'username', 'role', 'active', 'credential_version');
+      return reads.user(userId) as Promise<UserSnapshot | undefined>;
     },
     async orgExists(orgId: string): Promise<boolean> {
       if (knownOrgs.has(orgId)) return true;
       if (!plausibleId(orgId)) return false;
-      const row = await db<{ id: string }>('orgs').where({ id: orgId }).first('id');
+      const row = await reads.org(orgId);
       if (!row) return false;
       if (knownOrgs.size >= 100_000) knownOrgs.clear();
       knownOrgs.add(orgId);

@@ -17,9 +17,9 @@ export const orgTools: Pick<ToolHandlers, 'dashboard_create_org' | 'dashboard_ge
   },
 
   async dashboard_get_org({ targetOrgId }, { caller, services }) {
-    const org = await findOrgById(services.db, targetOrg(caller, targetOrgId));
-    if (!org) throw new ToolFailure('not_found', `No organization ${targetOrgId}`);
-    return org;
+    const row = await services.reads.org(targetOrg(caller, targetOrgId));
+    if (!row) throw new ToolFailure('not_found', `No organization ${targetOrgId}`);
+    return toOrg(row);
   },
 
   async dashboard_list_orgs({ query, limit, cursor }, { caller, services }) {
