@@ -32,7 +32,7 @@ async function open(kind: 'sqlite' | 'postgres'): Promise<{ db: Db; other: Db; r
   return { db, other: openDb({ databaseUrl, dataDir }), reads: createPointReads(db) };
 }
 
-const kinds = ['sqlite', ...(backendMode === 'embedded' ? [] : ['postgres'])] as const;
+const kinds: ('sqlite' | 'postgres')[] = ['sqlite', ...(backendMode === 'embedded' ? [] : ['postgres' as const])];
 
 describe.each(kinds)('point reads on %s', (kind) => {
   it('read a user and an org by id, and nothing for an unknown id', async () => {
