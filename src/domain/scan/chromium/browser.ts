@@ -301,12 +301,12 @@ function pausedRequest(session: CdpSession, page: Page, e: CdpParams): PausedReq
     isPageDocument: e.resourceType === 'Document' && e.frameId === page.targetId,
     page,
     async fulfill({ status, headers, body }) {
-      await session.send('Fetch.fulfillRequest', {
-        requestId,
-        responseCode: status,
-        responseHeaders: Object.entries(headers).map(([name, value]) => ({ name, value })),
-        body: (typeof body === 'string' ? Buffer.from(body) : body).toString('base64'),
-      });
+      const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+      // The length is always stated, and always the body's own (an origin's may be that of the
+      // encoded body undici decoded).
+      const responseHeaders = Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'content-length').map(([name, value]) => ({ name, value }));
+      responseHeaders.push({ name: 'content-length', value: String(bytes.length) });
+      await session.send('Fetch.fulfillRequest', { requestId, responseCode: status, responseHeaders, body: bytes.toString('base64') });
     },
     async fail(reason) {
       await session.send('Fetch.failRequest', { requestId, errorReason: reason });

@@ -52,8 +52,6 @@ export const CHROMIUM_FLAGS = [
     'AvoidUnnecessaryBeforeUnloadCheckSync', 'DestroyProfileOnBrowserClose', 'HttpsUpgrades', 'HttpsFirstBalancedModeAutoEnable',
     'LensOverlay', 'MediaRouter', 'PaintHolding', 'ThirdPartyStoragePartitioning', 'AvoidCorsURLLoaderRestartOnRedirect',
     'OptimizationHints', 'NetworkTimeServiceQuerying', 'AimEnabled', 'PreconnectToSearch',
-    // Chromium 156 preloads its WebUI omnibox popup in every context: a renderer of its own (~30 MB).
-    'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup',
   ].join(',')}`,
   '--enable-features=NetworkServiceInProcess2,SkipListAccountsWithoutGaiaCookies',
   '--autoplay-policy=no-user-gesture-required', '--mute-audio',
@@ -202,13 +200,15 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
       return made;
     }
 
-    async function attempt(input: PageToCheck, signal: AbortSignal | undefined, lost: { page: Page | null }, context_: BrowserContext): Promise<CheckedPage> {
+    async function attempt(input: PageToCheck, signal: AbortSignal | undefined, lost: InFlight, context_: BrowserContext): Promise<CheckedPage> {
+      lost.stage = 'opening a page';
       const page = idle.pop() ?? (await newPage(context_));
       lost.page = page;
       documents.set(input.url, input.html);
       try {
+        lost.stage = 'loading';
         await page.goto(input.url);
-        const checked = await inspect(page, input);
+        const checked = await inspect(page, input, lost);
         lost.page = null;
         if (!sessionClosed) idle.push(page);
         else await page.close().catch(() => undefined);
@@ -225,11 +225,11 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
       try {
         for (let tries = 1; ; tries++) {
           const started = generation;
-          const lost: { page: Page | null } = { page: null };
+          const lost: InFlight = { page: null, stage: 'waiting' };
           try {
             // Starting the browser (its own launch timeout) is not the page's time: the deadline is the page's.
             const context_ = await context();
-            return await deadline(attempt(input, signal, lost, context_), options.pageTimeoutMs, signal, () => {
+            return await deadline(attempt(input, signal, lost, context_), options.pageTimeoutMs, signal, () => lost.stage, () => {
               // A page past its deadline is closed (its renderer may be stuck in a script): never reused.
               void lost.page?.close();
             });
@@ -287,8 +287,12 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
 /** A page of the scan's context; its dialogs are dismissed (alert() must not stall the check). */
 const newPage = (context: BrowserContext): Promise<Page> => context.newPage();
 
+/** A page being checked, and where it is: what a deadline closes and what its message names. */
+interface InFlight { page: Page | null; stage: string }
+
 /** axe, the DOM survey and the checks beyond axe, on a loaded page. */
-async function inspect(page: Page, input: PageToCheck): Promise<CheckedPage> {
+async function inspect(page: Page, input: PageToCheck, progress: InFlight): Promise<CheckedPage> {
+  progress.stage = 'running axe-core';
   const options = axeRunOptions(input.standard, 'browser');
   // Only what the report uses crosses CDP: axe's passes and inapplicable lists are most of its answer.
   const results = await page.evaluate<Pick<axe.AxeResults, 'violations' | 'incomplete'>>(
@@ -296,6 +300,7 @@ async function inspect(page: Page, input: PageToCheck): Promise<CheckedPage> {
   );
   const axeIssues = [...issuesOf(results.violations, 'error'), ...issuesOf(results.incomplete, 'warning')];
   const notEvaluated: NotEvaluated[] = erroredRules([...results.violations, ...results.incomplete], 'check failed');
+  progress.stage = 'surveying the DOM';
   const survey = await page.evaluate<Survey>(pageCall(surveyDom, SURVEY_LIMITS));
   const dom = domFindings(survey);
   notEvaluated.push(...dom.failures);
@@ -309,8 +314,11 @@ async function inspect(page: Page, input: PageToCheck): Promise<CheckedPage> {
       for (const id of ids) if (wanted.has(id)) notEvaluated.push(checkFailed(id, err));
     }
   };
+  progress.stage = 'checking playback';
   await run(['pactum-autoplay-audio'], () => playbackCheck(page));
+  progress.stage = 'tabbing through it';
   await run(['pactum-keyboard-trap', 'pactum-focus-visible'], () => keyboardChecks(page, wanted));
+  progress.stage = 'laying it out at other sizes';
   await run(['pactum-reflow'], () => layoutChecks(page));
   await quietPage(page).catch(() => undefined);
   return {
@@ -323,11 +331,11 @@ async function inspect(page: Page, input: PageToCheck): Promise<CheckedPage> {
 }
 
 /** Runs `work` under a deadline; past it `onTimeout` runs and the check fails as timed out. */
-function deadline<T>(work: Promise<T>, ms: number, signal: AbortSignal | undefined, onTimeout: () => void): Promise<T> {
+function deadline<T>(work: Promise<T>, ms: number, signal: AbortSignal | undefined, stage: () => string, onTimeout: () => void): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
       onTimeout();
-      reject(new CheckError('timeout', `The page did not finish loading and being checked within ${Math.round(ms / 1000)} s (SCAN_PAGE_TIMEOUT_SECONDS): a script that never ends, a resource that never arrives, or a page too large; it was stopped and not checked.`));
+      reject(new CheckError('timeout', `The page did not finish loading and being checked within ${Math.round(ms / 1000)} s (SCAN_PAGE_TIMEOUT_SECONDS): a script that never ends, a resource that never arrives, or a page too large; it was stopped while ${stage()} and not checked.`));
     }, ms);
     const onAbort = () => { clearTimeout(timer); reject(signal!.reason); };
     signal?.addEventListener('abort', onAbort, { once: true });
