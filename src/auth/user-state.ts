@@ -5,17 +5,9 @@
  * deactivation or deletion made by any instance or by the CLI counts at the very next request.
  * Orgs are never deleted, so an org once seen is remembered; an unknown one is asked again.
  */
-import type { PointReads } from '../db/point-reads.js';
-import type { Role } from './permissions.js';
+import type { PointReads, UserRowSnapshot } from '../db/point-reads.js';
 
-export interface UserSnapshot {
-  id: string;
-  org_id: string;
-  username: string;
-  role: Role;
-  active: boolean | 0 | 1;
-  credential_version: number;
-}
+export type UserSnapshot = UserRowSnapshot;
 
 /** Ids are short and printable; anything else names nothing (and PostgreSQL refuses a NUL). */
 const plausibleId = (id: string) => id.length <= 64 && [...id].every((c) => c.charCodeAt(0) >= 0x20);
@@ -25,7 +17,7 @@ export function createUserState(reads: PointReads) {
   return {
     async get(userId: string): Promise<UserSnapshot | undefined> {
       if (!plausibleId(userId)) return undefined;
-      return reads.user(userId) as Promise<UserSnapshot | undefined>;
+      return reads.user(userId);
     },
     async orgExists(orgId: string): Promise<boolean> {
       if (knownOrgs.has(orgId)) return true;

@@ -10,26 +10,20 @@ import { createRequire } from 'node:module';
 import type { Db } from './knex.js';
 import { isPostgres } from './knex.js';
 import { sqliteDriverPackage } from './sqlite-driver.js';
+import type { OrgRow, UserRow } from './users.js';
 
-export interface UserRowSnapshot {
-  id: string;
-  org_id: string;
-  username: string;
-  role: string;
-  active: boolean | 0 | 1;
-  credential_version: number;
-}
+const USER_COLUMNS = ['id', 'org_id', 'username', 'role', 'active', 'credential_version'] as const;
+const ORG_COLUMNS = ['id', 'name', 'slug', 'created_at', 'updated_at'] as const;
 
-export interface OrgRowSnapshot { id: string; name: string; slug: string; created_at: string; updated_at: string }
+/** What auth needs of a user: never the password hash. */
+export type UserRowSnapshot = Pick<UserRow, (typeof USER_COLUMNS)[number]>;
+export type OrgRowSnapshot = Pick<OrgRow, (typeof ORG_COLUMNS)[number]>;
 
 export interface PointReads {
   user(id: string): Promise<UserRowSnapshot | undefined>;
   org(id: string): Promise<OrgRowSnapshot | undefined>;
   close(): void;
 }
-
-const USER_COLUMNS = ['id', 'org_id', 'username', 'role', 'active', 'credential_version'] as const;
-const ORG_COLUMNS = ['id', 'name', 'slug', 'created_at', 'updated_at'] as const;
 
 interface Statement { get(...params: unknown[]): unknown }
 interface Connection { prepare(sql: string): Statement; pragma(s: string): unknown; close(): void }
