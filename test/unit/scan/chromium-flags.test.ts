@@ -1,43 +1,68 @@
 /**
- * Chromium keeps the last of a repeated switch, and Playwright passes its own --enable-features
- * before the engine's flags: the engine's list must carry Playwright's features too, or they are
- * switched off. A stand-in browser that records its command line shows what Playwright passes.
+ * How the engine starts Chromium, seen through stand-in browsers (shell scripts) that record their
+ * command line, fail to start, or never answer: the flags the issue asks for reach the browser, each
+ * launch gets a fresh profile that is removed afterwards, and a browser that cannot start is
+ * reported with its own last words instead of being waited for.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../../../src/domain/scan/chromium/browser.js';
 import { CHROMIUM_FLAGS } from '../../../src/domain/scan/chromium/engine.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pactum-flags-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function commandLine(args: readonly string[]): Promise<string[]> {
-  const out = join(dir, 'argv');
-  const browser = join(dir, 'browser.sh');
-  writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$@" > '${out}'\nexit 1\n`);
-  chmodSync(browser, 0o755);
-  await chromium.launch({ executablePath: browser, args: [...args], timeout: 10_000 }).then((b) => b.close(), () => undefined);
-  return readFileSync(out, 'utf8').trim().split('\n');
+function standIn(name: string, body: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, `#!/bin/sh\n${body}\n`);
+  chmodSync(path, 0o755);
+  return path;
 }
 
-const features = (argv: string[]) => argv.filter((a) => a.startsWith('--enable-features=')).map((a) => a.slice('--enable-features='.length).split(','));
+async function launchFailure(executablePath: string, timeoutMs = 10_000): Promise<Error> {
+  return launchBrowser({ executablePath, args: CHROMIUM_FLAGS, timeoutMs }).then(
+    async (b) => {
+      await b.close();
+      throw new Error('the stand-in started');
+    },
+    (err: unknown) => err as Error,
+  );
+}
 
-describe("the engine's Chromium flags", () => {
-  it("come last, and their --enable-features keeps every feature Playwright enables", async () => {
-    const argv = await commandLine(CHROMIUM_FLAGS);
-    const lists = features(argv);
-    expect(lists.length).toBeGreaterThanOrEqual(2);
-    const ours = lists.at(-1)!;
-    expect(ours).toContain('NetworkServiceInProcess2');
-    for (const feature of lists.slice(0, -1).flat()) expect(ours, `Playwright's ${feature}`).toContain(feature);
-    expect(argv.indexOf('--js-flags=--max-semi-space-size=1')).toBeGreaterThan(argv.findIndex((a) => a.startsWith('--enable-features=')));
+describe("the engine's Chromium", () => {
+  it('gets the flags the issue asks for, a fresh profile of its own, and the DevTools pipe', async () => {
+    const out = join(dir, 'argv');
+    await launchFailure(standIn('record.sh', `printf '%s\\n' "$@" > '${out}'\nexit 1`));
+    const argv = readFileSync(out, 'utf8').trim().split('\n');
+    for (const flag of ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']) {
+      expect(argv).toContain(flag);
+    }
+    expect(argv).toContain('--remote-debugging-pipe');
+    const profile = argv.find((a) => a.startsWith('--user-data-dir='))!.slice('--user-data-dir='.length);
+    expect(profile.startsWith(tmpdir())).toBe(true);
+    expect(existsSync(profile), 'the profile is removed once the browser has gone').toBe(false);
+    // One list each: Chromium keeps only the last of a repeated --enable-features or --disable-features.
+    expect(argv.filter((a) => a.startsWith('--enable-features='))).toEqual(['--enable-features=NetworkServiceInProcess2,SkipListAccountsWithoutGaiaCookies']);
+    expect(argv.filter((a) => a.startsWith('--disable-features='))).toHaveLength(1);
   });
 
-  it('(control) the stand-in shows Playwright enabling features of its own', async () => {
-    const lists = features(await commandLine([]));
-    expect(lists).toHaveLength(1);
-    expect(lists[0]!.filter(Boolean).length).toBeGreaterThan(0);
+  it('that cannot start is reported with the last line it printed', async () => {
+    const err = await launchFailure(standIn('broken.sh', `echo 'starting' >&2\necho 'Missing X server or $DISPLAY' >&2\nexit 1`));
+    expect(err.message).toContain('Missing X server or $DISPLAY');
+  });
+
+  it('that is not there is reported as such, not waited for', async () => {
+    const err = await launchFailure(join(dir, 'no-such-browser'));
+    expect(err.message).toMatch(/could not be started: .*ENOENT/);
+  });
+
+  it('that never answers is given up on after the launch timeout, and stopped', async () => {
+    const pidFile = join(dir, 'pid');
+    const err = await launchFailure(standIn('silent.sh', `echo $$ > '${pidFile}'\nexec sleep 60`), 1000);
+    expect(err.message).toMatch(/did not answer within 1 s/);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    expect(() => process.kill(pid, 0), 'the stand-in was killed').toThrow();
   });
 });

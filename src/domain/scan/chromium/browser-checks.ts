@@ -1,11 +1,11 @@
 /**
- * The browser-only checks beyond axe, driven from Node through Playwright: Tab through the page
+ * The browser-only checks beyond axe, driven from Node over CDP (browser.ts): Tab through the page
  * (keyboard trap 2.1.2, focus visible 2.4.7), look at what plays (1.4.2), and lay the page out at
  * 320 CSS px and at 200% zoom (1.4.10, 1.4.4).
  */
-import type { CDPSession, Page } from 'playwright-core';
 import type { CheckId, RawFinding } from '../checks/catalogue.js';
 import { pageCall } from '../checks/page-functions.js';
+import type { Page } from './browser.js';
 import { focusSnapshot, focusStates, layoutProbe, recordedPresses, playbackProbe, quiet, type FocusState, type LayoutProbe, type PlaybackProbe } from './probes.js';
 
 /** Tabbable elements followed; a page with more is checked on its first ones. */
@@ -41,13 +41,12 @@ export async function keyboardChecks(page: Page, wanted: ReadonlySet<CheckId>): 
  * A page that stops keydown before the recorder sees it gets the slow way: an evaluate a press.
  */
 async function tabThrough(page: Page, presses: number): Promise<FocusState[]> {
-  const cdp = await sessionOf(page);
-  for (let i = 0; i < presses; i++) await Promise.all([cdp.send('Input.dispatchKeyEvent', { type: 'rawKeyDown', ...TAB }), cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', ...TAB })]);
+  for (let i = 0; i < presses; i++) await page.press('Tab');
   if ((await evaluate(page, recordedPresses)) === presses) return evaluate(page, focusStates, true);
   await evaluate(page, focusSnapshot, MAX_TABBABLES);
   const seen: FocusState[] = [];
   for (let i = 0; i < presses; i++) {
-    await page.keyboard.press('Tab');
+    await page.press('Tab');
     seen.push(await focusNow(page));
   }
   return seen;
@@ -57,21 +56,6 @@ async function tabThrough(page: Page, presses: number): Promise<FocusState[]> {
 async function focusNow(page: Page): Promise<FocusState> {
   const [state] = await evaluate(page, focusStates, false);
   return state!;
-}
-
-/** The Tab key as Chromium's input layer takes it (what Playwright's keyboard sends for it). */
-const TAB = { key: 'Tab', code: 'Tab', windowsVirtualKeyCode: 9, nativeVirtualKeyCode: 9, modifiers: 0 } as const;
-
-/** A CDP session a page, opened on its first keyboard check and kept while the page lives. */
-const sessions = new WeakMap<Page, Promise<CDPSession>>();
-function sessionOf(page: Page): Promise<CDPSession> {
-  let session = sessions.get(page);
-  if (!session) {
-    session = page.context().newCDPSession(page);
-    session.catch(() => sessions.delete(page));
-    sessions.set(page, session);
-  }
-  return session;
 }
 
 function unseenFocus(seen: readonly FocusState[]): RawFinding[] {
@@ -103,10 +87,10 @@ async function trapOf(page: Page, seen: readonly FocusState[], count: number): P
   if (looping.length === 0 || reached >= count) return null;
   const loop = new Set(seen.filter((s) => s.index >= 0 && looping.includes(s.index)).map((s) => s.index));
   const escapes: string[] = [];
-  for (const keys of [['Shift+Tab', 'Shift+Tab', 'Shift+Tab'], ['Escape', 'Tab']]) {
+  for (const keys of [['Shift+Tab', 'Shift+Tab', 'Shift+Tab'], ['Escape', 'Tab']] as const) {
     let left = false;
     for (const key of keys) {
-      await page.keyboard.press(key);
+      await page.press(key);
       if (!loop.has((await focusNow(page)).index)) left = true;
     }
     escapes.push(`${keys[0]} ${left ? 'left it' : 'did not leave it'}`);
@@ -127,7 +111,7 @@ export async function playbackCheck(page: Page): Promise<RawFinding[]> {
   if (probe.media.length === 0) return [];
   // Autoplay starts once enough has loaded; give media that is about to start a moment.
   for (let waited = 0; probe.pending > 0 && waited < 1500; waited += 250) {
-    await page.waitForTimeout(250);
+    await new Promise((resolve) => setTimeout(resolve, 250));
     probe = await evaluate(page, playbackProbe);
   }
   return probe.media
@@ -143,7 +127,7 @@ export async function playbackCheck(page: Page): Promise<RawFinding[]> {
 export async function layoutChecks(page: Page): Promise<RawFinding[]> {
   const findings: RawFinding[] = [];
   try {
-    await page.setViewportSize({ width: 320, height: 640 });
+    await page.setViewport({ width: 320, height: 640 });
     const narrow: LayoutProbe = await evaluate(page, layoutProbe, 3);
     for (const wide of narrow.wide) {
       findings.push({
@@ -152,7 +136,7 @@ export async function layoutChecks(page: Page): Promise<RawFinding[]> {
         evidence: `viewport 320 CSS px: the document is ${narrow.documentWidth} px wide; ${wide.selector} is ${wide.detail}`,
       });
     }
-    await page.setViewportSize({ width: DESKTOP.width / 2, height: DESKTOP.height / 2 });
+    await page.setViewport({ width: DESKTOP.width / 2, height: DESKTOP.height / 2 });
     const zoomed: LayoutProbe = await evaluate(page, layoutProbe, 3);
     for (const cut of zoomed.clipped) {
       findings.push({
@@ -162,7 +146,7 @@ export async function layoutChecks(page: Page): Promise<RawFinding[]> {
       });
     }
   } finally {
-    await page.setViewportSize(DESKTOP);
+    await page.setViewport(DESKTOP);
   }
   return findings;
 }

@@ -1,6 +1,6 @@
 /**
  * The Chromium engine: axe-core and the checks beyond axe in headless Chromium (Debian's
- * /usr/bin/chromium, driven by playwright-core, which downloads no browser of its own).
+ * /usr/bin/chromium, driven over the DevTools protocol by browser.ts; nothing is downloaded).
  *
  * One browser per process, started on first use and started again if it dies; a browser context
  * per scan (its own cookies and storage); pages reused within a scan; at most `maxPages` pages
@@ -14,7 +14,6 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer, type Server, type Socket } from 'node:net';
 import { cpus } from 'node:os';
-import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { axeRunOptions, erroredRules, issuesOf } from '../axe-results.js';
 import { checkFailed, checksFor, issueOfFinding, withoutDuplicates, type CheckId, type RawFinding } from '../checks/catalogue.js';
 import { pageCall, surveyDom, type Survey } from '../checks/page-functions.js';
@@ -23,33 +22,44 @@ import { CheckError, type CheckSession, type PageToCheck, type ScanEngine } from
 import { FETCH_DEFAULTS, type FetchOptions } from '../fetch-page.js';
 import { uniqueByCode } from '../not-evaluated.js';
 import type { CheckedPage, Issue, NotEvaluated, StyleStats } from '../types.js';
+import { launchBrowser, type Browser, type BrowserContext, type Page, type PausedRequest } from './browser.js';
 import { DESKTOP, keyboardChecks, layoutChecks, playbackCheck, quietPage } from './browser-checks.js';
 import { fetchSubresource } from './subresources.js';
 
-/** What playwright-core enables itself (CDP screenshots; no account lookup at Google on start). */
-const PLAYWRIGHT_ENABLED_FEATURES = ['CDPScreenshotNewSurface', 'SkipListAccountsWithoutGaiaCookies'] as const;
-
 /**
- * The flags the issue asks for; then audio that plays but is silent, WebRTC kept off the network,
- * and memory: no back/forward cache (a reused page would keep every document it showed), the GPU
- * process folded into the browser, low-end-device mode (smaller caches), the network service
- * inside the browser process (one process fewer: about 34 MB of PSS), and renderers whose V8
- * young generation stays at 1 MB a semi-space (about 13 MB less over two renderers; their pages
- * are short-lived). Renderers are NOT shared (no --renderer-process-limit): a page stuck in a
- * script would stall every page in its process.
+ * The flags the issue asks for; the switches a test browser is started with to behave the same on
+ * every run (those Playwright passes on Linux, minus the popup-blocker exemption: a scan wants
+ * popups blocked), and the features it switches off for the same reason (no HTTPS upgrades of
+ * http pages, no paint holding, no calls home). Then audio that plays but is silent, WebRTC kept
+ * off the network, and memory: no back/forward cache (a reused page would keep every document it
+ * showed), the GPU process folded into the browser, low-end-device mode (smaller caches), the
+ * network service inside the browser process (one process fewer: about 34 MB of PSS), and
+ * renderers whose V8 young generation stays at 1 MB a semi-space (about 13 MB less over two
+ * renderers; their pages are short-lived). Renderers are NOT shared (no
+ * --renderer-process-limit): a page stuck in a script would stall every page in its process.
  */
 export const CHROMIUM_FLAGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--disable-field-trial-config', '--disable-background-timer-throttling', '--disable-backgrounding-occluded-windows',
+  '--disable-renderer-backgrounding', '--disable-breakpad', '--disable-component-extensions-with-background-pages',
+  '--no-default-browser-check', '--disable-default-apps', '--disable-dev-shm-usage', '--disable-extensions',
+  '--allow-pre-commit-input', '--disable-hang-monitor', '--disable-ipc-flooding-protection', '--disable-prompt-on-repost',
+  '--force-color-profile=srgb', '--metrics-recording-only', '--password-store=basic', '--use-mock-keychain',
+  '--no-service-autorun', '--disable-search-engine-choice-screen', '--hide-scrollbars',
+  '--blink-settings=primaryHoverType=2,availableHoverTypes=2,primaryPointerType=4,availablePointerTypes=4',
+  `--disable-features=${[
+    'AvoidUnnecessaryBeforeUnloadCheckSync', 'DestroyProfileOnBrowserClose', 'HttpsUpgrades', 'HttpsFirstBalancedModeAutoEnable',
+    'LensOverlay', 'MediaRouter', 'PaintHolding', 'ThirdPartyStoragePartitioning', 'AvoidCorsURLLoaderRestartOnRedirect',
+    'OptimizationHints', 'NetworkTimeServiceQuerying', 'AimEnabled', 'PreconnectToSearch',
+    // Chromium 156 preloads its WebUI omnibox popup in every context: a renderer of its own (~30 MB).
+    'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup',
+  ].join(',')}`,
+  '--enable-features=NetworkServiceInProcess2,SkipListAccountsWithoutGaiaCookies',
   '--autoplay-policy=no-user-gesture-required', '--mute-audio',
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--disable-back-forward-cache', '--in-process-gpu', '--enable-low-end-device-mode',
   '--js-flags=--max-semi-space-size=1',
-  // Chromium keeps the last of a repeated switch, and Playwright passes its own
-  // --enable-features before these, so its two features are repeated here (playwright-core
-  // 1.65's list: test/unit/scan/chromium-flags.test.ts checks it still is). --disable-features
-  // is left to Playwright alone.
-  `--enable-features=${['NetworkServiceInProcess2', ...PLAYWRIGHT_ENABLED_FEATURES].join(',')}`,
 ] as const;
 
 export interface ChromiumEngineOptions {
@@ -82,9 +92,8 @@ export interface ChromiumEngine extends ScanEngine {
 
 /**
  * axe-core's minified build, read as text by the first scan and run in every document of the
- * page; playwright-core is imported by the first scan too. Read, not imported: importing axe-core
- * would also run it in the server (+31 MB resident), and the minified file is less than half of
- * `axeCore.source` for every renderer to parse.
+ * page. Read, not imported: importing axe-core would also run it in the server (+31 MB resident),
+ * and the minified file is less than half of `axeCore.source` for every renderer to parse.
  */
 let axeInit: Promise<string> | null = null;
 const loadAxeInit = () =>
@@ -125,16 +134,13 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
       const mine = ++generation;
       const launching = (async () => {
         const { port } = await dropProxy();
-        const { chromium } = await import('playwright-core');
-        const launched = await chromium.launch({
+        const launched = await launchBrowser({
           executablePath: options.executablePath,
-          headless: true,
           args: [...CHROMIUM_FLAGS, `--proxy-server=http://127.0.0.1:${port}`, '--proxy-bypass-list=<-loopback>'],
-          handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
-          timeout: 60_000,
+          timeoutMs: 60_000,
         });
         stats.launches++;
-        launched.on('disconnected', () => {
+        launched.onDisconnected(() => {
           if (current?.generation === mine) current = null;
         });
         return launched;
@@ -156,33 +162,26 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
     const maxBytes = fetch.maxBytes ?? FETCH_DEFAULTS.maxBytes;
     /** Documents the session is about to show, by URL: the crawler fetched them already. */
     const documents = new Map<string, string>();
-    const requestsPerPage = new WeakMap<Page, number>();
     let ctx: { context: Promise<BrowserContext>; generation: number } | null = null;
     let idle: Page[] = [];
     let sessionClosed = false;
 
-    async function onRoute(route: Route): Promise<void> {
-      const request = route.request();
-      const url = request.url();
-      const frame = request.frame();
-      const page = frame.page();
-      if (request.isNavigationRequest() && frame === page.mainFrame()) {
+    async function onRequest(request: PausedRequest): Promise<void> {
+      const { url, method } = request;
+      if (request.isPageDocument) {
         const html = documents.get(url);
         // The page as the crawler fetched it; a navigation the page starts itself (a script, a meta refresh) is not followed.
-        return html === undefined ? route.abort('blockedbyclient') : route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html });
+        return html === undefined ? request.fail('BlockedByClient') : request.fulfill({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: html });
       }
-      const method = request.method();
-      if (method !== 'GET' && method !== 'HEAD') return route.abort('blockedbyclient'); // a scan only reads
-      const count = (requestsPerPage.get(page) ?? 0) + 1;
-      requestsPerPage.set(page, count);
-      if (count > maxSubresources) return route.abort('blockedbyclient');
-      const outcome = await fetchSubresource(url, request.headers(), { policy, userAgent, timeoutMs: SUBRESOURCE_TIMEOUT_MS, maxBytes, signal: fetch.signal });
+      if (method !== 'GET' && method !== 'HEAD') return request.fail('BlockedByClient'); // a scan only reads
+      if (request.page.countRequest() > maxSubresources) return request.fail('BlockedByClient');
+      const outcome = await fetchSubresource(url, request.headers, { policy, userAgent, timeoutMs: SUBRESOURCE_TIMEOUT_MS, maxBytes, signal: fetch.signal });
       if (!outcome.ok) {
         if (outcome.blocked) stats.blocked++;
-        return route.abort(outcome.blocked ? 'blockedbyclient' : 'failed').catch(() => undefined);
+        return request.fail(outcome.blocked ? 'BlockedByClient' : 'Failed').catch(() => undefined);
       }
       const { status, headers, body } = outcome.response;
-      await route.fulfill({ status, headers, body: method === 'HEAD' ? Buffer.alloc(0) : body }).catch(() => undefined);
+      await request.fulfill({ status, headers, body: method === 'HEAD' ? Buffer.alloc(0) : body }).catch(() => undefined);
     }
 
     async function context(): Promise<BrowserContext> {
@@ -190,11 +189,13 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
       if (ctx && ctx.generation === gen) return ctx.context;
       idle = [];
       const made = (async () => {
-        const context = await b.newContext({ viewport: DESKTOP, bypassCSP: true, serviceWorkers: 'block', acceptDownloads: false, userAgent: `${userAgent} Chromium` });
-        await context.route('**/*', (route) => onRoute(route).catch(() => route.abort('failed').catch(() => undefined)));
-        await context.routeWebSocket(/.*/, (ws) => ws.close());
-        await context.addInitScript({ content: await loadAxeInit() });
-        return context;
+        // CSP bypassed, so that axe-core runs on pages that forbid inline scripts; downloads refused.
+        return b.newContext({
+          viewport: DESKTOP,
+          userAgent: `${userAgent} Chromium`,
+          initScript: await loadAxeInit(),
+          onRequest: (request) => onRequest(request).catch(() => request.fail('Failed').catch(() => undefined)),
+        });
       })();
       ctx = { context: made, generation: gen };
       made.catch(() => { if (ctx?.context === made) ctx = null; });
@@ -207,9 +208,8 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
       lost.page = page;
       documents.set(input.url, input.html);
       try {
-        requestsPerPage.set(page, 0);
         lost.stage = 'loading';
-        await page.goto(input.url, { waitUntil: 'load', timeout: options.pageTimeoutMs });
+        await page.goto(input.url);
         const checked = await inspect(page, input, lost);
         lost.page = null;
         if (!sessionClosed) idle.push(page);
@@ -233,10 +233,10 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
             const context_ = await context();
             return await deadline(attempt(input, signal, lost, context_), options.pageTimeoutMs, signal, () => lost.stage, () => {
               // A page past its deadline is closed (its renderer may be stuck in a script): never reused.
-              void lost.page?.close({ runBeforeUnload: false }).catch(() => undefined);
+              void lost.page?.close();
             });
           } catch (err) {
-            if (lost.page) void lost.page.close({ runBeforeUnload: false }).catch(() => undefined);
+            if (lost.page) void lost.page.close();
             if (err instanceof CheckError || signal?.aborted) throw err;
             const browserDied = !current || current.generation !== started || !(await current.browser.catch(() => null))?.isConnected();
             if (browserDied && tries < 2) {
@@ -272,14 +272,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
     async browserPid() {
       if (!current) return null;
       const b = await current.browser.catch(() => null);
-      if (!b) return null;
-      const cdp = await b.newBrowserCDPSession();
-      try {
-        const info = (await cdp.send('SystemInfo.getProcessInfo')) as { processInfo: { type: string; id: number }[] };
-        return info.processInfo.find((p) => p.type === 'browser')?.id ?? null;
-      } finally {
-        await cdp.detach().catch(() => undefined);
-      }
+      return b?.pid ?? null;
     },
     async close() {
       closed = true;
@@ -293,11 +286,8 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
   };
 }
 
-async function newPage(context: BrowserContext): Promise<Page> {
-  const page = await context.newPage();
-  page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined)); // alert() must not stall the check
-  return page;
-}
+/** A page of the scan's context; its dialogs are dismissed (alert() must not stall the check). */
+const newPage = (context: BrowserContext): Promise<Page> => context.newPage();
 
 /** A page being checked, and where it is: what a deadline closes and what its message names. */
 interface InFlight { page: Page | null; stage: string }

@@ -1,0 +1,328 @@
+/**
+ * Headless Chromium driven over CDP (cdp.ts): a browser, its contexts (one per scan, each its own
+ * cookies and storage) and their pages. Only what the engine uses: intercept every request, run a
+ * script in every new document (axe-core), navigate and wait for load, evaluate, press keys, resize.
+ *
+ * Out-of-process frames are attached as they appear and set up like the page before they run
+ * (interception, the init script, dialogs), so a cross-site iframe neither escapes the address
+ * policy nor misses axe-core. A page's requests, its frames' included, reach one handler.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { CdpConnection, CdpError, type CdpParams, type CdpSession } from './cdp.js';
+
+export interface Viewport { width: number; height: number }
+
+/** A request the page made, held until the handler fulfils or fails it. */
+export interface PausedRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  /** The page's own document (not an iframe's, not a subresource). */
+  isPageDocument: boolean;
+  page: Page;
+  fulfill(response: { status: number; headers: Record<string, string>; body: Buffer | string }): Promise<void>;
+  fail(reason: 'BlockedByClient' | 'Failed'): Promise<void>;
+}
+
+export interface ContextOptions {
+  viewport: Viewport;
+  userAgent: string;
+  /** A script run in every document before the page's own. */
+  initScript: string;
+  onRequest(request: PausedRequest): Promise<void>;
+}
+
+export interface Browser {
+  readonly pid: number;
+  isConnected(): boolean;
+  onDisconnected(listener: () => void): void;
+  newContext(options: ContextOptions): Promise<BrowserContext>;
+  close(): Promise<void>;
+}
+
+export interface BrowserContext {
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** Keys the checks press, as Chromium's input layer takes them. */
+const KEYS = {
+  Tab: { key: 'Tab', code: 'Tab', windowsVirtualKeyCode: 9, nativeVirtualKeyCode: 9 },
+  Escape: { key: 'Escape', code: 'Escape', windowsVirtualKeyCode: 27, nativeVirtualKeyCode: 27 },
+  Shift: { key: 'Shift', code: 'ShiftLeft', windowsVirtualKeyCode: 16, nativeVirtualKeyCode: 16 },
+} as const;
+const SHIFT = 8;
+
+export type Key = 'Tab' | 'Shift+Tab' | 'Escape';
+
+export class Page {
+  private requests = 0;
+  /** The navigation being waited for, and loads that were seen before their wait began. */
+  private loading: { loaderId: string; done(err?: Error): void } | null = null;
+  private readonly loaded = new Set<string>();
+  private closed = false;
+
+  constructor(
+    readonly targetId: string,
+    private readonly session: CdpSession,
+    private readonly browserSession: CdpSession,
+  ) {
+    session.on('Page.lifecycleEvent', (e) => {
+      if (e.name !== 'load' || e.frameId !== targetId) return;
+      const loaderId = e.loaderId as string;
+      if (this.loading?.loaderId === loaderId) this.loading.done();
+      else this.loaded.add(loaderId);
+    });
+    session.onDetach(() => this.loading?.done(new CdpError('The page closed while loading')));
+  }
+
+  /** Subresource requests since the last navigation. */
+  countRequest(): number {
+    return ++this.requests;
+  }
+
+  /** Navigates and waits for the load event; rejects if the navigation fails or the page goes. */
+  async goto(url: string): Promise<void> {
+    this.requests = 0;
+    this.loaded.clear();
+    const { loaderId, errorText } = await this.session.send<{ loaderId?: string; errorText?: string }>('Page.navigate', { url });
+    if (errorText) throw new CdpError(`${errorText} at ${url}`);
+    if (!loaderId || this.loaded.has(loaderId)) return; // same-document navigation, or already loaded
+    await new Promise<void>((resolve, reject) => {
+      this.loading = {
+        loaderId,
+        done: (err) => {
+          this.loading = null;
+          if (err) reject(err);
+          else resolve();
+        },
+      };
+    });
+  }
+
+  /** The value of a JavaScript expression in the page (a promise is awaited); a thrown error rejects. */
+  async evaluate<T>(expression: string): Promise<T> {
+    const answer = await this.session.send<{ result: { value?: T }; exceptionDetails?: { text: string; exception?: { description?: string } } }>('Runtime.evaluate', {
+      expression, returnByValue: true, awaitPromise: true,
+    });
+    if (answer.exceptionDetails) {
+      const d = answer.exceptionDetails;
+      throw new Error(d.exception?.description?.split('\n')[0] ?? d.text);
+    }
+    return answer.result.value as T;
+  }
+
+  /** Key down and up together, the way a person's press arrives; each key's events in one round trip. */
+  async press(key: Key): Promise<void> {
+    const shifted = key === 'Shift+Tab';
+    const main = KEYS[shifted ? 'Tab' : key];
+    const modifiers = shifted ? SHIFT : 0;
+    const events: CdpParams[] = [
+      ...(shifted ? [{ type: 'rawKeyDown', ...KEYS.Shift, modifiers: SHIFT }] : []),
+      { type: 'rawKeyDown', ...main, modifiers },
+      { type: 'keyUp', ...main, modifiers },
+      ...(shifted ? [{ type: 'keyUp', ...KEYS.Shift, modifiers: 0 }] : []),
+    ];
+    await Promise.all(events.map((e) => this.session.send('Input.dispatchKeyEvent', e)));
+  }
+
+  async setViewport({ width, height }: Viewport): Promise<void> {
+    await this.session.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile: false });
+  }
+
+  /** Closes the page without running its unload handlers; a page stuck in a script goes too. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.browserSession.send('Target.closeTarget', { targetId: this.targetId }).catch(() => undefined);
+  }
+}
+
+/** The pipe fds of a child started with --remote-debugging-pipe: 3 for commands, 4 for answers. */
+const pipesOf = (child: ChildProcess) => ({ out: child.stdio[3] as Writable, input: child.stdio[4] as Readable });
+
+export async function launchBrowser(options: { executablePath: string; args: readonly string[]; timeoutMs: number }): Promise<Browser> {
+  const userDataDir = mkdtempSync(join(tmpdir(), 'pactum-chromium-'));
+  const child = spawn(options.executablePath, [...options.args, `--user-data-dir=${userDataDir}`, '--remote-debugging-pipe', '--no-startup-window'], {
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+    // Its own process group, so that closing it takes its helpers (renderers, zygotes) too.
+    detached: true,
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-2000); });
+  const { out, input } = pipesOf(child);
+  const connection = new CdpConnection(out, input);
+  const killGroup = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  // The server's exit takes the browser with it.
+  process.once('exit', killGroup);
+  // 'exit' once it ran; 'error' alone when it could not be started at all (not found, not executable).
+  const exited = new Promise<void>((resolve) => {
+    const gone = (err?: Error) => {
+      child.off('exit', onExit);
+      child.off('error', gone);
+      process.off('exit', killGroup);
+      connection.close(new CdpError(err ? `could not be started: ${err.message}` : 'The browser exited'));
+      killGroup(); // its helpers, if the browser went alone
+      rmSync(userDataDir, { recursive: true, force: true });
+      resolve();
+    };
+    const onExit = () => gone();
+    child.once('exit', onExit);
+    child.once('error', gone);
+  });
+
+  try {
+    await withTimeout(connection.browser.send('Browser.getVersion'), options.timeoutMs, 'did not answer');
+    // Every new page is attached paused, so it is set up before its first document runs.
+    await connection.browser.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
+  } catch (err) {
+    killGroup();
+    await exited;
+    const why = stderr.trim().split('\n').filter(Boolean).at(-1);
+    throw new Error(`${(err as Error).message}${why ? ` (${why})` : ''}`, { cause: err });
+  }
+
+  /**
+   * Pages are attached automatically, and the attach may arrive before Target.createTarget's
+   * answer: whichever comes second completes the pair. A page the browser opens itself (a popup,
+   * which has an opener) is closed: a scan checks the pages it navigates to, nothing else.
+   */
+  const waiting = new Map<string, (session: CdpSession) => void>();
+  const early = new Map<string, CdpSession>();
+  const attachedPage = (targetId: string) =>
+    new Promise<CdpSession>((resolve) => {
+      const session = early.get(targetId);
+      if (session) {
+        early.delete(targetId);
+        resolve(session);
+      } else waiting.set(targetId, resolve);
+    });
+  connection.browser.on('Target.attachedToTarget', (e) => {
+    const info = e.targetInfo as { targetId: string; type: string; openerId?: string };
+    const session = connection.session(e.sessionId as string);
+    if (info.type === 'page' && !info.openerId) {
+      const waiter = waiting.get(info.targetId);
+      waiting.delete(info.targetId);
+      if (waiter) waiter(session);
+      else early.set(info.targetId, session);
+      session.onDetach(() => early.delete(info.targetId));
+    } else if (info.type === 'page') {
+      void connection.browser.send('Target.closeTarget', { targetId: info.targetId }).catch(() => undefined);
+    } else {
+      // Nothing else is created at browser level on our behalf: let it run, or it waits forever.
+      void session.send('Runtime.runIfWaitingForDebugger').catch(() => undefined);
+    }
+  });
+
+  return {
+    pid: child.pid!,
+    isConnected: () => !connection.closed,
+    onDisconnected: (listener) => connection.onClose(listener),
+    async newContext(ctx) {
+      const { browserContextId } = await connection.browser.send<{ browserContextId: string }>('Target.createBrowserContext', { disposeOnDetach: true });
+      await connection.browser.send('Browser.setDownloadBehavior', { behavior: 'deny', browserContextId });
+      return {
+        async newPage() {
+          // A window of its own: a key a page leaves unhandled goes to the browser's shortcuts, and
+          // Escape there stops the loading of the window's active tab, which in a shared window
+          // could be another page of the scan (chromium-pages.test.ts).
+          const { targetId } = await connection.browser.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank', browserContextId, newWindow: true });
+          const session = await withTimeout(attachedPage(targetId), options.timeoutMs, 'did not attach the new page').finally(() => waiting.delete(targetId));
+          const page = new Page(targetId, session, connection.browser);
+          await setUpTarget(session, page, ctx, true);
+          return page;
+        },
+        async close() {
+          await connection.browser.send('Target.disposeBrowserContext', { browserContextId });
+        },
+      };
+    },
+    async close() {
+      if (!connection.closed) await withTimeout(connection.browser.send('Browser.close'), 5000, 'did not close').catch(() => undefined);
+      killGroup();
+      await exited;
+    },
+  };
+}
+
+/**
+ * Before a target (the page, or one of its out-of-process frames) runs: requests intercepted, the
+ * init script registered, dialogs dismissed, frames of its own attached the same way, and the
+ * context's viewport, user agent and focus.
+ */
+async function setUpTarget(session: CdpSession, page: Page, ctx: ContextOptions, isPage: boolean): Promise<void> {
+  session.on('Fetch.requestPaused', (e) => void ctx.onRequest(pausedRequest(session, page, e)).catch(() => undefined));
+  session.on('Page.javascriptDialogOpening', () => void session.send('Page.handleJavaScriptDialog', { accept: false }).catch(() => undefined));
+  session.on('Target.attachedToTarget', (e) => {
+    const info = e.targetInfo as { type: string };
+    const child = session.session(e.sessionId as string);
+    if (info.type === 'iframe') void setUpTarget(child, page, ctx, false).catch(() => undefined);
+    else void child.send('Runtime.runIfWaitingForDebugger').catch(() => undefined);
+  });
+  const setUp = [
+    session.send('Page.enable'),
+    session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }),
+    session.send('Page.addScriptToEvaluateOnNewDocument', { source: ctx.initScript }),
+    session.send('Page.setBypassCSP', { enabled: true }),
+    session.send('Emulation.setUserAgentOverride', { userAgent: ctx.userAgent }),
+    session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
+  ];
+  if (isPage) {
+    await Promise.all([
+      ...setUp,
+      session.send('Page.setLifecycleEventsEnabled', { enabled: true }),
+      session.send('Emulation.setDeviceMetricsOverride', { ...ctx.viewport, deviceScaleFactor: 1, mobile: false }),
+      // Every page acts as the focused one, as in a window of its own: focus styles and events.
+      session.send('Emulation.setFocusEmulationEnabled', { enabled: true }),
+    ]);
+  } else {
+    // A frame goes on even if part of its set-up was refused (it may have gone meanwhile): one
+    // left paused would hold its page's load event until the deadline. Requests that escape
+    // interception reach the drop-everything proxy.
+    await Promise.allSettled(setUp);
+  }
+  await session.send('Runtime.runIfWaitingForDebugger');
+}
+
+function pausedRequest(session: CdpSession, page: Page, e: CdpParams): PausedRequest {
+  const request = e.request as { url: string; urlFragment?: string; method: string; headers: Record<string, string> };
+  const requestId = e.requestId as string;
+  return {
+    url: request.url + (request.urlFragment ?? ''),
+    method: request.method,
+    headers: request.headers,
+    isPageDocument: e.resourceType === 'Document' && e.frameId === page.targetId,
+    page,
+    async fulfill({ status, headers, body }) {
+      const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+      // The length is always stated, and always the body's own (an origin's may be that of the
+      // encoded body undici decoded).
+      const responseHeaders = Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'content-length').map(([name, value]) => ({ name, value }));
+      responseHeaders.push({ name: 'content-length', value: String(bytes.length) });
+      await session.send('Fetch.fulfillRequest', { requestId, responseCode: status, responseHeaders, body: bytes.toString('base64') });
+    },
+    async fail(reason) {
+      await session.send('Fetch.failRequest', { requestId, errorReason: reason });
+    },
+  };
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new CdpError(`Chromium ${what} within ${Math.round(ms / 1000)} s`)), ms);
+    work.then(
+      (v) => { clearTimeout(timer); resolve(v); },
+      (err: unknown) => { clearTimeout(timer); reject(err); },
+    );
+  });
+}

@@ -1,0 +1,69 @@
+/**
+ * Pages of one scan side by side in the same browser (browser.ts). Each page lives in a window of
+ * its own: a key a check presses on one page and the page leaves unhandled goes to the browser's
+ * own shortcuts, and Escape there means "stop loading" for the window's active tab. With the
+ * pages as tabs of one window, the keyboard-trap check's Escape on one page stopped another
+ * page's load after its document had committed (an empty, "complete" document; about one corpus
+ * run in ten timed out that way).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, type Browser, type PausedRequest } from '../../../src/domain/scan/chromium/browser.js';
+import { CHROMIUM_FLAGS } from '../../../src/domain/scan/chromium/engine.js';
+import { requireChromium } from '../../helpers/chromium.js';
+
+/** A 1×1 transparent PNG. */
+const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+const ORIGIN = 'http://pages.test';
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser({ executablePath: requireChromium(), args: CHROMIUM_FLAGS, timeoutMs: 30_000 });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('pages checked side by side', () => {
+  it("are not stopped loading by the Escape another page's check presses", async () => {
+    let imageAsked!: () => void;
+    const imagePaused = new Promise<void>((resolve) => (imageAsked = resolve));
+    let held: PausedRequest | null = null;
+    const context = await browser.newContext({
+      viewport: { width: 800, height: 600 },
+      userAgent: 'pactum-test',
+      initScript: '',
+      async onRequest(request) {
+        const path = new URL(request.url).pathname;
+        if (path === '/image.png') {
+          held = request;
+          imageAsked();
+          return;
+        }
+        const body = path === '/loading.html' ? '<!doctype html><title>loading</title><img src="/image.png" alt="">' : '<!doctype html><title>keys</title><button>Press</button>';
+        await request.fulfill({ status: 200, headers: { 'content-type': 'text/html' }, body });
+      },
+    });
+    try {
+      const pressing = await context.newPage();
+      await pressing.goto(`${ORIGIN}/keys.html`);
+      // Opened last, so that in a shared window it would be the active tab.
+      const loading = await context.newPage();
+      const loaded = loading.goto(`${ORIGIN}/loading.html`);
+      loaded.catch(() => undefined); // awaited below; closing the context in `finally` must not leave it unhandled
+      await imagePaused;
+      await pressing.evaluate('document.querySelector("button").focus()');
+      await pressing.press('Escape');
+      await pressing.press('Escape');
+      // The unhandled key reaches the browser's shortcuts after the page answered it; a round trip
+      // through both pages and the browser lets that happen before the image is answered.
+      expect(await pressing.evaluate('document.title')).toBe('keys');
+      // Parsed, and still waiting for its image (a stopped load reads "complete").
+      expect(await loading.evaluate('document.readyState')).toBe('interactive');
+      await held!.fulfill({ status: 200, headers: { 'content-type': 'image/png' }, body: PIXEL });
+      await loaded;
+      expect(await loading.evaluate('[document.title, document.images[0].complete, document.images[0].naturalWidth]')).toEqual(['loading', true, 1]);
+    } finally {
+      await context.close();
+    }
+  });
+});
