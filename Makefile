@@ -88,7 +88,7 @@ conformance: install ## check a server against the specs: make conformance TARGE
 mock: install ## Prism mock servers of the three specs on ports 4010-4012 (see docs/mock.md)
 	npx tsx scripts/mock.ts
 
-bench: build ## benchmarks as ratios against baselines run alongside; bench-results.json and .md (QUICK=1: a short smoke run)
+bench: install build ## benchmarks as ratios against baselines run alongside; bench-results.json and .md (QUICK=1: a short smoke run)
 	npx tsx scripts/bench/run-all.ts $(if $(QUICK),--quick)
 
 clean: ## remove build output and local data
