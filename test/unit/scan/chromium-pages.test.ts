@@ -9,6 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type Browser, type PausedRequest } from '../../../src/domain/scan/chromium/browser.js';
 import { CHROMIUM_FLAGS } from '../../../src/domain/scan/chromium/engine.js';
+import { quiet } from '../../../src/domain/scan/chromium/probes.js';
+import { pageCall } from '../../../src/domain/scan/checks/page-functions.js';
 import { requireChromium } from '../../helpers/chromium.js';
 
 /** A 1×1 transparent PNG. */
@@ -64,6 +66,37 @@ describe('pages checked side by side', () => {
       expect(await loading.evaluate('[document.title, document.images[0].complete, document.images[0].naturalWidth]')).toEqual(['loading', true, 1]);
     } finally {
       await context.close();
+    }
+  });
+});
+
+describe('a page reused for the next check', () => {
+  it("drops the heaps of the documents it showed before (quiet collects the renderer's garbage)", async () => {
+    const precise = await launchBrowser({ executablePath: requireChromium(), args: [...CHROMIUM_FLAGS, '--enable-precise-memory-info'], timeoutMs: 30_000 });
+    try {
+      const context = await precise.newContext({
+        viewport: { width: 800, height: 600 },
+        userAgent: 'pactum-test',
+        initScript: '',
+        async onRequest(request) {
+          // The first document keeps ~60 MB of JavaScript objects alive while it is shown; the second keeps nothing.
+          const body = request.url.endsWith('/big.html') ? '<!doctype html><title>big</title><script>window.kept = Array.from({ length: 2e6 }, (_, i) => ({ i }))</script>' : '<!doctype html><title>small</title>';
+          await request.fulfill({ status: 200, headers: { 'content-type': 'text/html' }, body });
+        },
+      });
+      const page = await context.newPage();
+      const heap = () => page.evaluate<number>('performance.memory.usedJSHeapSize');
+      await page.goto(`${ORIGIN}/big.html`);
+      await page.goto(`${ORIGIN}/small.html`);
+      const before = await heap();
+      await page.evaluate(pageCall(quiet));
+      const after = await heap();
+      // The first document's objects are garbage, still in the heap until a collection.
+      expect(before).toBeGreaterThan(30e6);
+      expect(after).toBeLessThan(before / 2);
+      await context.close();
+    } finally {
+      await precise.close();
     }
   });
 });

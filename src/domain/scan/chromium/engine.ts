@@ -35,7 +35,10 @@ import { fetchSubresource } from './subresources.js';
  * showed), the GPU process folded into the browser, low-end-device mode (smaller caches), the
  * network service inside the browser process (one process fewer: about 34 MB of PSS), and
  * renderers whose V8 young generation stays at 1 MB a semi-space (about 13 MB less over two
- * renderers; their pages are short-lived). Renderers are NOT shared (no
+ * renderers; their pages are short-lived) and whose `gc()` the engine calls after each page
+ * (probes.ts quiet: V8 otherwise keeps the garbage of every document a reused page showed, ~3 MB a
+ * page, until its own limits; about 60-80 MB less over two renderers, for one full collection of
+ * a small heap a page). Renderers are NOT shared (no
  * --renderer-process-limit): a page stuck in a script would stall every page in its process.
  */
 export const CHROMIUM_FLAGS = [
@@ -59,7 +62,7 @@ export const CHROMIUM_FLAGS = [
   '--autoplay-policy=no-user-gesture-required', '--mute-audio',
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--disable-back-forward-cache', '--in-process-gpu', '--enable-low-end-device-mode',
-  '--js-flags=--max-semi-space-size=1',
+  '--js-flags=--max-semi-space-size=1 --expose-gc',
 ] as const;
 
 export interface ChromiumEngineOptions {

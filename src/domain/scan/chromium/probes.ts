@@ -126,11 +126,16 @@ export function recordedPresses(doc: Document): number {
   return (doc.defaultView! as Window & { __pactumFocus?: FocusMemo }).__pactumFocus!.recorded.length;
 }
 
-/** Blurs whatever has focus and silences the page's media: the page waits, reused, for the next check. */
+/**
+ * Blurs whatever has focus and silences the page's media: the page waits, reused, for the next
+ * check. Then a full garbage collection (`gc`, exposed by the engine's --js-flags), so the heaps
+ * of the documents this page showed before do not pile up in its renderer.
+ */
 export function quiet(doc: Document): void {
   const active = doc.activeElement as HTMLElement | null;
   if (active && active !== doc.body) active.blur();
   for (const media of Array.from(doc.querySelectorAll<HTMLMediaElement>('audio, video'))) media.pause();
+  (doc.defaultView as (Window & { gc?: () => void }) | null)?.gc?.();
 }
 
 export interface MediaState {
