@@ -5,6 +5,8 @@
  *   - basic upload through pactum (SHA-256 checked while streaming, fsync, atomic rename) against a
  *     bare node:http server that writes the body to a file with 1 MiB writes and fsyncs it, which
  *     must itself reach 0.8 of dd (else the comparison is flattered and the script says so);
+ *     and, printed beside it, the same bare server hashing each chunk with SHA-256 in the same
+ *     pass (pactum must check the hash; the bare server does not: this shows what that costs);
  *   - download through pactum against a bare node:http server streaming the same file with 1 MiB
  *     reads;
  *   - optionally any other Git LFS server (--reference, e.g. lfs-test-server), driven the same way
@@ -67,7 +69,7 @@ async function lfsTransfer(lfs: string, auth: string, operation: 'upload' | 'dow
 
 const referenceAuth = values['reference-auth'] ? `Basic ${Buffer.from(values['reference-auth']).toString('base64')}` : '';
 const scratch = mkdtempSync(join(tmpdir(), 'bench-objects-'));
-const times = { dd: [] as number[], upBase: [] as number[], upPactum: [] as number[], upRef: [] as number[], downBase: [] as number[], downPactum: [] as number[], downRef: [] as number[] };
+const times = { dd: [] as number[], upBase: [] as number[], upHash: [] as number[], upPactum: [] as number[], upRef: [] as number[], downBase: [] as number[], downPactum: [] as number[], downRef: [] as number[] };
 const peaks: number[] = [];
 
 // One pactum for every round, as production runs: warmed up by round 0 like the baselines.
@@ -82,6 +84,9 @@ try {
     const bu = await startTarget(script, ['upload-baseline']);
     times.upBase.push(rate(size, (await curl(bu.url, 'PUT', {}, f.path)).ms));
     await bu.stop();
+    const bh = await startTarget(script, ['upload-hashing']);
+    times.upHash.push(rate(size, (await curl(bh.url, 'PUT', {}, f.path)).ms));
+    await bh.stop();
 
     p.resetPeak();
     times.upPactum.push(rate(size, await lfsTransfer(p.lfs, p.auth, 'upload', f)));
@@ -99,7 +104,7 @@ try {
     rmSync(f.path);
     const last = (k: keyof typeof times) => fmt(times[k].at(-1) ?? 0);
     console.log(
-      `${round === 0 ? 'warm-up' : `round ${round}`}: dd ${last('dd')} MiB/s; upload bare ${last('upBase')}, pactum ${last('upPactum')}${values.reference ? `, reference ${last('upRef')}` : ''}; ` +
+      `${round === 0 ? 'warm-up' : `round ${round}`}: dd ${last('dd')} MiB/s; upload bare ${last('upBase')}, bare + SHA-256 ${last('upHash')}, pactum ${last('upPactum')}${values.reference ? `, reference ${last('upRef')}` : ''}; ` +
         `download bare ${last('downBase')}, pactum ${last('downPactum')}${values.reference ? `, reference ${last('downRef')}` : ''} MiB/s; peak RSS ${mb(peaks.at(-1)!)}`,
     );
     if (round === 0) for (const list of [...Object.values(times), peaks]) list.length = 0;
@@ -123,6 +128,7 @@ try {
   const lines = [
     `disk              dd conv=fdatasync ${fmt(m.dd)} MiB/s; the bare upload server reaches ${fmt(m.upBase / m.dd, 2)} of it ${m.upBase / m.dd >= 0.8 ? '(>= 0.8: a fair baseline)' : '(< 0.8: the baseline is too slow, the upload ratio flatters pactum)'}`,
     `upload ${label}    bare ${fmt(m.upBase)} MiB/s   pactum ${fmt(m.upPactum)} MiB/s   ratio ${fmt(m.upPactum / m.upBase, 2)} (goal >= 0.75; hash checked, fsynced)${values.reference ? `   reference ${fmt(m.upRef)} MiB/s: pactum ${fmt(m.upPactum / m.upRef, 2)}×` : ''}`,
+    `upload ${label}    bare + SHA-256 in the same pass ${fmt(m.upHash)} MiB/s (what hashing costs a bare server here)   pactum ${fmt(m.upPactum / m.upHash, 2)} of it`,
     `download ${label}  bare ${fmt(m.downBase)} MiB/s   pactum ${fmt(m.downPactum)} MiB/s   ratio ${fmt(m.downPactum / m.downBase, 2)} (goal >= 0.90)${values.reference ? `   reference ${fmt(m.downRef)} MiB/s: pactum ${fmt(m.downPactum / m.downRef, 2)}× (goal >= 1.0)` : ''}`,
     `RSS               idle ${mb(idle)} (goal <= 80 MB)   peak over ${label} up+down ${mb(peak)} = idle + ${mb(peak - idle)} (goal <= idle + 25 MB)${big !== null ? `   over ${bigGiB} GiB ${mb(big)} (${fmt((100 * (big - peak)) / peak, 1)}% apart; goal within 10%)` : ''}`,
   ];
@@ -130,6 +136,7 @@ try {
   record(
     { bench: 'objects', measure: 'dd conv=fdatasync', value: m.dd, unit: 'MiB/s', ratio: m.upBase / m.dd, goal: 'bare upload >= 0.8 of dd', met: m.upBase / m.dd >= 0.8 },
     { bench: 'objects', measure: `upload ${label}`, value: m.upPactum, unit: 'MiB/s', baseline: { name: 'bare node:http + fsync', value: m.upBase }, ratio: m.upPactum / m.upBase, goal: '>= 0.75', met: m.upPactum / m.upBase >= 0.75 },
+    { bench: 'objects', measure: `upload ${label} against a bare server that also hashes`, value: m.upPactum, unit: 'MiB/s', baseline: { name: 'bare node:http + SHA-256 + fsync', value: m.upHash }, ratio: m.upPactum / m.upHash },
     { bench: 'objects', measure: `download ${label}`, value: m.downPactum, unit: 'MiB/s', baseline: { name: 'bare node:http streamer', value: m.downBase }, ratio: m.downPactum / m.downBase, goal: '>= 0.90', met: m.downPactum / m.downBase >= 0.9 },
     { bench: 'objects', measure: 'idle RSS', value: idle / 1e6, unit: 'MB', goal: '<= 80', met: idle <= 80e6 },
     { bench: 'objects', measure: `peak RSS over ${label} up+down`, value: peak / 1e6, unit: 'MB', goal: `<= idle + 25 MB`, met: peak - idle <= 25e6 },

@@ -4,9 +4,12 @@
  *                      the socket's chunks, no copy; one write in flight while the next fills),
  *                      fsynced, 200: what a skilled user writes when the disk is the limit
  *                      (objects.ts checks it against dd)
+ *   upload-hashing     the same, hashing each chunk with SHA-256 in the same pass (what pactum
+ *                      must do and the bare server does not: it shows what the hash costs here)
  *   download-baseline  node:http, GET streams the file named by BENCH_FILE
  * (pactum itself runs as `pactum serve` from dist/: see ../pactum-process.ts)
  */
+import { createHash } from 'node:crypto';
 import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -18,17 +21,19 @@ import { pipeline } from 'node:stream/promises';
 const kind = process.argv[2];
 const dir = mkdtempSync(join(tmpdir(), `bench-${kind}-`));
 
-if (kind === 'upload-baseline' || kind === 'download-baseline') {
+if (kind === 'upload-baseline' || kind === 'upload-hashing' || kind === 'download-baseline') {
   let n = 0;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method === 'PUT') {
       const path = join(dir, `f${n++}`);
       const h = await open(path, 'w');
+      const sha = kind === 'upload-hashing' ? createHash('sha256') : null;
       let pending: Buffer[] = [];
       let bytes = 0;
       let writing: Promise<unknown> = Promise.resolve();
       for await (const chunk of req) {
         pending.push(chunk as Buffer);
+        sha?.update(chunk as Buffer);
         bytes += (chunk as Buffer).length;
         if (bytes >= 1 << 20) {
           // One write in flight while the socket keeps filling the next (pipeline() to a
@@ -45,14 +50,15 @@ if (kind === 'upload-baseline' || kind === 'download-baseline') {
       await h.sync();
       await h.close();
       rmSync(path); // only the write is measured; keep the disk free
-      res.writeHead(200).end();
+      res.writeHead(200).end(sha?.digest('hex'));
     } else {
       const file = process.env.BENCH_FILE!;
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': (await stat(file)).size });
       await pipeline(createReadStream(file, { highWaterMark: 1 << 20 }), res);
     }
   };
-  const server = createServer((req, res) => void handle(req, res)).listen(0, '127.0.0.1', () => process.send!({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+  // A client that goes mid-transfer ends that request, not the server.
+  const server = createServer((req, res) => void handle(req, res).catch(() => res.destroy())).listen(0, '127.0.0.1', () => process.send!({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
 }
 
 process.on('SIGTERM', () => {
