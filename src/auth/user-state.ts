@@ -7,15 +7,13 @@
  */
 import type { PointReads, UserRowSnapshot } from '../db/point-reads.js';
 
-export type UserSnapshot = UserRowSnapshot;
-
 /** Ids are short and printable; anything else names nothing (and PostgreSQL refuses a NUL). */
 const plausibleId = (id: string) => id.length <= 64 && [...id].every((c) => c.charCodeAt(0) >= 0x20);
 
 export function createUserState(reads: PointReads) {
   const knownOrgs = new Set<string>();
   return {
-    async get(userId: string): Promise<UserSnapshot | undefined> {
+    async get(userId: string): Promise<UserRowSnapshot | undefined> {
       if (!plausibleId(userId)) return undefined;
       return reads.user(userId);
     },

@@ -6,6 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { PageToCheck } from '../../src/domain/scan/engine.js';
+import { fetchPage, type FetchOptions } from '../../src/domain/scan/fetch-page.js';
 
 export const CORPUS_DIR = new URL('../fixtures/corpus/', import.meta.url);
 
@@ -15,6 +17,12 @@ export interface CorpusPage {
   fails: string[];
   passes: string[];
   standard?: 'WCAG2A' | 'WCAG2AA' | 'WCAG2AAA';
+}
+
+/** A corpus page as the crawler would hand it to an engine: fetched from the site, with its standard. */
+export async function corpusInput(site: CorpusSite, page: CorpusPage, fetch: FetchOptions): Promise<PageToCheck> {
+  const fetched = await fetchPage(site.url(`/${page.file}`), fetch);
+  return { url: fetched.url, html: fetched.html, standard: page.standard ?? 'WCAG2AA' };
 }
 
 export async function corpusManifest(): Promise<CorpusPage[]> {

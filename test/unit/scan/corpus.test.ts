@@ -20,10 +20,9 @@ import { axeRunOptions } from '../../../src/domain/scan/axe-results.js';
 import { createChromiumEngine, CHROMIUM_FLAGS, type ChromiumEngine } from '../../../src/domain/scan/chromium/engine.js';
 import { DESKTOP } from '../../../src/domain/scan/chromium/browser-checks.js';
 import { createJsdomEngine } from '../../../src/domain/scan/jsdom-engine.js';
-import { fetchPage } from '../../../src/domain/scan/fetch-page.js';
 import { createCheckPool, type CheckPool } from '../../../src/domain/scan/pool.js';
 import type { CheckedPage, WcagStandard } from '../../../src/domain/scan/types.js';
-import { corpusManifest, startCorpusSite, type CorpusPage, type CorpusSite } from '../../helpers/corpus-site.js';
+import { corpusInput, corpusManifest, startCorpusSite, type CorpusPage, type CorpusSite } from '../../helpers/corpus-site.js';
 import { requireChromium } from '../../helpers/chromium.js';
 
 /** The table's rules jsdom cannot decide, by row; the stand-ins let it decide aria-hidden-focus and object-alt. */
@@ -56,8 +55,7 @@ beforeAll(async () => {
   const browserSession = engine.openSession(fetch);
   const jsdomSession = createJsdomEngine(pool).openSession(fetch);
   await Promise.all(pages.map(async (page) => {
-    const fetched = await fetchPage(site.url(`/${page.file}`), fetch);
-    const input = { url: fetched.url, html: fetched.html, standard: page.standard ?? 'WCAG2AA' };
+    const input = await corpusInput(site, page, fetch);
     const [inBrowser, inJsdom] = await Promise.all([browserSession.check(input), jsdomSession.check(input)]);
     chromiumResults.set(page.file, inBrowser);
     jsdomResults.set(page.file, inJsdom);

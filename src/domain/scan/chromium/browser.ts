@@ -303,13 +303,15 @@ function pausedRequest(session: CdpSession, page: Page, e: CdpParams): PausedReq
     headers: request.headers,
     isPageDocument: e.resourceType === 'Document' && e.frameId === page.targetId,
     page,
+    // The headers are the ones subresources.ts passes on (no length, no encoding): Chromium takes
+    // the body's length from the body.
     async fulfill({ status, headers, body }) {
-      const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-      // The length is always stated, and always the body's own (an origin's may be that of the
-      // encoded body undici decoded).
-      const responseHeaders = Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'content-length').map(([name, value]) => ({ name, value }));
-      responseHeaders.push({ name: 'content-length', value: String(bytes.length) });
-      await session.send('Fetch.fulfillRequest', { requestId, responseCode: status, responseHeaders, body: bytes.toString('base64') });
+      await session.send('Fetch.fulfillRequest', {
+        requestId,
+        responseCode: status,
+        responseHeaders: Object.entries(headers).map(([name, value]) => ({ name, value })),
+        body: (typeof body === 'string' ? Buffer.from(body) : body).toString('base64'),
+      });
     },
     async fail(reason) {
       await session.send('Fetch.failRequest', { requestId, errorReason: reason });
