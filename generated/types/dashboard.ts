@@ -1160,11 +1160,13 @@ export interface components {
          */
         "tool-error": {
             /**
-             * @description invalid_arguments: correct the arguments; not_found: no such thing in the caller's scope; forbidden: the caller lacks the permission; conflict: a unique value is taken; unavailable: a dependency did not answer; failed: the operation ran and failed.
+             * @description invalid_arguments: correct the arguments; not_found: no such thing in the caller's scope; forbidden: the caller lacks the permission; conflict: a unique value is taken; unavailable: a dependency did not answer; rate_limited: the caller (or its organization) has too much in flight or queued, retry after retryAfterSeconds; too_large: an input is larger than the server accepts for this tool (the message names the limit and its setting); timed_out: the work took longer than the server allows for this tool; failed: the operation ran and failed.
              * @enum {string}
              */
-            error: "invalid_arguments" | "not_found" | "forbidden" | "conflict" | "unavailable" | "failed";
+            error: "invalid_arguments" | "not_found" | "forbidden" | "conflict" | "unavailable" | "rate_limited" | "too_large" | "timed_out" | "failed";
             message: string;
+            /** @description With rate_limited (and unavailable where known): when a retry may succeed. */
+            retryAfterSeconds?: number;
             /** @description For invalid_arguments: where and why each argument failed. */
             details?: {
                 [key: string]: unknown;

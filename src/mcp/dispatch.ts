@@ -15,8 +15,8 @@ import { ToolFailure, type ToolContext } from './tool-context.js';
 
 const isTool = (name: string): name is ToolName => Object.hasOwn(tools, name);
 
-export const errorResult = (code: string, message: string, details?: unknown[]): CallToolResult => ({
-  content: [{ type: 'text', text: JSON.stringify(details ? { error: code, message, details } : { error: code, message }) }],
+export const errorResult = (code: string, message: string, details?: unknown[], retryAfterSeconds?: number): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify({ error: code, message, ...(retryAfterSeconds ? { retryAfterSeconds } : {}), ...(details ? { details } : {}) }) }],
   isError: true,
 });
 
@@ -51,7 +51,7 @@ export async function callTool(name: string, rawArgs: unknown, ctx: ToolContext)
   } catch (err) {
     if (err instanceof ToolFailure) {
       [outcome, message] = [err.code, err.message];
-      result = errorResult(err.code, err.message, err.details);
+      result = errorResult(err.code, err.message, err.details, err.retryAfterSeconds);
     } else if (err instanceof CursorError) {
       [outcome, message] = ['invalid_arguments', err.message];
       result = errorResult('invalid_arguments', err.message);

@@ -17,6 +17,8 @@ export class ToolFailure extends Error {
     readonly code: ToolErrorCode,
     message: string,
     readonly details?: Record<string, unknown>[],
+    /** With rate_limited: when a retry may succeed. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
