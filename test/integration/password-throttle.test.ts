@@ -21,8 +21,10 @@ const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pa
 
 interface Answer { status: number; headers: Record<string, string | string[] | undefined>; body: string }
 
-function send(s: TestServer, path: string, opts: { from?: string; method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
-  const port = (s.instances[0]!.server.address() as AddressInfo).port;
+function send(s: TestServer, path: string, opts: { from?: string; method?: string; headers?: Record<string, string>; body?: unknown; instance?: number } = {}): Promise<Answer> {
+  // Several instances (the pair topology) share the counts through the database: spread over them.
+  const instance = s.instances[(opts.instance ?? 0) % s.instances.length]!;
+  const port = (instance.server.address() as AddressInfo).port;
   const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -38,16 +40,17 @@ function send(s: TestServer, path: string, opts: { from?: string; method?: strin
   });
 }
 
-const batch = (s: TestServer, auth: string, from?: string) =>
+const batch = (s: TestServer, auth: string, from?: string, instance?: number) =>
   send(s, '/acme/site.git/info/lfs/objects/batch', {
     from,
+    instance,
     headers: { authorization: auth, accept: GIT_LFS, 'content-type': GIT_LFS },
     body: { operation: 'download', objects: [{ oid: 'a'.repeat(64), size: 1 }] },
   });
 const legacy = (s: TestServer, auth: string, from?: string) =>
   send(s, `/acme/site.git/info/lfs/objects/${'a'.repeat(64)}`, { from, headers: { authorization: auth, accept: GIT_LFS } });
-const login = (s: TestServer, username: string, password: string, from?: string) =>
-  send(s, '/api/v1/auth/login', { from, headers: { 'content-type': 'application/json', accept: 'application/json' }, body: { username, password } });
+const login = (s: TestServer, username: string, password: string, from?: string, instance?: number) =>
+  send(s, '/api/v1/auth/login', { from, instance, headers: { 'content-type': 'application/json', accept: 'application/json' }, body: { username, password } });
 
 function expectRetryAfter(a: Answer) {
   expect(a.status).toBe(429);
@@ -116,6 +119,55 @@ describe('one throttle for every password check', () => {
     expect((await login(s, 'gina', 'gina-password-1', '127.0.0.5')).status).toBe(200);
     // Four more typos after the sign-in stay under the five free ones.
     for (let i = 0; i < 4; i++) expect((await login(s, 'gina', `typo-${i}`, '127.0.0.5')).status).toBe(401);
+  });
+});
+
+describe('guesses sent at once', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ AUTH_BACKOFF_AFTER: '5', AUTH_ADDRESS_BACKOFF_AFTER: '30' });
+    await lfsFixture(s.services.db, { org: 'acme', repo: 'site', username: 'hal', password: 'hal-password-1', access: 'read' });
+  });
+  afterAll(() => s.stop());
+
+  const tally = (answers: Answer[]) => answers.reduce<Record<number, number>>((t, a) => ({ ...t, [a.status]: (t[a.status] ?? 0) + 1 }), {});
+
+  it('are counted before their passwords are checked: 40 parallel wrong Basic passwords meet the back-off', async () => {
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => batch(s, basic('hal', `wrong-${i}`), '127.0.1.1', i)));
+    const t = tally(answers);
+    // The five free failures and the one that starts the 1 s hold are checked; every other guess is
+    // refused unchecked (one or two more may be checked when the hold has run out meanwhile on a
+    // busy machine, one at a time, each doubling the hold, exactly as sequential guesses would).
+    expect(t[401], JSON.stringify(t)).toBeGreaterThanOrEqual(6);
+    expect(t[401]).toBeLessThanOrEqual(8);
+    expect(t[429]).toBeGreaterThanOrEqual(32);
+    expectRetryAfter(answers.find((a) => a.status === 429)!);
+    s.expectConformant();
+  });
+
+  it('never lets the right password through among 30 parallel wrong ones', async () => {
+    const guesses = Array.from({ length: 31 }, (_, i) => (i === 17 ? 'hal-password-1' : `guess-${i}`));
+    const answers = await Promise.all(guesses.map((g, i) => batch(s, basic('hal', g), '127.0.1.2', i)));
+    const t = tally(answers);
+    expect(t[200] ?? 0, JSON.stringify(t)).toBeLessThanOrEqual(1);
+    expect((t[401] ?? 0) + (t[200] ?? 0)).toBeLessThanOrEqual(8);
+    expect(t[429]).toBeGreaterThanOrEqual(23);
+  });
+
+  it('holds sign-in the same way: 12 parallel wrong passwords', async () => {
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => login(s, 'hal', `nope-${i}`, '127.0.1.3', i)));
+    const t = tally(answers);
+    expect(t[401], JSON.stringify(t)).toBeGreaterThanOrEqual(6);
+    expect(t[401]).toBeLessThanOrEqual(8);
+    expect(t[429]).toBeGreaterThanOrEqual(4);
+  });
+
+  it('gives a successful check its count back, so parallel right passwords are never held', async () => {
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => login(s, 'hal', 'hal-password-1', '127.0.1.4', i)));
+    expect(answers.map((a) => a.status)).toEqual(Array(12).fill(200));
+    // And the address spent nothing: thirty free failures are still there.
+    const after = await Promise.all(Array.from({ length: 5 }, (_, i) => login(s, `nobody-${i}`, 'x-password-1', '127.0.1.4', i)));
+    expect(after.map((a) => a.status)).toEqual(Array(5).fill(401));
   });
 });
 
