@@ -35,6 +35,8 @@ const schema = z.object({
   ALLOWED_HOSTS: list.optional(),
   /** Largest JSON body accepted (bytes). */
   MAX_JSON_BYTES: int(1024).default(4 * 1024 * 1024),
+  /** Largest JSON body of a request without credentials (sign-in, public object reads; bytes). */
+  MAX_ANONYMOUS_JSON_BYTES: int(1024).default(64 * 1024),
   SESSION_TTL_SECONDS: int(60).default(8 * 3600),
   /** Timeout of each call to a connected service (token, health, API). */
   SERVICE_TIMEOUT_MS: int(100).default(10_000),
@@ -162,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       e.ALLOWED_HOSTS ??
       [...new Set([publicUrl.host, ...['localhost', '127.0.0.1', '[::1]'].map((h) => `${h}${portSuffix(e.PORT)}`)])],
     maxJsonBytes: e.MAX_JSON_BYTES,
+    maxAnonymousJsonBytes: Math.min(e.MAX_ANONYMOUS_JSON_BYTES, e.MAX_JSON_BYTES),
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
     serviceTimeoutMs: e.SERVICE_TIMEOUT_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,

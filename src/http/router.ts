@@ -10,7 +10,6 @@
  * schema is 422 where declared (Git LFS's "well-formed but invalid"), else 400.
  */
 import type { Context, Middleware } from 'koa';
-import getRawBody from 'raw-body';
 import type { ErrorObject } from 'ajv';
 import type { ApiName, OperationId, OperationInputs, OperationSpec, RouteSpec, ValidateFunction } from '../../generated/operations.js';
 import { routes } from '../../generated/operations.js';
@@ -18,6 +17,8 @@ import { matchRoute, operationById } from './routes.js';
 import type { Identity } from '../auth/identity.js';
 import { HttpError, apiOfPath } from './errors.js';
 import { jsonTypeFor, negotiate } from './media.js';
+import { JsonBodyError, MAX_JSON_DEPTH, readJsonText } from './json-body.js';
+import { refuseUnreadBody } from './slow-clients.js';
 
 export interface OperationContext<Id extends OperationId = OperationId> {
   ctx: Context;
@@ -53,6 +54,11 @@ export interface RouterOptions {
   /** Headers of a 401 for an API: the challenge (WWW-Authenticate, LFS-Authenticate). */
   challenge: (api: ApiName) => Record<string, string>;
   maxJsonBytes: number;
+  /**
+   * Largest JSON body of a request without credentials (sign-in, public reads): far below
+   * maxJsonBytes, since anyone may send one.
+   */
+  maxAnonymousJsonBytes: number;
   /** Operations with a body cap of their own, and the setting that sets it (named in the 413). */
   bodyLimits?: Partial<Record<OperationId, { bytes: number; setting: string }>>;
   /**
@@ -154,8 +160,6 @@ function hasBody(ctx: Context): boolean {
   return (len !== '' && len !== '0') || ctx.get('transfer-encoding') !== '';
 }
 
-const MAX_JSON_DEPTH = 64;
-
 /**
  * What no field accepts: nesting deeper than MAX_JSON_DEPTH (recursive code downstream — the
  * validators, the MCP SDK, the audit copy — would meet it), and U+0000 in a string, which
@@ -226,7 +230,14 @@ export function createRouter(options: RouterOptions): Middleware {
     return identity;
   }
 
-  async function readJson(ctx: Context, route: Route, validate: ValidateFunction | null | undefined): Promise<unknown> {
+  /** The body cap of a request: the operation's, or for a request without credentials the anonymous one if lower. */
+  function bodyCap(route: Route, identity: Identity | null): { bytes: number; setting: string } {
+    const cap = options.bodyLimits?.[route.op.operationId] ?? { bytes: options.maxJsonBytes, setting: 'MAX_JSON_BYTES' };
+    if (identity || cap.bytes <= options.maxAnonymousJsonBytes) return cap;
+    return { bytes: options.maxAnonymousJsonBytes, setting: 'MAX_ANONYMOUS_JSON_BYTES, for a request without credentials' };
+  }
+
+  async function readJson(ctx: Context, route: Route, validate: ValidateFunction | null | undefined, identity: Identity | null): Promise<unknown> {
     const spec = route.op.requestBody!;
     if (!hasBody(ctx)) {
       if (spec.required) throw new HttpError(route.bodyRefusal, 'A JSON request body is required');
@@ -237,16 +248,18 @@ export function createRouter(options: RouterOptions): Middleware {
       throw new HttpError(status, `Content-Type must be ${spec.mediaTypes.join(' or ')}`);
     }
     let text: string;
-    // The cap applies while reading (or at once, from Content-Length), never after a parse.
-    const cap = options.bodyLimits?.[route.op.operationId] ?? { bytes: options.maxJsonBytes, setting: 'MAX_JSON_BYTES' };
+    // The cap and the depth apply while reading (or at once, from Content-Length), never after a parse.
+    const cap = bodyCap(route, identity);
     try {
-      text = await getRawBody(ctx.req, { length: ctx.get('content-length') || undefined, limit: cap.bytes, encoding: 'utf8' });
+      text = await readJsonText(ctx.req, { limit: cap.bytes });
     } catch (err) {
-      const e = err as { type?: string; status?: number };
-      if (e.type === 'entity.too.large') {
+      if (!(err instanceof JsonBodyError)) throw err;
+      if (err.reason === 'too-large') {
+        if (!identity) refuseUnreadBody(ctx.req, ctx.res);
         throw new HttpError('413' in route.op.responses ? 413 : route.bodyRefusal, `The body exceeds ${cap.bytes} bytes (the server's ${cap.setting} setting)`);
       }
-      throw new HttpError(route.bodyRefusal, `The body could not be read: ${(err as Error).message}`);
+      if (err.reason === 'too-deep') throw new HttpError(route.bodyRefusal, `The body nests deeper than ${MAX_JSON_DEPTH} levels`);
+      throw new HttpError(route.bodyRefusal, `The body could not be read: ${err.message}`);
     }
     let body: unknown;
     try {
@@ -286,7 +299,8 @@ export function createRouter(options: RouterOptions): Middleware {
     ctx.state.operation = route.op;
     if (stub) return void (await writeReply(ctx, route, { ctx, op: route.op, params: {}, body: undefined, identity: null }));
 
-    // Syntax before credentials: a malformed request gets the same answer with or without them.
+    // The request line and headers are judged before credentials (a malformed request gets the
+    // same answer with or without them); its body only after them.
     if (!decodable(captures)) throw new HttpError(route.paramRefusal, 'The path is not valid percent-encoded UTF-8');
     // An operation that declares no 406 serves its one representation whatever Accept says
     // (RFC 9110 lets a server disregard Accept), so clients only meet declared statuses.
@@ -310,13 +324,20 @@ export function createRouter(options: RouterOptions): Middleware {
       throw new HttpError(header ? 412 : route.paramRefusal, describeErrors(validateParams.errors, 'parameter '));
     }
 
-    let body: unknown;
-    if (route.jsonRequest) body = await readJson(ctx, route, route.op.requestBody!.validate);
-    else if (route.op.requestBody && !route.anyBodyType && hasBody(ctx) && !ctx.is(route.op.requestBody.mediaTypes as string[])) {
+    if (!route.jsonRequest && route.op.requestBody && !route.anyBodyType && hasBody(ctx) && !ctx.is(route.op.requestBody.mediaTypes as string[])) {
       throw new HttpError('415' in route.op.responses ? 415 : 400, `Content-Type must be ${route.op.requestBody.mediaTypes.join(' or ')}`);
     }
+    // Credentials before the body: a request that needs them and has none is refused before a
+    // byte of its body is read, and one without any may send only a small body.
+    let identity: Identity | null;
+    try {
+      identity = await limitedAuthenticate(ctx, route);
+    } catch (err) {
+      refuseUnreadBody(ctx.req, ctx.res);
+      throw err;
+    }
+    const body = route.jsonRequest ? await readJson(ctx, route, route.op.requestBody!.validate, identity) : undefined;
 
-    const identity = await limitedAuthenticate(ctx, route);
     // Validated against this operation's schemas above: what its handler's input types say.
     const validated: OperationContext = { ctx, op: route.op, params, body: body as OperationContext['body'], identity };
     await writeReply(ctx, route, validated);

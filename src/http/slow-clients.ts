@@ -62,8 +62,25 @@ export function drainUnreadBodies(server: Server) {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     res.once('finish', () => {
       if (req.complete || req.destroyed) return;
+      // A body nobody asked for (a request refused for its credentials before it was read): its
+      // connection ends as soon as the answer is out, and not a byte more of it is read.
+      if (unwanted.has(req)) return void req.socket.destroy();
       req.unpipe();
       req.resume();
     });
   });
+}
+
+const unwanted = new WeakSet<IncomingMessage>();
+
+/**
+ * Marks a request whose body will not be read: its answer says `Connection: close`, and its
+ * connection ends once the answer is sent. For requests refused before their body (no or bad
+ * credentials, an anonymous body over its cap), so that whoever sends megabytes without
+ * credentials costs the server a header parse, not the reading of those megabytes.
+ */
+export function refuseUnreadBody(req: IncomingMessage, res: ServerResponse) {
+  if (req.complete || !hasBody(req)) return;
+  unwanted.add(req);
+  res.shouldKeepAlive = false;
 }

@@ -55,14 +55,16 @@ describe('tool stubs', () => {
 });
 
 describe('POST /api/v1/mcp refusals', () => {
-  it('answers a body that is not JSON with 400 {error, statusCode, message}', async () => {
-    for (const token of [undefined, await s.token()]) {
-      const res = await mcp({ body: 'this is not json', token });
-      expect(res.status).toBe(400);
-      const body = await json(res);
-      expect(body).toMatchObject({ error: 'Bad Request', statusCode: 400 });
-      expect(body.message).toMatch(/not valid JSON/);
-    }
+  it('answers a body that is not JSON with 400 {error, statusCode, message}, once the caller is known', async () => {
+    const res = await mcp({ body: 'this is not json', token: await s.token() });
+    expect(res.status).toBe(400);
+    const body = await json(res);
+    expect(body).toMatchObject({ error: 'Bad Request', statusCode: 400 });
+    expect(body.message).toMatch(/not valid JSON/);
+    // Without credentials the body is never read: the answer is the 401.
+    const anonymous = await mcp({ body: 'this is not json' });
+    expect(anonymous.status).toBe(401);
+    await anonymous.body?.cancel();
   });
 
   it('refuses a batch array and a message that is not JSON-RPC 2.0 with 400', async () => {

@@ -48,6 +48,7 @@ if (process.argv[2] === 'plain') {
       security: { basicAuth: () => null, transferToken: () => null, bearerAuth: () => null, sessionCookie: () => null },
       challenge: () => ({}),
       maxJsonBytes: 4 << 20,
+      maxAnonymousJsonBytes: 4 << 20,
     }),
   );
 }
