@@ -156,6 +156,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       challenge: (api) => (api === 'dashboard' ? dashboardChallenge(config) : LFS_CHALLENGE),
       maxJsonBytes: config.maxJsonBytes,
       maxAnonymousJsonBytes: config.maxAnonymousJsonBytes,
+      allowedOrigins: config.allowedOrigins,
       bodyLimits: { 'batch.batch': { bytes: config.lfs.maxBatchBytes, setting: 'LFS_MAX_BATCH_BYTES' } },
       // Before authorization (and, for anonymous callers, before any lookup), not in the handlers.
       rateLimit: (ctx, op, identity) => (RATE_LIMITED.has(op.operationId) ? services.objects.limits.rate(rateKey(identity, ctx)) : undefined),

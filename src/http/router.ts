@@ -59,6 +59,11 @@ export interface RouterOptions {
    * maxJsonBytes, since anyone may send one.
    */
   maxAnonymousJsonBytes: number;
+  /**
+   * Origins a browser may change state from with credentials it sends by itself (HTTP Basic, the
+   * session cookie): ALLOWED_ORIGINS. A state change so authenticated that carries another Origin is 403.
+   */
+  allowedOrigins: readonly string[];
   /** Operations with a body cap of their own, and the setting that sets it (named in the 413). */
   bodyLimits?: Partial<Record<OperationId, { bytes: number; setting: string }>>;
   /**
@@ -99,6 +104,9 @@ interface PathEntry {
 }
 
 const JSON_TYPE = /json/;
+/** Credentials a browser attaches by itself, so that another site's page could make it send them. */
+const AMBIENT_SCHEMES = new Set<Identity['scheme']>(['basicAuth', 'sessionCookie']);
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 function refusalStatus(op: OperationSpec, preference: number[]): number {
   return preference.find((s) => String(s) in op.responses) ?? 400;
@@ -199,6 +207,15 @@ const hasNul = (s: unknown) => typeof s === 'string' && s.includes('\u0000');
 
 export function createRouter(options: RouterOptions): Middleware {
   const entries = new Map(routes.map((spec) => [spec.template, compileEntry(spec, options.handlers)]));
+
+  const origins = new Set(options.allowedOrigins.map((o) => o.replace(/\/$/, '').toLowerCase()));
+  /** A state change made with credentials the browser sends by itself must come from an allowed origin (CSRF). */
+  function refuseForeignOrigin(ctx: Context) {
+    const origin = ctx.get('origin');
+    if (origin && !origins.has(origin.toLowerCase())) {
+      throw new HttpError(403, `Origin ${origin} may not make this request with the browser's stored credentials (ALLOWED_ORIGINS)`);
+    }
+  }
 
   async function authenticate(ctx: Context, route: Route): Promise<Identity | null> {
     for (const alternative of route.schemes) {
@@ -324,14 +341,18 @@ export function createRouter(options: RouterOptions): Middleware {
       throw new HttpError(header ? 412 : route.paramRefusal, describeErrors(validateParams.errors, 'parameter '));
     }
 
-    if (!route.jsonRequest && route.op.requestBody && !route.anyBodyType && hasBody(ctx) && !ctx.is(route.op.requestBody.mediaTypes as string[])) {
-      throw new HttpError('415' in route.op.responses ? 415 : 400, `Content-Type must be ${route.op.requestBody.mediaTypes.join(' or ')}`);
+    // A declared Content-Type is required whenever one is sent, body or not: a browser's form post
+    // (x-www-form-urlencoded, multipart, text/plain, empty or not) reaches no operation.
+    const declaredType = route.op.requestBody && !route.anyBodyType ? (route.op.requestBody.mediaTypes as string[]) : null;
+    if (declaredType && (hasBody(ctx) || ctx.get('content-type')) && !ctx.is(declaredType)) {
+      throw new HttpError('415' in route.op.responses ? 415 : route.bodyRefusal, `Content-Type must be ${declaredType.join(' or ')}`);
     }
     // Credentials before the body: a request that needs them and has none is refused before a
     // byte of its body is read, and one without any may send only a small body.
     let identity: Identity | null;
     try {
       identity = await limitedAuthenticate(ctx, route);
+      if (identity && AMBIENT_SCHEMES.has(identity.scheme) && !SAFE_METHODS.has(ctx.method)) refuseForeignOrigin(ctx);
     } catch (err) {
       refuseUnreadBody(ctx.req, ctx.res);
       throw err;

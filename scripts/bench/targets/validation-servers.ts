@@ -49,6 +49,7 @@ if (process.argv[2] === 'plain') {
       challenge: () => ({}),
       maxJsonBytes: 4 << 20,
       maxAnonymousJsonBytes: 4 << 20,
+      allowedOrigins: [],
     }),
   );
 }
