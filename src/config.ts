@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { trustedProxies } from './http/client-address.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -102,6 +103,13 @@ const schema = z.object({
   SCAN_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   /** Lets service-connection calls (oauth, health, compliance, llm) reach private and loopback addresses. */
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  /**
+   * Reverse proxies (addresses or CIDRs) whose forwarding header gives the client's address; unset:
+   * none (every client is its connection's address).
+   */
+  TRUSTED_PROXIES: list.optional(),
+  /** The header those proxies append the client's address to. */
+  TRUSTED_PROXY_HEADER: z.enum(['x-forwarded-for', 'forwarded']).default('x-forwarded-for'),
   /** Failed password checks of one username from one address before back-off (429) begins. */
   AUTH_BACKOFF_AFTER: int(1).default(5),
   /** Failed password checks from one address, across usernames, before back-off begins. */
@@ -136,6 +144,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   if (e.S3_SERVE_DIRECT && e.STORAGE !== 's3') problems.push('  S3_SERVE_DIRECT: only with STORAGE=s3 (files are served by pactum)');
   if (Boolean(e.S3_ACCESS_KEY_ID) !== Boolean(e.S3_SECRET_ACCESS_KEY)) problems.push('  S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both or neither');
   if (e.DATABASE_URL && !/^postgres(ql)?:\/\//.test(e.DATABASE_URL)) problems.push('  DATABASE_URL: must be a postgres:// URL (unset means SQLite in DATA_DIR)');
+  for (const entry of e.TRUSTED_PROXIES ?? []) {
+    try {
+      trustedProxies([entry]);
+    } catch (err) {
+      problems.push(`  TRUSTED_PROXIES: ${(err as Error).message}`);
+    }
+  }
   if (problems.length) throw new ConfigError(`invalid configuration:\n${problems.join('\n')}`);
   const localHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST;
   const publicUrl = new URL(e.PUBLIC_URL ?? `http://${localHost.includes(':') ? `[${localHost}]` : localHost}:${e.PORT}`);
@@ -163,6 +178,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     allowedHosts:
       e.ALLOWED_HOSTS ??
       [...new Set([publicUrl.host, ...['localhost', '127.0.0.1', '[::1]'].map((h) => `${h}${portSuffix(e.PORT)}`)])],
+    trustedProxies: e.TRUSTED_PROXIES ?? [],
+    trustedProxyHeader: e.TRUSTED_PROXY_HEADER,
     maxJsonBytes: e.MAX_JSON_BYTES,
     maxAnonymousJsonBytes: Math.min(e.MAX_ANONYMOUS_JSON_BYTES, e.MAX_JSON_BYTES),
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,

@@ -26,6 +26,7 @@ import { afterScan } from './scans/after-scan.js';
 import { createSecretBox } from './auth/secret-box.js';
 import { connectionStore } from './db/connections.js';
 import { originGuard } from './http/origin-guard.js';
+import { clientAddressMiddleware } from './http/client-address.js';
 import { createAuditLog } from './mcp/audit.js';
 import { createUserState } from './auth/user-state.js';
 import { createPointReads } from './db/point-reads.js';
@@ -141,6 +142,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   }
 
   const app = createKoa([
+    clientAddressMiddleware(config.trustedProxies, config.trustedProxyHeader),
     requestContext(log),
     errorBoundary(config.errorDocsUrl),
     ...(opts.before ?? []),

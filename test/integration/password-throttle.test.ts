@@ -171,6 +171,37 @@ describe('guesses sent at once', () => {
   });
 });
 
+describe('behind a reverse proxy (TRUSTED_PROXIES)', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    // 127.0.2.1 is the proxy: requests from it carry the client's address in X-Forwarded-For.
+    s = await startTestServer({ AUTH_BACKOFF_AFTER: '2', AUTH_ADDRESS_BACKOFF_AFTER: '4', TRUSTED_PROXIES: '127.0.2.1' });
+    await lfsFixture(s.services.db, { org: 'acme', repo: 'site', username: 'pia', password: 'pia-password-1', access: 'read' });
+  });
+  afterAll(() => s.stop());
+
+  const viaProxy = (client: string, username: string, password: string) =>
+    send(s, '/api/v1/auth/login', { from: '127.0.2.1', headers: { 'content-type': 'application/json', accept: 'application/json', 'x-forwarded-for': client }, body: { username, password } });
+
+  it('holds back the sprayer behind the proxy, not every other client of the proxy', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await viaProxy('198.51.100.7', `nobody-${i}`, 'Winter2026!')).status);
+    expect(statuses).toContain(429);
+    expect((await viaProxy('198.51.100.8', 'pia', 'pia-password-1')).status).toBe(200);
+  });
+
+  it('does not believe the header from a peer that is not a trusted proxy', async () => {
+    const statuses: number[] = [];
+    // A client claiming a fresh address each time is still one address: its own.
+    for (let i = 0; i < 8; i++) {
+      const a = await send(s, '/api/v1/auth/login', { from: '127.0.2.9', headers: { 'content-type': 'application/json', accept: 'application/json', 'x-forwarded-for': `203.0.113.${i}` }, body: { username: `ghost-${i}`, password: 'x-password-1' } });
+      statuses.push(a.status);
+    }
+    expect(statuses).toContain(429);
+    s.expectConformant();
+  });
+});
+
 describe('what a password check costs and keeps', () => {
   let s: TestServer;
   beforeAll(async () => {
