@@ -240,7 +240,7 @@ export const operations: readonly OperationSpec[] = [
     validateParams: null,
     requestBody: null,
     responses: {
-      '200': { mediaTypes: ["text/html"], validate: null, headers: [] },
+      '200': { mediaTypes: ["text/html"], validate: null, headers: [{"name":"content-security-policy","required":true},{"name":"x-frame-options","required":true},{"name":"referrer-policy","required":true},{"name":"x-content-type-options","required":true}] },
       '406': { mediaTypes: ["application/json"], validate: dashboard.response_ops_home_406, headers: [] },
     },
     tool: null,
@@ -255,7 +255,7 @@ export const operations: readonly OperationSpec[] = [
     validateParams: null,
     requestBody: null,
     responses: {
-      '200': { mediaTypes: ["text/html"], validate: null, headers: [] },
+      '200': { mediaTypes: ["text/html"], validate: null, headers: [{"name":"content-security-policy","required":true},{"name":"x-frame-options","required":true},{"name":"referrer-policy","required":true},{"name":"x-content-type-options","required":true}] },
       '406': { mediaTypes: ["application/json"], validate: dashboard.response_ops_docs_406, headers: [] },
     },
     tool: null,

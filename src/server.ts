@@ -26,6 +26,7 @@ import { afterScan } from './scans/after-scan.js';
 import { createSecretBox } from './auth/secret-box.js';
 import { connectionStore } from './db/connections.js';
 import { originGuard } from './http/origin-guard.js';
+import { securityHeaders } from './http/security-headers.js';
 import { createAuditLog } from './mcp/audit.js';
 import { createUserState } from './auth/user-state.js';
 import { createPointReads } from './db/point-reads.js';
@@ -34,6 +35,7 @@ import { drainUnreadBodies, guardSlowClients, serverTimeouts } from './http/slow
 import type { Services } from './services.js';
 
 import { databaseStartError, ensureDataDir, listenError, storageStartError, usesDataDir } from './ops/startup-checks.js';
+import { swaggerUiStyleHashes } from './ops/docs.js';
 import { recordServerUrl } from './db/server-settings.js';
 
 
@@ -142,6 +144,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
 
   const app = createKoa([
     requestContext(log),
+    securityHeaders(config.publicUrl, swaggerUiStyleHashes),
     errorBoundary(config.errorDocsUrl),
     ...(opts.before ?? []),
     originGuard(config),

@@ -3769,6 +3769,17 @@ export interface components {
     headers: {
         /** @description The request's id, also in the server log. */
         "X-Request-Id": string;
+        /**
+         * @description On every HTML page: scripts, styles and fetches from this server only (no inline script, no eval, no inline style but the exact ones Swagger UI makes, by hash), no fonts, images also as data: URLs, no <base>, no form posts, and no framing (`frame-ancestors 'none'`).
+         * @example default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' https://pactum.example.com; base-uri 'none'; form-action 'none'; frame-ancestors 'none'
+         */
+        "Content-Security-Policy": string;
+        /** @description On every HTML page, for browsers that predate frame-ancestors. */
+        "X-Frame-Options": "DENY";
+        /** @description On every HTML page; a page URL may name an org or a repository. */
+        "Referrer-Policy": "no-referrer";
+        /** @description On every answer of this server, not only where declared. */
+        "X-Content-Type-Options": "nosniff";
         /** @description `Bearer resource_metadata="<PUBLIC_URL>/.well-known/oauth-protected-resource"` (RFC 9728), with `error="invalid_token"` when a token was sent and refused. */
         "WWW-Authenticate": string;
         /** @description The methods the resource serves. */
@@ -4009,6 +4020,10 @@ export interface operations {
             /** @description The landing page. */
             200: {
                 headers: {
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4031,6 +4046,10 @@ export interface operations {
             /** @description The documentation page. */
             200: {
                 headers: {
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4046,8 +4065,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example swagger-ui.css */
-                file: "swagger-ui.css" | "swagger-ui-bundle.js" | "swagger-ui-standalone-preset.js";
+                /**
+                 * @description Swagger UI's files, the page's own set-up (docs.js) and the landing page's stylesheet (home.css); the pages have no inline script or style.
+                 * @example swagger-ui.css
+                 */
+                file: "swagger-ui.css" | "swagger-ui-bundle.js" | "swagger-ui-standalone-preset.js" | "docs.js" | "home.css";
             };
             cookie?: never;
         };
