@@ -36,7 +36,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in and receive the session cookie
-         * @description Checks a dashboard user's username and password and sets the HttpOnly, SameSite=Strict cookie `session`, backed by a server-side session that logout revokes.
+         * @description Checks a dashboard user's username and password and sets the HttpOnly, SameSite=Strict session cookie, backed by a server-side session that logout revokes. Its name depends on PUBLIC_URL's scheme (see the sessionCookie security scheme) — `__Host-session` over https, `session` over http.
          */
         post: operations["auth.login"];
         delete?: never;
@@ -56,7 +56,7 @@ export interface paths {
         put?: never;
         /**
          * End the session
-         * @description Revokes the session named by the cookie (it stops working at once, everywhere) and clears the cookie. Answers 204 also when there was no valid session.
+         * @description Revokes the session named by the session cookie (it stops working at once, everywhere) and clears the cookie. When several session cookies are sent (under either name), every session they name is revoked, none is picked. Answers 204 also when there was no valid session.
          */
         post: operations["auth.logout"];
         delete?: never;
@@ -3854,7 +3854,7 @@ export interface operations {
             /** @description Signed in. */
             200: {
                 headers: {
-                    /** @description `session=<opaque>; Path=/; HttpOnly; SameSite=Strict; Max-Age=…` (and `Secure` when PUBLIC_URL is https). */
+                    /** @description Over http: `session=<opaque>; Path=/; HttpOnly; SameSite=Strict; Max-Age=…`. Over https (PUBLIC_URL): `__Host-session=<opaque>; Path=/; HttpOnly; SameSite=Strict; Max-Age=…; Secure` (no Domain), and a second Set-Cookie that clears a plain `session` cookie of this host. */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
@@ -3877,7 +3877,10 @@ export interface operations {
             header?: never;
             path?: never;
             cookie?: {
+                /** @description The session cookie over http. */
                 session?: string;
+                /** @description The session cookie over https. */
+                "__Host-session"?: string;
             };
         };
         requestBody?: never;

@@ -1,0 +1,116 @@
+/**
+ * The session cookie: `__Host-session` (Secure, Path=/, no Domain) when PUBLIC_URL is https,
+ * `session` as before over http; a request carrying more than one session cookie, under either
+ * name, is refused with 401 in the spec's shape — none of them is picked, even a valid one.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../../src/auth/passwords.js';
+import { insertOrg, insertUser } from '../../src/db/users.js';
+import { freePort } from '../helpers/ports.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const PASSWORD = 'cookie-password-1';
+
+/** A server with a user `ada`; `env` sets its PUBLIC_URL. */
+async function serverWithUser(env: Record<string, string> = {}): Promise<TestServer> {
+  const s = await startTestServer(env);
+  const org = await insertOrg(s.services.db, { name: 'Cookies', slug: 'cookies' });
+  await insertUser(s.services.db, { orgId: org.id, username: 'ada', passwordHash: await hashPassword(PASSWORD), role: 'org_admin' });
+  return s;
+}
+
+async function login(s: TestServer): Promise<{ cookies: string[]; token: (name: string) => string }> {
+  const res = await fetch(`${s.directUrl}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ username: 'ada', password: PASSWORD }),
+  });
+  expect(res.status).toBe(200);
+  await res.body?.cancel();
+  const cookies = res.headers.getSetCookie();
+  return { cookies, token: (name) => new RegExp(`^${name}=([^;]+)`).exec(cookies.find((c) => c.startsWith(`${name}=`)) ?? '')?.[1] ?? '' };
+}
+
+/** tools/list with `cookie` as the Cookie header: the status and the body. */
+async function withCookie(s: TestServer, cookie: string): Promise<{ status: number; body: Record<string, unknown>; challenge: string | null }> {
+  const res = await fetch(`${s.directUrl}/api/v1/mcp`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown>, challenge: res.headers.get('www-authenticate') };
+}
+
+/** The spec's HttpError body with a Bearer challenge: the 401 of the dashboard. */
+function expectRefused(answer: Awaited<ReturnType<typeof withCookie>>, message: RegExp) {
+  expect(answer.status).toBe(401);
+  expect(answer.body).toMatchObject({ error: 'Unauthorized', statusCode: 401, message: expect.stringMatching(message) });
+  expect(answer.challenge).toMatch(/^Bearer resource_metadata=/);
+}
+
+describe('over https (PUBLIC_URL https)', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    const port = await freePort();
+    s = await serverWithUser({ PORT: String(port), PUBLIC_URL: `https://127.0.0.1:${port}` });
+  });
+  afterAll(() => s?.stop());
+
+  it('login sets __Host-session with Secure, Path=/ and no Domain, and clears a plain session cookie', async () => {
+    const { cookies, token } = await login(s);
+    const host = cookies.find((c) => c.startsWith('__Host-session='))!;
+    expect(token('__Host-session')).toMatch(/./);
+    expect(host.split(/;\s*/).slice(1).map((a) => a.replace(/=\d+$/, '=N')).sort()).toEqual(['HttpOnly', 'Max-Age=N', 'Path=/', 'SameSite=Strict', 'Secure']);
+    expect(host).not.toMatch(/Domain=/i);
+    expect(cookies.find((c) => c.startsWith('session='))).toMatch(/^session=; .*Max-Age=0/);
+    expect((await withCookie(s, `__Host-session=${token('__Host-session')}`)).status).toBe(200);
+    s.expectConformant();
+  });
+
+  it('refuses __Host-session together with session, and two __Host-session, even when each is valid', async () => {
+    const [a, b] = [(await login(s)).token('__Host-session'), (await login(s)).token('__Host-session')];
+    for (const cookie of [`__Host-session=${a}; session=${b}`, `session=${a}; __Host-session=${a}`, `__Host-session=${a}; __Host-session=${b}`, `__Host-session=${a}; other=1; __Host-session=${a}`]) {
+      expectRefused(await withCookie(s, cookie), /More than one session cookie/);
+    }
+    expect((await withCookie(s, `__Host-session=${a}`)).status).toBe(200);
+    s.expectConformant();
+  });
+
+  it('does not take a plain session cookie for its own', async () => {
+    const a = (await login(s)).token('__Host-session');
+    expectRefused(await withCookie(s, `session=${a}`), /required/);
+  });
+
+  it('logout with two session cookies ends both sessions', async () => {
+    const [a, b] = [(await login(s)).token('__Host-session'), (await login(s)).token('__Host-session')];
+    const out = await fetch(`${s.directUrl}/api/v1/auth/logout`, { method: 'POST', headers: { cookie: `__Host-session=${a}; session=${b}` } });
+    expect(out.status).toBe(204);
+    expect(out.headers.getSetCookie().map((c) => c.split('=')[0]).sort()).toEqual(['__Host-session', 'session']);
+    expectRefused(await withCookie(s, `__Host-session=${a}`), /session has ended/);
+    expectRefused(await withCookie(s, `__Host-session=${b}`), /session has ended/);
+    s.expectConformant();
+  });
+});
+
+describe('over http', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await serverWithUser();
+  });
+  afterAll(() => s?.stop());
+
+  it('login sets session as before: no Secure, no prefix', async () => {
+    const { cookies, token } = await login(s);
+    expect(cookies).toHaveLength(1);
+    expect(cookies[0]).toMatch(/^session=[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
+    expect((await withCookie(s, `session=${token('session')}`)).status).toBe(200);
+  });
+
+  it('refuses two session cookies, or session with __Host-session', async () => {
+    const [a, b] = [(await login(s)).token('session'), (await login(s)).token('session')];
+    for (const cookie of [`session=${a}; session=${b}`, `session=${a}; session=${a}`, `session=${a}; __Host-session=${b}`]) {
+      expectRefused(await withCookie(s, cookie), /More than one session cookie/);
+    }
+    s.expectConformant();
+  });
+});
