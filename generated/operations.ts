@@ -159,7 +159,7 @@ export const operations: readonly OperationSpec[] = [
     method: 'POST',
     path: '/api/v1/auth/logout',
     security: [],
-    params: [{"name":"session","in":"cookie","required":false,"type":"string"}],
+    params: [{"name":"session","in":"cookie","required":false,"type":"string"},{"name":"__Host-session","in":"cookie","required":false,"type":"string"}],
     validateParams: dashboard.params_auth_logout,
     requestBody: null,
     responses: {
@@ -240,7 +240,7 @@ export const operations: readonly OperationSpec[] = [
     validateParams: null,
     requestBody: null,
     responses: {
-      '200': { mediaTypes: ["text/html"], validate: null, headers: [] },
+      '200': { mediaTypes: ["text/html"], validate: null, headers: [{"name":"content-security-policy","required":true},{"name":"x-frame-options","required":true},{"name":"referrer-policy","required":true},{"name":"x-content-type-options","required":true}] },
       '406': { mediaTypes: ["application/json"], validate: dashboard.response_ops_home_406, headers: [] },
     },
     tool: null,
@@ -255,7 +255,7 @@ export const operations: readonly OperationSpec[] = [
     validateParams: null,
     requestBody: null,
     responses: {
-      '200': { mediaTypes: ["text/html"], validate: null, headers: [] },
+      '200': { mediaTypes: ["text/html"], validate: null, headers: [{"name":"content-security-policy","required":true},{"name":"x-frame-options","required":true},{"name":"referrer-policy","required":true},{"name":"x-content-type-options","required":true}] },
       '406': { mediaTypes: ["application/json"], validate: dashboard.response_ops_docs_406, headers: [] },
     },
     tool: null,
@@ -1141,7 +1141,7 @@ import type { operations as batchOperations } from './types/batch.js';
 export interface OperationInputs {
   'mcp.post': { params: { "mcp-protocol-version"?: NonNullable<dashboardOperations['mcp.post']['parameters']['header']>["MCP-Protocol-Version"] }; body: NonNullable<dashboardOperations['mcp.post']['requestBody']>['content']["application/json"] };
   'auth.login': { params: { }; body: NonNullable<dashboardOperations['auth.login']['requestBody']>['content']["application/json"] };
-  'auth.logout': { params: { "session"?: NonNullable<dashboardOperations['auth.logout']['parameters']['cookie']>["session"] }; body: undefined };
+  'auth.logout': { params: { "session"?: NonNullable<dashboardOperations['auth.logout']['parameters']['cookie']>["session"]; "__Host-session"?: NonNullable<dashboardOperations['auth.logout']['parameters']['cookie']>["__Host-session"] }; body: undefined };
   'auth.protectedResource': { params: { }; body: undefined };
   'auth.protectedResourceForMcp': { params: { }; body: undefined };
   'ops.health': { params: { }; body: undefined };

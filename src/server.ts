@@ -27,6 +27,7 @@ import { createSecretBox } from './auth/secret-box.js';
 import { connectionStore } from './db/connections.js';
 import { originGuard } from './http/origin-guard.js';
 import { clientAddressMiddleware } from './http/client-address.js';
+import { securityHeaders } from './http/security-headers.js';
 import { createAuditLog } from './mcp/audit.js';
 import { createUserState } from './auth/user-state.js';
 import { createPointReads } from './db/point-reads.js';
@@ -35,6 +36,7 @@ import { drainUnreadBodies, guardSlowClients, serverTimeouts } from './http/slow
 import type { Services } from './services.js';
 
 import { databaseStartError, ensureDataDir, listenError, storageStartError, usesDataDir } from './ops/startup-checks.js';
+import { swaggerUiStyleHashes } from './ops/docs.js';
 import { recordServerUrl } from './db/server-settings.js';
 
 
@@ -144,6 +146,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const app = createKoa([
     clientAddressMiddleware(config.trustedProxies, config.trustedProxyHeader),
     requestContext(log),
+    securityHeaders(config.publicUrl, swaggerUiStyleHashes),
     errorBoundary(config.errorDocsUrl),
     ...(opts.before ?? []),
     originGuard(config),

@@ -36,7 +36,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in and receive the session cookie
-         * @description Checks a dashboard user's username and password and sets the HttpOnly, SameSite=Strict cookie `session`, backed by a server-side session that logout revokes.
+         * @description Checks a dashboard user's username and password and sets the HttpOnly, SameSite=Strict session cookie, backed by a server-side session that logout revokes. Its name depends on PUBLIC_URL's scheme (see the sessionCookie security scheme) — `__Host-session` over https, `session` over http.
          */
         post: operations["auth.login"];
         delete?: never;
@@ -56,7 +56,7 @@ export interface paths {
         put?: never;
         /**
          * End the session
-         * @description Revokes the session named by the cookie (it stops working at once, everywhere) and clears the cookie. Answers 204 also when there was no valid session.
+         * @description Revokes the session named by the session cookie (it stops working at once, everywhere) and clears the cookie. When several session cookies are sent (under either name), every session they name is revoked, none is picked. Answers 204 also when there was no valid session.
          */
         post: operations["auth.logout"];
         delete?: never;
@@ -221,7 +221,7 @@ export interface paths {
         put?: never;
         /**
          * Create an organization
-         * @description Creates an organization with a display name and a unique, URL-safe slug. Requires admin.system. A slug that is taken is a conflict error.
+         * @description Creates an organization with a display name and a unique, URL-safe slug. Requires admin.system. A slug that is taken is a conflict error that names no holder.
          */
         post: operations["mcp.tool.dashboard_create_org"];
         delete?: never;
@@ -281,7 +281,7 @@ export interface paths {
         put?: never;
         /**
          * Rename an organization
-         * @description Changes an organization's name or slug. admin.system may update any org; admin.org only its own.
+         * @description Changes an organization's name or slug. admin.system may update any org; admin.org only its own. Slugs are unique across orgs: a taken one is a conflict error that names no holder.
          */
         post: operations["mcp.tool.dashboard_update_org"];
         delete?: never;
@@ -301,7 +301,7 @@ export interface paths {
         put?: never;
         /**
          * Create a user
-         * @description Creates a dashboard user in the caller's org (admin.system may name another org). The username is unique; the password (at least 8 characters) is stored as a scrypt hash and never returned.
+         * @description Creates a dashboard user in the caller's org (admin.system may name another org). The username is unique across all orgs (it is also the Basic-auth login of the object APIs): a taken one is a conflict error that names neither its holder nor its org, the same answer wherever it is taken. The password (at least 8 characters) is stored as a scrypt hash and never returned.
          */
         post: operations["mcp.tool.dashboard_create_user"];
         delete?: never;
@@ -381,7 +381,7 @@ export interface paths {
         put?: never;
         /**
          * List a user's personal tokens
-         * @description Lists a user's personal tokens: id, name, creation, expiry, last use and state. Their secrets are shown once at creation and never listed.
+         * @description Lists a user's personal tokens: id, name, creation, expiry, last use and state. Their secrets are shown once at creation and never listed. Only for a user the caller may manage (its org, and a role whose permissions the caller holds all of); any other user is not_found, word for word like a missing one.
          */
         post: operations["mcp.tool.dashboard_list_user_tokens"];
         delete?: never;
@@ -401,7 +401,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke a user's personal token
-         * @description Revokes a user's live personal tokens with the given id or name. They stop working at their next request, on every instance; Git LFS credentials remembered for them are dropped.
+         * @description Revokes a user's live personal tokens with the given id or name. They stop working at their next request, on every instance; Git LFS credentials remembered for them are dropped. Only for a user the caller may manage; any other user is not_found, word for word like a missing one.
          */
         post: operations["mcp.tool.dashboard_revoke_user_token"];
         delete?: never;
@@ -921,7 +921,7 @@ export interface paths {
         put?: never;
         /**
          * Read a coordinated PR
-         * @description Returns a coordinated PR and its legs (one per site). Without admin.system only coordinated PRs of the caller's own org can be read.
+         * @description Returns a coordinated PR and its legs (one per site). Without admin.system only coordinated PRs of the caller's own org can be read; another org's is not_found, word for word like a missing one.
          */
         post: operations["mcp.tool.dashboard_coordinated_pr_status"];
         delete?: never;
@@ -1160,7 +1160,7 @@ export interface components {
          */
         "tool-error": {
             /**
-             * @description invalid_arguments: correct the arguments; not_found: no such thing in the caller's scope; forbidden: the caller lacks the permission; conflict: a unique value is taken; unavailable: a dependency did not answer; rate_limited: the caller (or its organization) has too much in flight or queued, retry after retryAfterSeconds; too_large: an input is larger than the server accepts for this tool (the message names the limit and its setting); timed_out: the work took longer than the server allows for this tool; failed: the operation ran and failed.
+             * @description invalid_arguments: correct the arguments; not_found: no such thing in the caller's scope (a thing of another org is answered exactly as a missing one); forbidden: the caller lacks the permission; conflict: a unique value is taken; unavailable: a dependency did not answer; rate_limited: the caller (or its organization) has too much in flight or queued, retry after retryAfterSeconds; too_large: an input is larger than the server accepts for this tool (the message names the limit and its setting); timed_out: the work took longer than the server allows for this tool; failed: the operation ran and failed.
              * @enum {string}
              */
             error: "invalid_arguments" | "not_found" | "forbidden" | "conflict" | "unavailable" | "rate_limited" | "too_large" | "timed_out" | "failed";
@@ -2243,7 +2243,7 @@ export interface components {
             serviceId: components["schemas"]["service-id"];
             /**
              * Format: uri
-             * @description Base URL of the service.
+             * @description Base URL of the service, without a user name or password: a url stored with them before they were refused is shown (and called) without them.
              */
             url: string;
             clientId: string;
@@ -2408,7 +2408,7 @@ export interface components {
         "dashboard_create_org.output": components["schemas"]["organization"];
         /**
          * dashboard_create_service_connection arguments
-         * @description Creates the org's connection for serviceId, or replaces it (one per serviceId).
+         * @description Creates the org's connection for serviceId, or replaces it (one per serviceId). The url carries no credentials (https://user:pass@host is refused): the secret goes in clientSecret.
          * @example {
          *       "serviceId": "compliance",
          *       "url": "https://compliance.example.com",
@@ -2418,7 +2418,10 @@ export interface components {
          */
         "dashboard_create_service_connection.input": {
             serviceId: components["schemas"]["service-id"];
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Base URL of the service, http or https. No user name or password in it: a url such as https://user:pass@host is refused (invalid_arguments), because the url is stored in clear, shown to org admins and written to the audit trail; the secret goes in clientSecret, which is sealed and never echoed.
+             */
             url: string;
             clientId: string;
             clientSecret: string;
@@ -3466,7 +3469,7 @@ export interface components {
         "dashboard_update_org.output": components["schemas"]["organization"];
         /**
          * dashboard_update_service_connection arguments
-         * @description Changes some fields of an existing connection; a field left out keeps its value. A url on another origin (scheme, host or port) than the stored one needs clientSecret too: the stored secret is only ever sent to the origin it was given for, so whoever may edit the url cannot redirect it (invalid_arguments otherwise). A change of path on the same origin keeps the stored secret.
+         * @description Changes some fields of an existing connection; a field left out keeps its value. A url on another origin (scheme, host or port) than the stored one needs clientSecret too: the stored secret is only ever sent to the origin it was given for, so whoever may edit the url cannot redirect it (invalid_arguments otherwise). A change of path on the same origin keeps the stored secret. The url carries no credentials (https://user:pass@host is refused): the secret goes in clientSecret.
          * @example {
          *       "serviceId": "compliance",
          *       "url": "https://compliance2.example.com",
@@ -3479,7 +3482,10 @@ export interface components {
          */
         "dashboard_update_service_connection.input": ({
             serviceId: components["schemas"]["service-id"];
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Base URL of the service, http or https. No user name or password in it: a url such as https://user:pass@host is refused (invalid_arguments), because the url is stored in clear, shown to org admins and written to the audit trail; the secret goes in clientSecret, which is sealed and never echoed.
+             */
             url?: string;
             clientId?: string;
             /** @description Required when url moves the connection to another origin (scheme, host or port). */
@@ -3763,6 +3769,17 @@ export interface components {
     headers: {
         /** @description The request's id, also in the server log. */
         "X-Request-Id": string;
+        /**
+         * @description On every HTML page: scripts, styles and fetches from this server only (no inline script, no eval, no inline style but the exact ones Swagger UI makes, by hash), no fonts, images also as data: URLs, no <base>, no form posts, and no framing (`frame-ancestors 'none'`).
+         * @example default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' https://pactum.example.com; base-uri 'none'; form-action 'none'; frame-ancestors 'none'
+         */
+        "Content-Security-Policy": string;
+        /** @description On every HTML page, for browsers that predate frame-ancestors. */
+        "X-Frame-Options": "DENY";
+        /** @description On every HTML page; a page URL may name an org or a repository. */
+        "Referrer-Policy": "no-referrer";
+        /** @description On every answer of this server, not only where declared. */
+        "X-Content-Type-Options": "nosniff";
         /** @description `Bearer resource_metadata="<PUBLIC_URL>/.well-known/oauth-protected-resource"` (RFC 9728), with `error="invalid_token"` when a token was sent and refused. */
         "WWW-Authenticate": string;
         /** @description The methods the resource serves. */
@@ -3837,7 +3854,7 @@ export interface operations {
             /** @description Signed in. */
             200: {
                 headers: {
-                    /** @description `session=<opaque>; Path=/; HttpOnly; SameSite=Strict; Max-Age=…` (and `Secure` when PUBLIC_URL is https). */
+                    /** @description Over http: `session=<opaque>; Path=/; HttpOnly; SameSite=Strict; Max-Age=…`. Over https (PUBLIC_URL): `__Host-session=<opaque>; Path=/; HttpOnly; SameSite=Strict; Max-Age=…; Secure` (no Domain), and a second Set-Cookie that clears a plain `session` cookie of this host. */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
@@ -3860,7 +3877,10 @@ export interface operations {
             header?: never;
             path?: never;
             cookie?: {
+                /** @description The session cookie over http. */
                 session?: string;
+                /** @description The session cookie over https. */
+                "__Host-session"?: string;
             };
         };
         requestBody?: never;
@@ -4003,6 +4023,10 @@ export interface operations {
             /** @description The landing page. */
             200: {
                 headers: {
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4025,6 +4049,10 @@ export interface operations {
             /** @description The documentation page. */
             200: {
                 headers: {
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4040,8 +4068,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example swagger-ui.css */
-                file: "swagger-ui.css" | "swagger-ui-bundle.js" | "swagger-ui-standalone-preset.js";
+                /**
+                 * @description Swagger UI's files, the page's own set-up (docs.js) and the landing page's stylesheet (home.css); the pages have no inline script or style.
+                 * @example swagger-ui.css
+                 */
+                file: "swagger-ui.css" | "swagger-ui-bundle.js" | "swagger-ui-standalone-preset.js" | "docs.js" | "home.css";
             };
             cookie?: never;
         };

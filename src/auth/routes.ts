@@ -8,11 +8,22 @@ import type { Services } from '../services.js';
 import { findUserByName } from '../db/users.js';
 import { checkPassword, hashPassword, needsRehash } from './passwords.js';
 import { PERMISSIONS, ROLE_PERMISSIONS } from './permissions.js';
+import { PLAIN_SESSION_COOKIE, sessionCookieName, sessionCookieValues } from './session-cookie.js';
 import { createSession, revokeSession } from './sessions.js';
 
-function cookie(services: Services, value: string, maxAge: number): string {
-  const secure = services.config.publicUrl.startsWith('https:') ? '; Secure' : '';
-  return `session=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`;
+function cookie(name: string, secure: boolean, value: string, maxAge: number): string {
+  return `${name}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
+}
+
+/**
+ * The session cookie with `value`, and over HTTPS the end of a plain `session` cookie of this
+ * host (set before the `__Host-` name was used): left in place, it would make every later request
+ * carry two session cookies, which are refused.
+ */
+function sessionCookies(services: Services, value: string, maxAge: number): string[] {
+  const name = sessionCookieName(services.config.publicUrl);
+  if (name === PLAIN_SESSION_COOKIE) return [cookie(name, false, value, maxAge)];
+  return [cookie(name, true, value, maxAge), cookie(PLAIN_SESSION_COOKIE, true, '', 0)];
 }
 
 export function login(services: Services): Handler<'auth.login'> {
@@ -25,7 +36,7 @@ export function login(services: Services): Handler<'auth.login'> {
     if (needsRehash(user.password_hash)) await services.db('users').where({ id: user.id }).update({ password_hash: await hashPassword(password) });
     const session = await createSession(services.db, user.id, services.config.sessionTtlSeconds);
     await services.db('users').where({ id: user.id }).update({ last_login_at: new Date().toISOString() });
-    ctx.set('Set-Cookie', cookie(services, session.token, services.config.sessionTtlSeconds));
+    ctx.set('Set-Cookie', sessionCookies(services, session.token, services.config.sessionTtlSeconds));
     ctx.set('Cache-Control', 'no-store');
     return {
       status: 200,
@@ -41,11 +52,15 @@ export function login(services: Services): Handler<'auth.login'> {
   };
 }
 
+/** A browser sends one session cookie, two where one was planted: more are not looked up. */
+const MAX_LOGOUT_COOKIES = 4;
+
+/** Every session a session cookie of the request names is revoked: with several (ambiguous elsewhere), none is picked, all end. */
 export function logout(services: Services): Handler<'auth.logout'> {
   return async ({ ctx }) => {
-    const token = ctx.cookies.get('session');
-    if (token) await revokeSession(services.db, token);
-    ctx.set('Set-Cookie', cookie(services, '', 0));
+    const tokens = new Set(sessionCookieValues(ctx.get('cookie')).map((c) => c.value).filter(Boolean));
+    for (const token of [...tokens].slice(0, MAX_LOGOUT_COOKIES)) await revokeSession(services.db, token);
+    ctx.set('Set-Cookie', sessionCookies(services, '', 0));
     return { status: 204 };
   };
 }

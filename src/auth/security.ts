@@ -1,7 +1,8 @@
 /**
  * The dashboard's security schemes, bound by name to the spec's securitySchemes: bearerAuth
- * (a JWT) and sessionCookie. A credential that is present but wrong is a 401, never a silent
- * fall-through to anonymous.
+ * (a JWT) and sessionCookie (`__Host-session` over HTTPS, `session` over HTTP; see
+ * session-cookie.ts). A credential that is present but wrong, or ambiguous, is a 401, never a
+ * silent fall-through to anonymous.
  */
 import type { Context } from 'koa';
 import type { Config } from '../config.js';
@@ -13,6 +14,7 @@ import type { SecurityHandler } from '../http/router.js';
 import type { Identity } from './identity.js';
 import type { TokenService } from './jwt.js';
 import { ROLE_PERMISSIONS, grants, type Permission } from './permissions.js';
+import { readSessionCookie, sessionCookieName } from './session-cookie.js';
 import { resolveSession } from './sessions.js';
 
 export function dashboardChallenge(config: Config, error?: string): Record<string, string> {
@@ -86,10 +88,14 @@ export function narrowed(current: readonly Permission[], token: ReadonlySet<Perm
 }
 
 export function sessionCookie(config: Config, db: Db): SecurityHandler {
+  const name = sessionCookieName(config.publicUrl);
   return async (ctx: Context) => {
-    const token = ctx.cookies.get('session');
-    if (!token) return null;
-    const session = await resolveSession(db, token);
+    const cookie = readSessionCookie(ctx.get('cookie'), name);
+    if (cookie.kind === 'none') return null;
+    if (cookie.kind === 'ambiguous') {
+      throw new HttpError(401, `More than one session cookie was sent (${name} is this server's); none is used. Sign out, or clear this site's cookies, and sign in again`, dashboardChallenge(config, 'invalid_token'));
+    }
+    const session = await resolveSession(db, cookie.token);
     const user = session && (await findUserById(db, session.userId));
     if (!session || !user || !user.active || Number(user.credential_version) !== session.credentialVersion) {
       throw new HttpError(401, 'The session has ended; sign in again', dashboardChallenge(config, 'invalid_token'));

@@ -3,6 +3,7 @@ import type { components } from '../../generated/types/dashboard.js';
 import type { SecretBox } from '../auth/secret-box.js';
 import { secretPreview } from '../auth/secret-box.js';
 import type { AddressPolicy } from '../domain/scan/address-policy.js';
+import { withoutCredentials } from '../domain/connections/service-url.js';
 import type { Db } from './knex.js';
 
 export type ServiceConnection = components['schemas']['service-connection'];
@@ -19,9 +20,10 @@ interface Row {
   updated_at: string;
 }
 
+// A url stored with a user name or password (before they were refused) is shown, and called, without them.
 const toView = (r: Row): ServiceConnection => ({
   serviceId: r.service_id,
-  url: r.url,
+  url: withoutCredentials(r.url),
   clientId: r.client_id,
   hasSecret: r.secret_ciphertext !== null,
   secretPreview: r.secret_preview,
@@ -75,7 +77,7 @@ export function connectionStore(db: Db, box: SecretBox, policy: AddressPolicy = 
       const row = await find(orgId, serviceId);
       if (!row) return null;
       return {
-        url: row.url,
+        url: withoutCredentials(row.url),
         clientId: row.client_id,
         clientSecret: row.secret_ciphertext ? box.open(row.secret_ciphertext, aad(orgId, serviceId)) : '',
         policy,

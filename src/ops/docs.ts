@@ -3,6 +3,8 @@
  * CDN: the page works on a machine without internet access). `/`: a landing page naming the APIs
  * at this server's PUBLIC_URL, and the object APIs' error statuses (their documentation_url).
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -12,6 +14,45 @@ import { loadBundledSpec, type JsonObject } from '../spec/documents.js';
 const assetDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const TYPES: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' };
 const SPECS = { 'dashboard-mcp': 'dashboard', 'objects-legacy': 'legacy', 'objects-batch': 'batch' } as const;
+
+/**
+ * No inline script or style: every HTML page is served under a Content-Security-Policy that
+ * allows only this server's own files (http/security-headers.ts), so the Swagger UI set-up is a
+ * file of its own. validatorUrl null: the specs are never sent to validator.swagger.io.
+ */
+const DOCS_SCRIPT = `window.ui = SwaggerUIBundle({
+  urls: [
+    { url: 'docs/openapi/dashboard-mcp', name: 'Dashboard MCP endpoint' },
+    { url: 'docs/openapi/objects-batch', name: 'Batch object API v1.3' },
+    { url: 'docs/openapi/objects-legacy', name: 'Legacy object API v0.5' }
+  ],
+  dom_id: '#swagger-ui',
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  layout: 'StandaloneLayout',
+  validatorUrl: null
+});
+`;
+
+const HOME_STYLE = 'body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;line-height:1.5}code{background:#f3f3f3;padding:0 .2em}td{vertical-align:top;padding:.2em .6em}\n';
+
+let styleHashes: string[] | undefined;
+
+/**
+ * The inline <style> elements Swagger UI creates itself (its logo's colours), as CSP hash
+ * sources: read from the installed swagger-ui-dist once, when the first page is served, so an
+ * upgrade brings its own. No other inline style is allowed.
+ */
+export function swaggerUiStyleHashes(): string[] {
+  if (!styleHashes) {
+    const preset = readFileSync(join(assetDir, 'swagger-ui-standalone-preset.js'), 'utf8');
+    const styles = [...preset.matchAll(/createElement\("style",null,("(?:[^"\\]|\\.)*")\)/g)].map((m) => JSON.parse(m[1]!) as string);
+    styleHashes = styles.map((css) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`);
+  }
+  return styleHashes;
+}
+
+/** The documentation page's own files, beside swagger-ui-dist's. */
+const OWN_ASSETS: Record<string, string> = { 'docs.js': DOCS_SCRIPT, 'home.css': HOME_STYLE };
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -24,18 +65,7 @@ const PAGE = `<!doctype html>
 <div id="swagger-ui"></div>
 <script src="docs/assets/swagger-ui-bundle.js"></script>
 <script src="docs/assets/swagger-ui-standalone-preset.js"></script>
-<script>
-window.ui = SwaggerUIBundle({
-  urls: [
-    { url: 'docs/openapi/dashboard-mcp', name: 'Dashboard MCP endpoint' },
-    { url: 'docs/openapi/objects-batch', name: 'Batch object API v1.3' },
-    { url: 'docs/openapi/objects-legacy', name: 'Legacy object API v0.5' }
-  ],
-  dom_id: '#swagger-ui',
-  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-  layout: 'StandaloneLayout'
-});
-</script>
+<script src="docs/assets/docs.js"></script>
 </body>
 </html>
 `;
@@ -53,7 +83,7 @@ const assetCache = new Map<string, Buffer>();
 export const docsAsset: Handler<'ops.docsAsset'> = async ({ ctx, params }) => {
   const file = params.file; // validated against the spec's enum: no path tricks reach here
   let bytes = assetCache.get(file);
-  if (!bytes) assetCache.set(file, (bytes = await readFile(join(assetDir, file))));
+  if (!bytes) assetCache.set(file, (bytes = Object.hasOwn(OWN_ASSETS, file) ? Buffer.from(OWN_ASSETS[file]!) : await readFile(join(assetDir, file))));
   ctx.status = 200;
   ctx.type = TYPES[file.split('.').pop()!]!;
   ctx.set('Cache-Control', 'public, max-age=86400');
@@ -111,7 +141,7 @@ export function homePage(publicUrl: string): Handler<'ops.home'> {
 <head>
 <meta charset="utf-8">
 <title>pactum</title>
-<style>body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;line-height:1.5}code{background:#f3f3f3;padding:0 .2em}td{vertical-align:top;padding:.2em .6em}</style>
+<link rel="stylesheet" href="docs/assets/home.css">
 </head>
 <body>
 <h1>pactum</h1>

@@ -1,9 +1,13 @@
 /**
- * Which IP addresses a scan may connect to. A scanner that fetches user-supplied URLs must not
- * become a way into the server's own network (SSRF), so private and special-purpose ranges are
- * refused unless the deployment explicitly allows private networks.
+ * Which IP addresses a scan or a service call may connect to. A server that fetches
+ * user-supplied URLs must not become a way into its own network (SSRF), so every range of the
+ * IANA IPv4 and IPv6 Special-Purpose Address Registries (and multicast, and IPv6 outside global
+ * unicast 2000::/3) is refused unless the deployment explicitly allows private networks.
+ * Forms that carry an IPv4 address inside an IPv6 one (IPv4-mapped, IPv4-translated, NAT64,
+ * 6to4, IPv4-compatible) are judged by the IPv4 address they carry, as that is where they lead.
+ * Range membership is node:net's BlockList; the tables below are the whole policy.
  */
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 
 export type AddressRange =
   | 'public'
@@ -14,44 +18,98 @@ export type AddressRange =
   | 'carrier-grade-nat'
   | 'multicast'
   | 'unspecified'
+  | 'documentation'
+  | 'benchmarking'
+  | 'special-purpose'
   | 'reserved';
 
-interface Ipv4Rule { base: number; bits: number; range: AddressRange }
+/** Where an IPv6 range carries an IPv4 address: in its last 32 bits, or (6to4) in bits 16–47. */
+type Embedding = 'low32' | '6to4';
 
-const IPV4_RULES: readonly Ipv4Rule[] = [
-  { base: ipv4('0.0.0.0'), bits: 8, range: 'unspecified' },
-  { base: ipv4('10.0.0.0'), bits: 8, range: 'private' },
-  { base: ipv4('100.64.0.0'), bits: 10, range: 'carrier-grade-nat' },
-  { base: ipv4('127.0.0.0'), bits: 8, range: 'loopback' },
-  { base: ipv4('169.254.0.0'), bits: 16, range: 'link-local' },
-  { base: ipv4('172.16.0.0'), bits: 12, range: 'private' },
-  { base: ipv4('192.0.0.0'), bits: 24, range: 'reserved' },
-  { base: ipv4('192.168.0.0'), bits: 16, range: 'private' },
-  { base: ipv4('198.18.0.0'), bits: 15, range: 'reserved' },
-  { base: ipv4('224.0.0.0'), bits: 4, range: 'multicast' },
-  { base: ipv4('240.0.0.0'), bits: 4, range: 'reserved' },
+interface SpecialRange {
+  name: string;
+  cidr: string;
+  /** The range's class; for a range that embeds IPv4, the class when the IPv4 inside is public. */
+  range: AddressRange;
+  embeds?: Embedding;
+}
+
+/** The IANA IPv4 Special-Purpose Address Registry, and multicast; the first match names the range. */
+const IPV4_SPECIAL: readonly SpecialRange[] = [
+  { name: '"This network"', cidr: '0.0.0.0/8', range: 'unspecified' },
+  { name: 'Private-Use', cidr: '10.0.0.0/8', range: 'private' },
+  { name: 'Shared Address Space', cidr: '100.64.0.0/10', range: 'carrier-grade-nat' },
+  { name: 'Loopback', cidr: '127.0.0.0/8', range: 'loopback' },
+  { name: 'Link Local', cidr: '169.254.0.0/16', range: 'link-local' },
+  { name: 'Private-Use', cidr: '172.16.0.0/12', range: 'private' },
+  { name: 'IETF Protocol Assignments', cidr: '192.0.0.0/24', range: 'special-purpose' },
+  { name: 'Documentation (TEST-NET-1)', cidr: '192.0.2.0/24', range: 'documentation' },
+  { name: 'AS112-v4', cidr: '192.31.196.0/24', range: 'special-purpose' },
+  { name: 'AMT', cidr: '192.52.193.0/24', range: 'special-purpose' },
+  { name: 'Deprecated (6to4 Relay Anycast)', cidr: '192.88.99.0/24', range: 'special-purpose' },
+  { name: 'Private-Use', cidr: '192.168.0.0/16', range: 'private' },
+  { name: 'Direct Delegation AS112 Service', cidr: '192.175.48.0/24', range: 'special-purpose' },
+  { name: 'Benchmarking', cidr: '198.18.0.0/15', range: 'benchmarking' },
+  { name: 'Documentation (TEST-NET-2)', cidr: '198.51.100.0/24', range: 'documentation' },
+  { name: 'Documentation (TEST-NET-3)', cidr: '203.0.113.0/24', range: 'documentation' },
+  { name: 'Multicast', cidr: '224.0.0.0/4', range: 'multicast' },
+  { name: 'Limited Broadcast', cidr: '255.255.255.255/32', range: 'reserved' },
+  { name: 'Reserved', cidr: '240.0.0.0/4', range: 'reserved' },
 ];
 
-/** Dotted IPv4 → unsigned 32-bit number; the caller guarantees a valid address. */
-function ipv4(address: string): number {
-  return address.split('.').reduce((acc, part) => acc * 256 + Number(part), 0);
+/** The IANA IPv6 Special-Purpose Address Registry, multicast, and what lies outside 2000::/3. */
+const IPV6_SPECIAL: readonly SpecialRange[] = [
+  { name: 'Unspecified Address', cidr: '::/128', range: 'unspecified' },
+  { name: 'Loopback Address', cidr: '::1/128', range: 'loopback' },
+  { name: 'IPv4-mapped Address', cidr: '::ffff:0:0/96', range: 'public', embeds: 'low32' },
+  { name: 'IPv4-translated Address', cidr: '::ffff:0:0:0/96', range: 'public', embeds: 'low32' },
+  // Deprecated (RFC 4291): it has no meaning of its own, so even a public IPv4 inside is refused.
+  { name: 'IPv4-compatible Address', cidr: '::/96', range: 'reserved', embeds: 'low32' },
+  { name: 'IPv4-IPv6 Translation', cidr: '64:ff9b::/96', range: 'public', embeds: 'low32' },
+  { name: 'Local-use IPv4/IPv6 Translation', cidr: '64:ff9b:1::/48', range: 'private' },
+  { name: 'Discard-Only Address Block', cidr: '100::/64', range: 'special-purpose' },
+  { name: 'Dummy IPv6 Prefix', cidr: '100:0:0:1::/64', range: 'special-purpose' },
+  { name: 'TEREDO', cidr: '2001::/32', range: 'special-purpose' },
+  { name: 'Benchmarking', cidr: '2001:2::/48', range: 'benchmarking' },
+  { name: 'IETF Protocol Assignments', cidr: '2001::/23', range: 'special-purpose' },
+  { name: 'Documentation', cidr: '2001:db8::/32', range: 'documentation' },
+  { name: '6to4', cidr: '2002::/16', range: 'public', embeds: '6to4' },
+  { name: 'Direct Delegation AS112 Service', cidr: '2620:4f:8000::/48', range: 'special-purpose' },
+  { name: 'Documentation', cidr: '3fff::/20', range: 'documentation' },
+  { name: 'Segment Routing (SRv6) SIDs', cidr: '5f00::/16', range: 'special-purpose' },
+  { name: 'Unique-Local', cidr: 'fc00::/7', range: 'unique-local' },
+  { name: 'Link-Local Unicast', cidr: 'fe80::/10', range: 'link-local' },
+  { name: 'Site-Local (deprecated)', cidr: 'fec0::/10', range: 'private' },
+  { name: 'Multicast', cidr: 'ff00::/8', range: 'multicast' },
+];
+
+interface Rule extends SpecialRange { list: BlockList }
+
+function rules(table: readonly SpecialRange[], family: 'ipv4' | 'ipv6'): Rule[] {
+  return table.map((entry) => {
+    const [network, bits] = entry.cidr.split('/') as [string, string];
+    const list = new BlockList();
+    list.addSubnet(network, Number(bits), family);
+    return { ...entry, list };
+  });
 }
 
-function classifyIpv4(value: number): AddressRange {
-  for (const rule of IPV4_RULES) {
-    const size = 2 ** (32 - rule.bits);
-    if (Math.floor(value / size) === Math.floor(rule.base / size)) return rule.range;
-  }
-  return 'public';
+const IPV4_RULES = rules(IPV4_SPECIAL, 'ipv4');
+const IPV6_RULES = rules(IPV6_SPECIAL, 'ipv6');
+const GLOBAL_UNICAST = new BlockList();
+GLOBAL_UNICAST.addSubnet('2000::', 3, 'ipv6');
+
+function classifyIpv4(address: string): AddressRange {
+  return IPV4_RULES.find((r) => r.list.check(address, 'ipv4'))?.range ?? 'public';
 }
 
-/** IPv6 text → eight 16-bit groups (handles "::" and a trailing dotted IPv4). */
+/** IPv6 text (valid, without a zone) → eight 16-bit groups; a trailing dotted IPv4 is two groups. */
 function ipv6Groups(address: string): number[] {
-  let text = address.split('%')[0]!; // drop a zone id ("fe80::1%eth0")
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)?.[1];
+  let text = address;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (dotted) {
-    const v = ipv4(dotted);
-    text = `${text.slice(0, -dotted.length)}${(v >>> 16).toString(16)}:${(v & 0xffff).toString(16)}`;
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head, tail] = text.split('::') as [string, string | undefined];
   const parse = (s: string) => (s === '' ? [] : s.split(':').map((g) => parseInt(g, 16)));
@@ -61,34 +119,31 @@ function ipv6Groups(address: string): number[] {
   return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
 }
 
-function classifyIpv6(groups: readonly number[]): AddressRange {
-  const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [number, number, number, number, number, number, number, number];
-  const embeddedV4 = g6 * 65536 + g7;
-  const zeroPrefix = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0;
-  if (zeroPrefix && g5 === 0xffff) return classifyIpv4(embeddedV4); // ::ffff:a.b.c.d (IPv4-mapped)
-  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return classifyIpv4(embeddedV4); // NAT64
-  // Transition prefixes reach the IPv4 address they carry, so they are classified by it.
-  if (g0 === 0x2002) return classifyIpv4(g1 * 65536 + g2); // 6to4 2002:AABB:CCDD::/48
-  if (g0 === 0x2001 && g1 === 0) return classifyIpv4((embeddedV4 ^ 0xffffffff) >>> 0); // Teredo: client IPv4 XOR 0xffffffff
-  if (zeroPrefix && g5 === 0) {
-    if (g6 === 0 && g7 === 0) return 'unspecified';
-    if (g6 === 0 && g7 === 1) return 'loopback';
-    const carried = classifyIpv4(embeddedV4); // deprecated IPv4-compatible ::a.b.c.d
-    return carried === 'public' ? 'reserved' : carried;
-  }
-  if ((g0 & 0xfe00) === 0xfc00) return 'unique-local';
-  if ((g0 & 0xffc0) === 0xfe80) return 'link-local';
-  if ((g0 & 0xffc0) === 0xfec0) return 'private'; // deprecated site-local
-  if ((g0 & 0xff00) === 0xff00) return 'multicast';
-  return 'public';
+function carriedIpv4(groups: readonly number[], embedding: Embedding): string {
+  const [hi, lo] = embedding === '6to4' ? [groups[1]!, groups[2]!] : [groups[6]!, groups[7]!];
+  return [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join('.');
 }
+
+function classifyIpv6(address: string): AddressRange {
+  const rule = IPV6_RULES.find((r) => r.list.check(address, 'ipv6'));
+  if (rule?.embeds) {
+    const carried = classifyIpv4(carriedIpv4(ipv6Groups(address), rule.embeds));
+    return carried === 'public' ? rule.range : carried;
+  }
+  if (rule) return rule.range;
+  // IANA has allocated only 2000::/3 for global unicast; the rest is reserved by the IETF.
+  return GLOBAL_UNICAST.check(address, 'ipv6') ? 'public' : 'reserved';
+}
+
+/** Brackets and a zone id ("[fe80::1%eth0]") off: the address itself. */
+const bare = (address: string) => (address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address).split('%')[0]!;
 
 /** The range an IP address falls in; throws for text that is not an IP address. */
 export function classifyAddress(address: string): AddressRange {
-  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
-  const family = isIP(bare.split('%')[0]!);
-  if (family === 4) return classifyIpv4(ipv4(bare));
-  if (family === 6) return classifyIpv6(ipv6Groups(bare));
+  const ip = bare(address);
+  const family = isIP(ip);
+  if (family === 4) return classifyIpv4(ip);
+  if (family === 6) return classifyIpv6(ip);
   throw new TypeError(`Not an IP address: ${address}`);
 }
 
@@ -108,8 +163,7 @@ export function refusedRange(address: string, policy: AddressPolicy): AddressRan
 }
 
 function sameAddress(a: string, b: string): boolean {
-  const strip = (s: string) => (s.startsWith('[') ? s.slice(1, -1) : s).toLowerCase();
-  const [x, y] = [strip(a), strip(b)];
+  const [x, y] = [bare(a).toLowerCase(), bare(b).toLowerCase()];
   if (x === y) return true;
   return isIP(x) === 6 && isIP(y) === 6 && ipv6Groups(x).join(':') === ipv6Groups(y).join(':');
 }
@@ -123,6 +177,9 @@ const RANGE_WORDS: Record<AddressRange, string> = {
   'carrier-grade-nat': 'a carrier-grade NAT address',
   multicast: 'a multicast address',
   unspecified: 'an unspecified address',
+  documentation: 'an address reserved for documentation',
+  benchmarking: 'an address reserved for benchmarking',
+  'special-purpose': 'a special-purpose address (IANA registry)',
   reserved: 'a reserved address',
 };
 

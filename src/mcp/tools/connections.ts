@@ -1,8 +1,16 @@
 /** The service-connection tools. Secrets go in, previews come out. */
 import { testConnection } from '../../domain/connections/client.js';
+import { hasCredentials } from '../../domain/connections/service-url.js';
 import { ToolFailure, type ToolHandlers } from '../tool-context.js';
 
 const missing = (serviceId: string) => new ToolFailure('not_found', `No ${serviceId} connection in this organization; create it with dashboard_create_service_connection`);
+
+/** The url is stored in clear and shown to admins: a secret in it would be too. The message does not repeat it. */
+function refuseCredentials(url: string | undefined) {
+  if (url !== undefined && hasCredentials(url)) {
+    throw new ToolFailure('invalid_arguments', 'url contains a user name or password; give the url without them and put the secret in clientSecret, which is stored sealed and never shown');
+  }
+}
 
 export const connectionTools: Pick<
   ToolHandlers,
@@ -12,8 +20,10 @@ export const connectionTools: Pick<
   | 'dashboard_update_service_connection'
   | 'dashboard_test_service_connection'
 > = {
-  dashboard_create_service_connection: ({ serviceId, url, clientId, clientSecret }, { caller, services }) =>
-    services.connections.upsert(caller.orgId, { serviceId, url, clientId, clientSecret }),
+  async dashboard_create_service_connection({ serviceId, url, clientId, clientSecret }, { caller, services }) {
+    refuseCredentials(url);
+    return services.connections.upsert(caller.orgId, { serviceId, url, clientId, clientSecret });
+  },
 
   async dashboard_get_service_connection({ serviceId }, { caller, services }) {
     return (await services.connections.get(caller.orgId, serviceId)) ?? Promise.reject(missing(serviceId));
@@ -24,6 +34,7 @@ export const connectionTools: Pick<
   },
 
   async dashboard_update_service_connection({ serviceId, ...changes }, { caller, services }) {
+    refuseCredentials(changes.url);
     // The secret belongs to the origin it was given for: scheme (https→http would expose it on
     // the wire), host, and port (another port can be another program). A new path keeps it.
     if (changes.url !== undefined && changes.clientSecret === undefined) {

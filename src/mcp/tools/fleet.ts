@@ -47,8 +47,8 @@ function fleetSite(site: SiteRow, scan: ScanRow | undefined, brand: Map<string, 
 export const fleetTools: Pick<ToolHandlers, 'dashboard_coordinated_pr_status' | 'dashboard_list_fleet' | 'dashboard_scan_summary_for_fleet' | 'dashboard_queue_bulk_fix'> = {
   async dashboard_coordinated_pr_status({ id }, { caller, services }) {
     const found = await readCoordinatedPr(services.db, id);
-    if (!found) throw new ToolFailure('not_found', `No coordinated PR ${id}`);
-    if (!inScope(caller, found.pr.orgId)) throw new ToolFailure('forbidden', 'This coordinated PR belongs to another organization; only admin.system may read it');
+    // Another org's PR is "not found", word for word like a missing one: its existence is not the caller's business.
+    if (!found || !inScope(caller, found.pr.orgId)) throw new ToolFailure('not_found', `No coordinated PR ${id}`);
     return found;
   },
 

@@ -4,7 +4,8 @@ import { page } from '../../db/pagination.js';
 import { isSystemAdmin } from '../../auth/identity.js';
 import { ToolFailure, targetOrg, type ToolHandlers } from '../tool-context.js';
 
-const slugTaken = (slug: string) => new ToolFailure('conflict', `The slug ${slug} is taken; choose another`);
+/** Slugs are one namespace across orgs (they are the first segment of the object API URLs): the answer names no holder. */
+const slugTaken = (slug: string) => new ToolFailure('conflict', `The slug ${slug} is not available; choose another`);
 
 export const orgTools: Pick<ToolHandlers, 'dashboard_create_org' | 'dashboard_get_org' | 'dashboard_list_orgs' | 'dashboard_update_org'> = {
   async dashboard_create_org({ name, slug }, { services }) {

@@ -24,6 +24,24 @@ async function userInScope(caller: Identity, userId: string, db: Parameters<type
   return row;
 }
 
+/**
+ * The user whose personal tokens the caller may list or revoke: one it may see and manage (holding
+ * every permission of the user's role). Any other, like a missing one, is "not found" with the same
+ * message, so an org admin learns nothing of a system admin's tokens.
+ */
+async function tokenOwner(caller: Identity, userId: string, db: Parameters<typeof findUserById>[0]): Promise<UserRow> {
+  const row = await findUserById(db, userId);
+  if (!row || !inScope(caller, row.org_id) || !mayManageRole(caller, row.role)) throw new ToolFailure('not_found', `No user ${userId} whose tokens you may manage`);
+  return row;
+}
+
+/**
+ * Usernames are one namespace across every org (they are the Basic-auth logins of the object
+ * APIs), so a taken name cannot be offered; the answer is the same whoever holds it, and names
+ * neither the holder nor its org.
+ */
+const usernameUnavailable = (username: string) => new ToolFailure('conflict', `The username ${username} is not available; choose another`);
+
 /** A stored token as the spec's PersonalToken: never its hash. */
 function toPersonalToken(t: PersonalTokenRow, now = new Date().toISOString()) {
   const state = t.revoked_at ? 'revoked' : t.expires_at && t.expires_at <= now ? 'expired' : 'live';
@@ -40,7 +58,7 @@ export const userTools: Pick<ToolHandlers, UserTool> = {
     try {
       return await insertUser(services.db, { orgId, username, passwordHash: await hashPassword(password), role });
     } catch (err) {
-      if (isUniqueViolation(err)) throw new ToolFailure('conflict', `The username ${username} is taken`);
+      if (isUniqueViolation(err)) throw usernameUnavailable(username);
       throw err;
     }
   },
@@ -74,13 +92,12 @@ export const userTools: Pick<ToolHandlers, UserTool> = {
   },
 
   async dashboard_list_user_tokens({ userId }, { caller, services }) {
-    await userInScope(caller, userId, services.db);
+    await tokenOwner(caller, userId, services.db);
     return { tokens: (await listPersonalTokens(services.db, userId)).map((t) => toPersonalToken(t)) };
   },
 
   async dashboard_revoke_user_token({ userId, token }, { caller, services }) {
-    const row = await userInScope(caller, userId, services.db);
-    assertMayManage(caller, row.role, 'revoke the tokens of');
+    await tokenOwner(caller, userId, services.db);
     const revoked = await revokePersonalTokens(services.db, userId, token);
     if (!revoked) throw new ToolFailure('not_found', `User ${userId} has no live token ${token}`);
     services.objects.basic.forget(userId);
