@@ -14,7 +14,12 @@ const MODES = ['embedded', 'postgres', 'postgres-s3'] as const;
 export const backendMode: (typeof MODES)[number] = (MODES as readonly string[]).includes(process.env.PACTUM_TEST_BACKEND ?? '')
   ? (process.env.PACTUM_TEST_BACKEND as (typeof MODES)[number])
   : 'embedded';
-export const TEST_DB_PREFIX = 'pactum_t_';
+/**
+ * The names of the tests' databases begin with this; a run drops every database that does, at its
+ * start and end. PACTUM_TEST_DB_PREFIX sets another (lower-case letters, digits, _), so that runs
+ * sharing one PostgreSQL from different checkouts drop only their own.
+ */
+export const TEST_DB_PREFIX = /^[a-z][a-z0-9_]{0,20}$/.test(process.env.PACTUM_TEST_DB_PREFIX ?? '') ? process.env.PACTUM_TEST_DB_PREFIX! : 'pactum_t_';
 /** An admin connection to the server the tests create databases in. */
 export const adminPgUrl = process.env.PACTUM_TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432/test';
 export const TEST_BUCKET = 'pactum-test';
