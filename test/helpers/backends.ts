@@ -15,11 +15,12 @@ export const backendMode: (typeof MODES)[number] = (MODES as readonly string[]).
   ? (process.env.PACTUM_TEST_BACKEND as (typeof MODES)[number])
   : 'embedded';
 /**
- * The names of the tests' databases begin with this; a run drops every database that does, at its
- * start and end. PACTUM_TEST_DB_PREFIX sets another (lower-case letters, digits, _), so that runs
- * sharing one PostgreSQL from different checkouts drop only their own.
+ * Every database a vitest run creates is named after the run (its main process id, which
+ * test/global-setup.ts hands to the workers), so that runs side by side (two checkouts, two
+ * shells) never drop each other's databases.
  */
-export const TEST_DB_PREFIX = /^[a-z][a-z0-9_]{0,20}$/.test(process.env.PACTUM_TEST_DB_PREFIX ?? '') ? process.env.PACTUM_TEST_DB_PREFIX! : 'pactum_t_';
+export const TEST_DB_RUN = process.env.PACTUM_TEST_RUN ?? String(process.pid);
+export const TEST_DB_PREFIX = `pactum_t_${TEST_DB_RUN}_`;
 /** An admin connection to the server the tests create databases in. */
 export const adminPgUrl = process.env.PACTUM_TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432/test';
 export const TEST_BUCKET = 'pactum-test';
