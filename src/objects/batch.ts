@@ -10,7 +10,7 @@ import { HttpError } from '../http/errors.js';
 import type { Services } from '../services.js';
 import { authorize } from './access.js';
 import { actionFactory } from './links.js';
-import { findObjects, gone, isLive } from './objects-table.js';
+import { findObjects, gone, goneForUpload, isLive, isTakenDown, type ObjectRow } from './objects-table.js';
 
 type BatchObject = B['schemas']['batch-object'];
 
@@ -21,6 +21,9 @@ export function chooseTransfer(operation: 'upload' | 'download', offered: string
   const listed = new Set(offered ?? []);
   return PREFERENCE[operation].find((t) => t === 'basic' || listed.has(t)) ?? 'basic';
 }
+
+/** Whether an upload batch gives this object an upload action: it is neither here already nor taken down. */
+const needsUpload = (row: ObjectRow | undefined, size: number) => !(isLive(row) && Number(row.size) === size) && !isTakenDown(row);
 
 export function batch(s: Services): Handler<'batch.batch'> {
   return async ({ params, body, identity }) => {
@@ -38,7 +41,7 @@ export function batch(s: Services): Handler<'batch.batch'> {
     const name = `${repo.org_slug}/${repo.name}`;
 
     if (req.operation === 'upload') {
-      const incoming = valid.filter((o) => !isLive(rows.get(o.oid))).reduce((n, o) => n + o.size, 0);
+      const incoming = valid.filter((o) => needsUpload(rows.get(o.oid), o.size)).reduce((n, o) => n + o.size, 0);
       if (incoming) await s.objects.limits.checkSpace(incoming);
     }
     // Downloads the storage serves itself (S3_SERVE_DIRECT): a presigned URL per object, and the
@@ -70,6 +73,7 @@ export function batch(s: Services): Handler<'batch.batch'> {
         return { oid, size: stored, authenticated: true, actions: { download } };
       }
       if (isLive(row) && Number(row.size) === size) return { oid, size }; // already here: nothing to do
+      if (isTakenDown(row)) return { oid, size, error: { code: 410, message: goneForUpload(row) } };
       // Upload and verify carry the same grant (this object, this size, upload): one signature.
       const header = actions.header(oid, size, 'upload');
       const upload = actions.action(transfer === 'tus' ? `/tus/${oid}` : `/content/${oid}`, header);
