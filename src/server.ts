@@ -19,6 +19,7 @@ import { StoreUnavailable } from './objects/store/backend.js';
 import { withUploadLeases } from './objects/store/upload-lease.js';
 import { createTransferTokens } from './objects/transfer-tokens.js';
 import { createLimits } from './objects/limits.js';
+import { createPartialQuota } from './objects/partial-quota.js';
 import { LFS_CHALLENGE, basicAuth, transferToken } from './objects/access.js';
 import { RATE_LIMITED, rateKey } from './objects/rate-key.js';
 import { createScanRunner } from './scans/runner.js';
@@ -71,7 +72,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     reads,
     users: createUserState(reads),
     passwords,
-    objects: { store, backend, leased, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), basic: basicAuth(db, passwords) },
+    objects: { store, backend, leased, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), partialQuota: createPartialQuota(db, config.lfs), basic: basicAuth(db, passwords) },
     scans: createScanRunner({ db, config, log, onCompleted: (scan) => afterScan(services, scan) }),
   };
   return services;

@@ -1226,7 +1226,21 @@ export interface operations {
             422: components["responses"]["ContentMismatch"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
-            507: components["responses"]["InsufficientStorage"];
+            /** @description The store's free space is below the configured floor; or this upload would start (or renew) an unfinished resumable upload while the unfinished uploads of the repository or of its org already declare, with this one's size, more than `LFS_PARTIAL_BYTES_PER_REPO` or `LFS_PARTIAL_BYTES_PER_ORG` allow. Nothing was stored; the message names the setting. */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unfinished resumable uploads to acme/site may declare at most 10737418240 bytes together (LFS_PARTIAL_BYTES_PER_REPO); 10737418000 are declared. Finish or abandon one, or upload with the basic transfer"
+                     *     }
+                     */
+                    "application/vnd.git-lfs+json": components["schemas"]["lfs-error"];
+                    "application/vnd.objstore+json": components["schemas"]["lfs-error"];
+                };
+            };
             509: components["responses"]["BandwidthExceeded"];
         };
     };

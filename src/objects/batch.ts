@@ -32,7 +32,7 @@ export function batch(s: Services): Handler<'batch.batch'> {
     if (req.objects.length > s.config.lfs.maxBatchObjects) {
       throw new HttpError(413, `A batch may name at most ${s.config.lfs.maxBatchObjects} objects (the server's LFS_MAX_BATCH_OBJECTS setting); this one names ${req.objects.length}`);
     }
-    const transfer = chooseTransfer(req.operation, req.transfers);
+    let transfer = chooseTransfer(req.operation, req.transfers);
     // Left out or null is the documented default, sha256. `ref` plays no part: access is per repository.
     const hashOk = req.hash_algo == null || req.hash_algo === 'sha256';
     const valid = req.objects.filter((o) => OID.test(o.oid) && Number.isSafeInteger(o.size) && o.size >= 0);
@@ -41,8 +41,11 @@ export function batch(s: Services): Handler<'batch.batch'> {
     const name = `${repo.org_slug}/${repo.name}`;
 
     if (req.operation === 'upload') {
-      const incoming = valid.filter((o) => needsUpload(rows.get(o.oid), o.size)).reduce((n, o) => n + o.size, 0);
+      const uploads = valid.filter((o) => needsUpload(rows.get(o.oid), o.size));
+      const incoming = uploads.reduce((n, o) => n + o.size, 0);
       if (incoming) await s.objects.limits.checkSpace(incoming);
+      // Resumable uploads only while the partial-upload caps can hold these; basic leaves nothing unfinished.
+      if (transfer === 'tus' && !(await s.objects.partialQuota.fits(repo, uploads))) transfer = 'basic';
     }
     // Downloads the storage serves itself (S3_SERVE_DIRECT): a presigned URL per object, and the
     // bandwidth counted now, since the bytes will not pass through here.

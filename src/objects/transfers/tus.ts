@@ -63,18 +63,28 @@ export function tusPatch(s: Services): Handler<'tus.patch'> {
     }
     if (offset > size) throw new HttpError(409, `Upload-Offset ${offset} is past the object's ${size} bytes`);
     await s.objects.limits.checkSpace(size - offset);
+    // Counted (or its count renewed) before a byte is stored: 507 past the partial-upload caps.
+    await s.objects.partialQuota.reserve(repo, `${repo.org_slug}/${repo.name}`, params.oid, size);
+    const done = () => s.objects.partialQuota.release(repo.id, params.oid);
     try {
       const result = await s.objects.store.appendUpload(key, params.oid, size, offset, ctx.req);
-      if (result.committed) await commitUpload(s, repo.id, params.oid, size);
+      if (result.committed) {
+        await done();
+        await commitUpload(s, repo.id, params.oid, size);
+      }
       reply(result.offset);
     } catch (err) {
       if (err instanceof OffsetConflict) throw new HttpError(409, `Upload-Offset ${offset} does not match the ${err.expected} bytes stored; HEAD the upload and resume from there`);
       if (err instanceof UploadBusy) throw new HttpError(409, 'Another request is appending to this upload');
       if (err instanceof TooLarge) {
         await s.objects.store.discardUpload(key);
+        await done();
         throw new HttpError(413, `The body goes past the object's ${size} bytes; the upload was discarded`);
       }
-      if (err instanceof ContentMismatch) throw new HttpError(422, err.message);
+      if (err instanceof ContentMismatch) {
+        await done();
+        throw new HttpError(422, err.message);
+      }
       throw err;
     }
   };
