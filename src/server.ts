@@ -83,7 +83,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   let config = loadConfig(env);
   // What can be checked without the port is checked before listening: a bad setting then never
   // holds the port, and fails with one line naming it.
-  if (usesDataDir(config)) ensureDataDir(config.dataDir);
+  const loosened = usesDataDir(config) ? ensureDataDir(config.dataDir) : null;
   createSecretBox(config);
   createTransferTokens(config);
   createTokenService(config);
@@ -108,6 +108,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   // Port 0 means any free port: the public URL (and so hrefs and audience) follows the real one.
   if (config.port === 0) config = loadConfig({ ...env, PORT: String((server.address() as AddressInfo).port) });
   const log = opts.log ?? createLogger(config.logLevel);
+  if (loosened !== null) log.warn({ dataDir: config.dataDir, mode: loosened.toString(8).padStart(4, '0') }, 'DATA_DIR was open to other users; it is now 0700');
   let services: Services;
   try {
     services = await createServices(config, log);
