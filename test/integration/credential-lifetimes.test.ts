@@ -6,6 +6,9 @@
  * another one writing the database (the CLI); in the pair topology consecutive requests reach
  * both instances.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PAIR_SECRETS, startTestServer, topology, type TestServer } from '../helpers/server.js';
 import { bearer, mcpClient, ok } from '../helpers/mcp.js';
@@ -16,6 +19,8 @@ import { hashPassword } from '../../src/auth/passwords.js';
 import type { Role } from '../../src/auth/permissions.js';
 import { createPersonalToken } from '../../src/db/repos.js';
 import { insertOrg, insertUser } from '../../src/db/users.js';
+import { migrate, openDb } from '../../src/db/knex.js';
+import { migrationSource } from '../../src/db/migrations/index.js';
 
 const GIT_LFS = 'application/vnd.git-lfs+json';
 const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
@@ -176,5 +181,29 @@ describe('reactivation revives no credential issued before deactivation', () => 
     const hal = await user('hal');
     await update({ userId: hal.id, active: false });
     expect(await pactum(['user', 'token', 'hal'], cli)).toMatchObject({ code: 2, stderr: expect.stringMatching(/hal is deactivated/) });
+  });
+});
+
+describe('an upgrade', () => {
+  it('revokes the live personal tokens of users who were deactivated before deactivation revoked them', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'pactum-upgrade-'));
+    const db = openDb({ databaseUrl: (await backendEnv(dataDir)).DATABASE_URL ?? null, dataDir });
+    try {
+      await migrate(db);
+      // Back to the schema before this change, with a user deactivated then and one still active.
+      await db.migrate.down({ migrationSource });
+      const org = await insertOrg(db, { name: 'Old', slug: 'old' });
+      const off = await insertUser(db, { orgId: org.id, username: 'off', passwordHash: 'x', role: 'member' });
+      const on = await insertUser(db, { orgId: org.id, username: 'on', passwordHash: 'x', role: 'member' });
+      const offToken = await createPersonalToken(db, off.id, 'old');
+      const onToken = await createPersonalToken(db, on.id, 'old');
+      await db('users').where({ id: off.id }).update({ active: false });
+      await migrate(db);
+      expect((await db('personal_tokens').where({ id: offToken.id }).first()).revoked_at).toEqual(expect.any(String));
+      expect((await db('personal_tokens').where({ id: onToken.id }).first()).revoked_at).toBeNull();
+    } finally {
+      await db.destroy();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
