@@ -81,6 +81,10 @@ const schema = z.object({
   LFS_UPLOAD_LEASE_SECONDS: int(2, 3600).default(30),
   /** A resumable (tus) upload nothing was appended to for this long is removed. */
   TUS_PARTIAL_TTL_SECONDS: int(1, 365 * 86400).default(86400),
+  /** Bytes that unfinished resumable (tus) uploads to one repository may declare together (507 beyond); 0: no cap. */
+  LFS_PARTIAL_BYTES_PER_REPO: int(0).default(10 * 1024 ** 3),
+  /** Bytes that unfinished resumable (tus) uploads to the repositories of one org may declare together (507 beyond); 0: no cap. */
+  LFS_PARTIAL_BYTES_PER_ORG: int(0).default(40 * 1024 ** 3),
   /** How often the store is swept of expired resumable uploads and of what dead uploads left. */
   STORAGE_SWEEP_INTERVAL_SECONDS: int(1, 86400).default(600),
   /** Key of the transfer tokens in action headers (32 bytes, hex or base64). Unset: a key in DATA_DIR/keys. */
@@ -210,6 +214,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       transferTokenSecret: e.TRANSFER_TOKEN_SECRET ?? null,
       uploadLeaseSeconds: e.LFS_UPLOAD_LEASE_SECONDS,
       partialTtlSeconds: e.TUS_PARTIAL_TTL_SECONDS,
+      partialBytesPerRepo: e.LFS_PARTIAL_BYTES_PER_REPO,
+      partialBytesPerOrg: e.LFS_PARTIAL_BYTES_PER_ORG,
       sweepIntervalSeconds: e.STORAGE_SWEEP_INTERVAL_SECONDS,
     },
     storage:

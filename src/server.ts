@@ -19,6 +19,7 @@ import { StoreUnavailable } from './objects/store/backend.js';
 import { withUploadLeases } from './objects/store/upload-lease.js';
 import { createTransferTokens } from './objects/transfer-tokens.js';
 import { createLimits } from './objects/limits.js';
+import { createPartialQuota } from './objects/partial-quota.js';
 import { LFS_CHALLENGE, basicAuth, transferToken } from './objects/access.js';
 import { RATE_LIMITED, rateKey } from './objects/rate-key.js';
 import { createScanRunner } from './scans/runner.js';
@@ -74,7 +75,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     reads,
     users: createUserState(reads),
     passwords,
-    objects: { store, backend, leased, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), basic: basicAuth(db, passwords) },
+    objects: { store, backend, leased, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), partialQuota: createPartialQuota(db, config.lfs), basic: basicAuth(db, passwords) },
     scans: createScanRunner({ db, config, log, onCompleted: (scan) => afterScan(services, scan) }),
   };
   return services;
@@ -85,7 +86,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   let config = loadConfig(env);
   // What can be checked without the port is checked before listening: a bad setting then never
   // holds the port, and fails with one line naming it.
-  if (usesDataDir(config)) ensureDataDir(config.dataDir);
+  const loosened = usesDataDir(config) ? ensureDataDir(config.dataDir) : null;
   createSecretBox(config);
   createTransferTokens(config);
   createTokenService(config);
@@ -110,6 +111,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   // Port 0 means any free port: the public URL (and so hrefs and audience) follows the real one.
   if (config.port === 0) config = loadConfig({ ...env, PORT: String((server.address() as AddressInfo).port) });
   const log = opts.log ?? createLogger(config.logLevel);
+  if (loosened !== null) log.warn({ dataDir: config.dataDir, mode: loosened.toString(8).padStart(4, '0') }, 'DATA_DIR was open to other users; it is now 0700');
   let services: Services;
   try {
     services = await createServices(config, log);

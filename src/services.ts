@@ -18,6 +18,7 @@ import type { StorageLifecycle } from './objects/store/open.js';
 import type { BlobBackend } from './objects/store/backend.js';
 import type { TransferTokens } from './objects/transfer-tokens.js';
 import type { Limits } from './objects/limits.js';
+import type { PartialQuota } from './objects/partial-quota.js';
 import type { basicAuth } from './objects/access.js';
 import type { ScanRunner } from './scans/runner.js';
 
@@ -42,6 +43,8 @@ export interface Services {
     leased: BlobBackend;
     tokens: TransferTokens;
     limits: Limits;
+    /** The cap on bytes declared by unfinished resumable uploads, per repository and per org. */
+    partialQuota: PartialQuota;
     /** The Basic-auth check, whose cache a password change clears. */
     basic: ReturnType<typeof basicAuth>;
   };

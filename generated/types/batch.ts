@@ -12,8 +12,9 @@ export interface paths {
         /**
          * Request transfer actions for objects
          * @description Per object: actions, or an error with code 404 (missing, on download), 409 (hash_algo other
-         *     than sha256), 410 (deleted) or 422 (invalid oid or size), inside a 200. An upload of an
-         *     object the server already has gets neither (nothing to do).
+         *     than sha256), 410 (deleted: on download, and on upload until an administrator lifts the
+         *     takedown) or 422 (invalid oid or size), inside a 200. An upload of an object the server
+         *     already has gets neither (nothing to do).
          *
          *     Every shape the Git LFS batch API allows is accepted: `transfers`, `ref`, `ref.name` and
          *     `hash_algo` may be left out or null (`"ref": {}` too, as git-lfs's own compliance tool
@@ -54,6 +55,12 @@ export interface paths {
          * @description The raw bytes, with Content-Length. They are hashed while they stream to a temporary file;
          *     only when SHA-256 and size match the oid and the announced size is the object fsynced and
          *     renamed into place, so it is never visible half-written. Any content type is accepted.
+         *
+         *     An upload is refused before its body is read when it can store nothing: 409 when the object
+         *     is committed already (an upload action is spent once its object is stored, so replaying it
+         *     does nothing; a client that lost the answer to its upload runs the batch again, which then
+         *     needs nothing), 410 when the object was taken down (`pactum repo delete-object`) and the
+         *     takedown has not been lifted.
          */
         put: operations["objects.upload"];
         post?: never;
@@ -74,7 +81,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm an upload
-         * @description 200 only when the object is stored with exactly this size.
+         * @description 200 only when the object is stored with exactly this size; 410 when it was taken down.
          */
         post: operations["objects.verify"];
         delete?: never;
@@ -114,7 +121,8 @@ export interface paths {
          * Append to a resumable upload
          * @description Appends the body at `Upload-Offset`, which must equal the stored offset (409 otherwise).
          *     When the last byte arrives the hash is checked and the object committed; a mismatch is 422
-         *     and the partial upload is discarded.
+         *     and the partial upload is discarded. Once the object is committed, a PATCH at its full size
+         *     answers that offset and stores nothing; an object taken down is 410, before the body is read.
          */
         patch: operations["tus.patch"];
         trace?: never;
@@ -387,7 +395,7 @@ export interface components {
         };
         /**
          * ObjectError
-         * @description Why one object of a batch cannot be transferred: 404 not found, 409 unsupported hash algorithm, 410 deleted, 422 invalid oid or size.
+         * @description Why one object of a batch cannot be transferred: 404 not found, 409 unsupported hash algorithm, 410 deleted (taken down: downloads and uploads alike, until an administrator lifts it), 422 invalid oid or size.
          * @example {
          *       "code": 404,
          *       "message": "Object does not exist"
@@ -768,7 +776,7 @@ export interface components {
                 "application/vnd.objstore+json": components["schemas"]["lfs-error"];
             };
         };
-        /** @description The object existed but was deleted; the message says why. */
+        /** @description The object existed but was deleted (taken down by an administrator); the message says why. Until an administrator lifts the takedown, uploads of it are refused the same way. */
         Gone: {
             headers: {
                 [name: string]: unknown;
@@ -795,6 +803,21 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                "application/vnd.git-lfs+json": components["schemas"]["lfs-error"];
+                "application/vnd.objstore+json": components["schemas"]["lfs-error"];
+            };
+        };
+        /** @description The object is stored already, so this upload has nothing to do and its body was not read. Request new actions (the batch then names none for this object). */
+        AlreadyStored: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Object 5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03 is stored already; this upload is complete and nothing was read. Request new actions to see what is needed"
+                 *     }
+                 */
                 "application/vnd.git-lfs+json": components["schemas"]["lfs-error"];
                 "application/vnd.objstore+json": components["schemas"]["lfs-error"];
             };
@@ -984,7 +1007,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Stored (or already stored with this content). */
+            /** @description Stored. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -995,6 +1018,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["AlreadyStored"];
+            410: components["responses"]["Gone"];
             411: components["responses"]["LengthRequired"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ContentMismatch"];
@@ -1030,6 +1055,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            410: components["responses"]["Gone"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ContentMismatch"];
             429: components["responses"]["TooManyRequests"];
@@ -1128,6 +1154,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The object was taken down; its upload is refused until an administrator lifts the takedown. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Tus-Resumable names a version other than 1.0.0. */
             412: {
                 headers: {
@@ -1186,13 +1219,28 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            410: components["responses"]["Gone"];
             412: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ContentMismatch"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
-            507: components["responses"]["InsufficientStorage"];
+            /** @description The store's free space is below the configured floor; or this upload would start (or renew) an unfinished resumable upload while the unfinished uploads of the repository or of its org already declare, with this one's size, more than `LFS_PARTIAL_BYTES_PER_REPO` or `LFS_PARTIAL_BYTES_PER_ORG` allow. Nothing was stored; the message names the setting. */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unfinished resumable uploads to acme/site may declare at most 10737418240 bytes together (LFS_PARTIAL_BYTES_PER_REPO); 10737418000 are declared. Finish or abandon one, or upload with the basic transfer"
+                     *     }
+                     */
+                    "application/vnd.git-lfs+json": components["schemas"]["lfs-error"];
+                    "application/vnd.objstore+json": components["schemas"]["lfs-error"];
+                };
+            };
             509: components["responses"]["BandwidthExceeded"];
         };
     };

@@ -361,7 +361,7 @@ export interface paths {
         put?: never;
         /**
          * Change a user's role, state or password
-         * @description Changes a user's role, switches it on or off, or resets its password. Deactivating a user or resetting its password ends its sessions.
+         * @description Changes a user's role, switches it on or off, or resets its password. A new password, deactivation and reactivation end the user's sessions and bearer tokens (tokens issued before stop at their next request, on every instance); deactivation also revokes its personal tokens, which reactivation does not bring back. A role change ends its sessions; its bearer tokens carry the new role.
          */
         post: operations["mcp.tool.dashboard_update_user"];
         delete?: never;
@@ -2320,7 +2320,7 @@ export interface components {
             role: components["schemas"]["role"];
             /** @description The permissions the role grants. */
             permissions: components["schemas"]["permission"][];
-            /** @description An inactive user can neither sign in nor use tokens issued for it. */
+            /** @description An inactive user can neither sign in nor use tokens issued for it; deactivation revokes its personal tokens, and reactivation revives none of its earlier tokens or sessions. */
             active: boolean;
             createdAt: components["schemas"]["timestamp"];
             updatedAt: components["schemas"]["timestamp"];
@@ -3497,7 +3497,7 @@ export interface components {
         "dashboard_update_service_connection.output": components["schemas"]["service-connection"];
         /**
          * dashboard_update_user arguments
-         * @description Change a user's role, switch it on or off, or reset its password (which also ends its sessions).
+         * @description Change a user's role, switch it on or off, or reset its password. A new password, deactivation and reactivation end the user's sessions and bearer tokens; deactivation also revokes its personal tokens, which reactivation does not bring back. A role change ends its sessions; its bearer tokens carry the new role.
          * @example {
          *       "userId": "usr_01jdq3v8k2m5n7p9r1s3t5v7x9",
          *       "role": "viewer",

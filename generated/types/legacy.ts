@@ -69,6 +69,12 @@ export interface paths {
          * @description The raw bytes, with Content-Length. They are hashed while they stream to a temporary file;
          *     only when SHA-256 and size match the oid and the announced size is the object fsynced and
          *     renamed into place, so it is never visible half-written. Any content type is accepted.
+         *
+         *     An upload is refused before its body is read when it can store nothing: 409 when the object
+         *     is committed already (an upload action is spent once its object is stored, so replaying it
+         *     does nothing; a client that lost the answer to its upload runs the batch again, which then
+         *     needs nothing), 410 when the object was taken down (`pactum repo delete-object`) and the
+         *     takedown has not been lifted.
          */
         put: operations["objects.upload"];
         post?: never;
@@ -89,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm an upload
-         * @description 200 only when the object is stored with exactly this size.
+         * @description 200 only when the object is stored with exactly this size; 410 when it was taken down.
          */
         post: operations["objects.verify"];
         delete?: never;
@@ -264,7 +270,7 @@ export interface components {
                 "application/vnd.git-lfs+json": components["schemas"]["lfs-error"];
             };
         };
-        /** @description The object existed but was deleted; the message says why. */
+        /** @description The object existed but was deleted (taken down by an administrator); the message says why. Until an administrator lifts the takedown, uploads of it are refused the same way. */
         Gone: {
             headers: {
                 [name: string]: unknown;
@@ -418,6 +424,21 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                "application/vnd.git-lfs+json": components["schemas"]["lfs-error"];
+                "application/vnd.objstore+json": components["schemas"]["lfs-error"];
+            };
+        };
+        /** @description The object is stored already, so this upload has nothing to do and its body was not read. Request new actions (the batch then names none for this object). */
+        AlreadyStored: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Object 5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03 is stored already; this upload is complete and nothing was read. Request new actions to see what is needed"
+                 *     }
+                 */
                 "application/vnd.git-lfs+json": components["schemas"]["lfs-error"];
                 "application/vnd.objstore+json": components["schemas"]["lfs-error"];
             };
@@ -655,7 +676,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Stored (or already stored with this content). */
+            /** @description Stored. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -666,6 +687,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["AlreadyStored"];
+            410: components["responses"]["Gone"];
             411: components["responses"]["LengthRequired"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ContentMismatch"];
@@ -701,6 +724,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            410: components["responses"]["Gone"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ContentMismatch"];
             429: components["responses"]["TooManyRequests"];

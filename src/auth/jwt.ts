@@ -1,7 +1,9 @@
 /**
  * Bearer JWTs (jose). HS256 with the server key by default; RS256/ES256 through a JWKS when
  * JWT_JWKS_URL is set. Audience `<PUBLIC_URL>/api/v1/mcp`; `exp` required; `alg: none` and
- * algorithms outside the configured family are refused.
+ * algorithms outside the configured family are refused. A token for a local user carries the
+ * user's credential version (`credentialVersion`), which auth/security.ts compares with the
+ * user's current one at each request.
  */
 import { createSecretKey } from 'node:crypto';
 import { SignJWT, jwtVerify, createRemoteJWKSet, type JWTPayload } from 'jose';
@@ -14,12 +16,14 @@ export interface TokenClaims {
   orgId: string;
   role: Role | null;
   permissions: Set<Permission>;
+  /** A user's credential version when the token was minted (claim `credentialVersion`); null when the token names none. */
+  credentialVersion: number | null;
 }
 
 export interface TokenService {
   verify(token: string): Promise<TokenClaims>;
   /** Only with the HS256 key: a JWKS verifier has no private key to sign with. */
-  sign(claims: { sub: string; orgId: string; role?: Role; scopes?: Permission[] }, ttlSeconds: number): Promise<string>;
+  sign(claims: { sub: string; orgId: string; role?: Role; scopes?: Permission[]; credentialVersion?: number }, ttlSeconds: number): Promise<string>;
 }
 
 export class TokenError extends Error {}
@@ -42,7 +46,9 @@ export function claimsOf(payload: JWTPayload): TokenClaims {
       : [];
   const permissions = new Set<Permission>(role ? ROLE_PERMISSIONS[role] : []);
   for (const s of scopes) if (typeof s === 'string' && isPermission(s)) permissions.add(s);
-  return { sub, orgId, role, permissions };
+  const version = payload.credentialVersion;
+  if (version !== undefined && !(Number.isSafeInteger(version) && (version as number) >= 0)) throw new TokenError('the token has an invalid credentialVersion');
+  return { sub, orgId, role, permissions, credentialVersion: version === undefined ? null : (version as number) };
 }
 
 /**
@@ -93,6 +99,7 @@ export function createTokenService(config: Config): TokenService {
       const body: Record<string, unknown> = { orgId: claims.orgId };
       if (claims.role) body.role = claims.role;
       if (claims.scopes?.length) body.scopes = claims.scopes;
+      if (claims.credentialVersion !== undefined) body.credentialVersion = claims.credentialVersion;
       return new SignJWT(body)
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setSubject(claims.sub)

@@ -5,6 +5,7 @@
  */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { ConfigError } from '../config.js';
+import { ownerOnlyDirectory } from '../ops/owner-only.js';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
@@ -12,6 +13,8 @@ export function loadOrCreateKey(dataDir: string, name: string, bytes = 32): Buff
   const dir = join(dataDir, 'keys');
   const file = join(dir, `${name}.key`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // A keys directory others may enter (an older install, a restored backup) is tightened or refused.
+  ownerOnlyDirectory(dir, dir, (entry) => entry.endsWith('.key'));
   try {
     writeFileSync(file, randomBytes(bytes).toString('base64') + '\n', { flag: 'wx', mode: 0o600 });
   } catch (err) {

@@ -33,7 +33,22 @@ export const identityOfUser = (user: UserRow, scheme: Identity['scheme'], sessio
   credentialVersion: Number(user.credential_version),
 });
 
+/**
+ * Whether a user's token still stands against the user's credential version now (moved by a new
+ * password, deactivation, reactivation or a revoked personal token). A token that names its
+ * version must name the current one. A token that names none was minted before tokens carried it
+ * (or by an identity provider, which cannot know it): ours stand only while the user's version
+ * is still the initial 0, so any change since refuses them; an external issuer's stand as before,
+ * the user's being active is what counts for them.
+ */
+export function credentialsStand(tokenVersion: number | null, userVersion: number, ownKey: boolean): boolean {
+  if (tokenVersion !== null) return tokenVersion === userVersion;
+  return !ownKey || userVersion === 0;
+}
+
 export function bearerAuth(config: Config, users: UserState, tokens: TokenService): SecurityHandler {
+  // Tokens signed with our own key (HS256), as opposed to an identity provider's (JWT_JWKS_URL).
+  const ownKey = !config.jwt.jwksUrl;
   return async (ctx: Context) => {
     const header = ctx.get('authorization');
     const m = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(header);
@@ -51,6 +66,7 @@ export function bearerAuth(config: Config, users: UserState, tokens: TokenServic
       if (!user) throw refuse('The user of this token does not exist');
       if (!user.active) throw refuse('The user of this token is deactivated');
       if (user.org_id !== claims.orgId) throw refuse('This token names an organization its user does not belong to');
+      if (!credentialsStand(claims.credentialVersion, Number(user.credential_version), ownKey)) throw refuse("The credentials of this token's user were changed; get a new token");
       return {
         scheme: 'bearerAuth',
         subject: user.id,

@@ -7,8 +7,7 @@ import { tools } from '../../generated/tools.js';
 import { describeErrors } from '../http/router.js';
 import { hashPassword } from '../auth/passwords.js';
 import { isRole } from '../auth/permissions.js';
-import { revokeUserSessions } from '../auth/sessions.js';
-import { findUserByName, insertOrg, type OrgRow, type UserRow, insertUser, isUniqueViolation, updateUserRevoking } from '../db/users.js';
+import { findUserByName, insertOrg, type OrgRow, type UserRow, insertUser, isUniqueViolation, changeUser } from '../db/users.js';
 import { UsageError, noArguments, orgOf, readPasswordFromStdin, withDb } from './args.js';
 import { createPersonalToken, listPersonalTokens, revokePersonalTokens } from '../db/repos.js';
 import { parseTtl } from '../auth/jwt.js';
@@ -82,9 +81,8 @@ export async function user(args: string[]): Promise<number> {
     return withDb(async (db) => {
       const u = await findUserByName(db, positionals[0]!);
       if (!u) throw new UsageError(`no user ${positionals[0]}`);
-      await updateUserRevoking(db, u.id, { password_hash: await hashPassword(password) });
-      await revokeUserSessions(db, u.id);
-      console.log(`changed the password of ${u.username}; its sessions are ended`);
+      await changeUser(db, u.id, { passwordHash: await hashPassword(password) });
+      console.log(`changed the password of ${u.username}; its sessions and bearer tokens are ended`);
       return 0;
     });
   }
@@ -113,6 +111,7 @@ export async function user(args: string[]): Promise<number> {
     return withDb(async (db) => {
       const u = await findUserByName(db, positionals[0]!);
       if (!u) throw new UsageError(`no user ${positionals[0]}`);
+      if (!u.active) throw new UsageError(`${u.username} is deactivated`);
       const created = await createPersonalToken(db, u.id, values.name, ttl);
       console.log(created.token);
       const until = created.expiresAt ? `, valid until ${created.expiresAt}` : '';

@@ -43,7 +43,8 @@ pactum user list`,
     usage: `pactum repo create <org>/<repo> [--public]
 pactum repo grant <org>/<repo> <username> read|write|admin
 pactum repo revoke <org>/<repo> <username>
-pactum repo delete-object <org>/<repo> <oid> --reason TEXT
+pactum repo delete-object <org>/<repo> <oid> --reason TEXT   take an object down: 410, uploads of it refused
+pactum repo restore-object <org>/<repo> <oid> --reason TEXT  lift the takedown (both are written to the audit log)
 pactum repo list`,
     run: repo,
   },

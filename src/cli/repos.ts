@@ -3,6 +3,7 @@
  * A repository is named <org slug>/<name>; git-lfs reaches it at
  * <PUBLIC_URL>/<org>/<name>.git/info/lfs.
  */
+import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/knex.js';
@@ -12,7 +13,8 @@ import { repoBase } from '../objects/links.js';
 import { openBackend } from '../objects/store/open.js';
 import { createLogger } from '../log.js';
 import { contentStore } from '../objects/store/content-store.js';
-import { deleteObject } from '../objects/objects-table.js';
+import { deleteObject, restoreObject } from '../objects/objects-table.js';
+import { createAuditLog } from '../mcp/audit.js';
 import { UsageError, serverUrl, withDb } from './args.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -23,6 +25,21 @@ function parseRef(ref: string | undefined) {
   const name = m[2]!.replace(/\.git$/, '');
   if (!NAME.test(name)) throw new UsageError(`${name} is not a valid repository name (letters, digits, . _ -)`);
   return { org: m[1]!, name };
+}
+
+/** Who ran a command, as the audit trail names it: the CLI has no token, so the OS user. */
+function cliSubject(): string {
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    return 'cli';
+  }
+}
+
+/** One audit row for a change the CLI made (tool: the command), beside the MCP tools' rows. */
+async function audit(db: Db, orgId: string, command: string, args: Record<string, string>, message: string, started: number) {
+  const log = createAuditLog(db);
+  await log.write({ requestId: null, subject: cliSubject(), orgId, tool: `pactum repo ${command}`, args, outcome: 'ok', message, durationMs: Date.now() - started });
 }
 
 async function repoOf(db: Db, ref: string) {
@@ -37,8 +54,8 @@ export async function repo(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { public: { type: 'boolean' }, reason: { type: 'string' } } });
   // One parse for every subcommand: an option or argument that this one does not take is a mistake.
   if (values.public !== undefined && sub !== 'create') throw new UsageError('--public is an option of repo create only');
-  if (values.reason !== undefined && sub !== 'delete-object') throw new UsageError('--reason is an option of repo delete-object only');
-  const most = { create: 1, list: 0, grant: 3, revoke: 2, 'delete-object': 2 }[sub ?? ''];
+  if (values.reason !== undefined && sub !== 'delete-object' && sub !== 'restore-object') throw new UsageError('--reason is an option of repo delete-object and restore-object only');
+  const most = { create: 1, list: 0, grant: 3, revoke: 2, 'delete-object': 2, 'restore-object': 2 }[sub ?? ''];
   if (most !== undefined && positionals.length > most) throw new UsageError(`unexpected argument ${positionals[most]}`);
   switch (sub) {
     case 'create': {
@@ -83,6 +100,7 @@ export async function repo(args: string[]): Promise<number> {
       const [ref, oid] = positionals;
       if (!ref || !oid || !values.reason) throw new UsageError('usage: pactum repo delete-object <org>/<repo> <oid> --reason "why"');
       return withDb(async (db) => {
+        const started = Date.now();
         const r = await repoOf(db, ref);
         const backend = await openBackend(loadConfig(), createLogger('error'));
         try {
@@ -90,11 +108,35 @@ export async function repo(args: string[]): Promise<number> {
         } finally {
           backend.close();
         }
-        console.log(`deleted ${oid} from ${ref}; clients now get 410 with the reason`);
+        await audit(db, r.org_id, 'delete-object', { repo: ref, oid, reason: values.reason! }, 'taken down', started);
+        console.log(`deleted ${oid} from ${ref}; clients now get 410 with the reason, and uploads of it are refused until: pactum repo restore-object ${ref} ${oid} --reason "why"`);
+        return 0;
+      });
+    }
+    case 'restore-object': {
+      const [ref, oid] = positionals;
+      if (!ref || !oid || !values.reason) throw new UsageError('usage: pactum repo restore-object <org>/<repo> <oid> --reason "why"');
+      return withDb(async (db) => {
+        const started = Date.now();
+        const r = await repoOf(db, ref);
+        const backend = await openBackend(loadConfig(), createLogger('error'));
+        let state: 'live' | 'absent' | null;
+        try {
+          state = await restoreObject(db, contentStore(backend.store), r.id, oid);
+        } finally {
+          backend.close();
+        }
+        if (!state) throw new UsageError(`${ref} has no deleted object ${oid}`);
+        await audit(db, r.org_id, 'restore-object', { repo: ref, oid, reason: values.reason! }, state === 'live' ? 'takedown lifted; served again' : 'takedown lifted; may be uploaded again', started);
+        console.log(
+          state === 'live'
+            ? `lifted the takedown of ${oid} in ${ref}; the store still holds it, so it is served again`
+            : `lifted the takedown of ${oid} in ${ref}; its content is no longer stored, so a writer may upload it again`,
+        );
         return 0;
       });
     }
     default:
-      throw new UsageError('usage: pactum repo create <org>/<repo> [--public] | list | grant | revoke | delete-object');
+      throw new UsageError('usage: pactum repo create <org>/<repo> [--public] | list | grant | revoke | delete-object | restore-object');
   }
 }

@@ -55,21 +55,25 @@ export async function token(args: string[]): Promise<number> {
   const explicit = values.audience ? audienceBase(values.audience) : null;
 
   const { claims, base, config } = await withDb(async (db, config) => {
-    let claims: { sub: string; orgId: string; role?: Role; scopes: Permission[] };
+    let claims: { sub: string; orgId: string; role?: Role; scopes: Permission[]; credentialVersion?: number };
     if (values.user) {
       const user = await findUserByName(db, values.user);
       if (!user) throw new UsageError(`no user ${values.user} (list them with: pactum user list)`);
       if (!user.active) throw new UsageError(`${values.user} is deactivated`);
-      claims = { sub: user.id, orgId: user.org_id, role: user.role, scopes: scopes as Permission[] };
+      // Bound to the user's credentials as they are now: a new password, deactivation or
+      // reactivation ends the token (auth/security.ts).
+      claims = { sub: user.id, orgId: user.org_id, role: user.role, scopes: scopes as Permission[], credentialVersion: Number(user.credential_version) };
     } else {
       const org = await orgOf(db, values.org!);
       // A user's id as a subject: the server refuses a token whose user does not exist.
+      let credentialVersion: number | undefined;
       if (values.sub!.startsWith('usr_')) {
         const user = await findUserById(db, values.sub!);
         if (!user) throw new UsageError(`no user ${values.sub} (for a user, use --user <username>)`);
         if (user.org_id !== org.id) throw new UsageError(`${values.sub} is not in ${org.slug}`);
+        credentialVersion = Number(user.credential_version);
       }
-      claims = { sub: values.sub!, orgId: org.id, role: values.role as Role | undefined, scopes: scopes as Permission[] };
+      claims = { sub: values.sub!, orgId: org.id, role: values.role as Role | undefined, scopes: scopes as Permission[], credentialVersion };
     }
     if (explicit) return { claims, base: explicit, config };
     const server = await serverUrl(db, config);

@@ -17,7 +17,7 @@ export interface UserRow {
   created_at: string;
   updated_at: string;
   last_login_at: string | null;
-  /** Bumped by anything that takes a credential or a permission away (see migration 009). */
+  /** Moved by a new password, deactivation, reactivation and a revoked personal token (changeUser, revokePersonalTokens). */
   credential_version: number;
 }
 
@@ -59,12 +59,42 @@ export async function insertUser(db: Db, u: { orgId: string; username: string; p
   return toUser(row);
 }
 
+export interface UserChanges {
+  role?: Role;
+  active?: boolean;
+  passwordHash?: string;
+}
+
 /**
- * Changes a user and moves its credential version in one statement: every session, cached Basic
- * credential and transfer token issued under the old version stops working at its next request.
+ * Changes a user, and ends what the change must end, in one transaction:
+ *  - a new password, deactivation and reactivation move the credential version, so every bearer
+ *    token, session, remembered Basic credential and transfer token issued before stops at its
+ *    next request, on every instance (each compares the version it carries with the row);
+ *  - deactivation revokes the user's personal tokens, so reactivating brings none of them back;
+ *  - any of these, and a role change, end the user's sessions. Bearer tokens survive a role
+ *    change: they are worth the role the user has at each request (auth/security.ts).
+ * Setting `active` to what it already is changes nothing. Returns whether the version moved.
  */
-export const updateUserRevoking = (db: Db, userId: string, changes: Partial<UserRow> = {}) =>
-  db('users').where({ id: userId }).update({ ...changes, updated_at: new Date().toISOString(), credential_version: db.raw('credential_version + 1') });
+export async function changeUser(db: Db, userId: string, changes: UserChanges): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const row = await trx<UserRow>('users').where({ id: userId }).first('active', 'role');
+    if (!row) return false;
+    const now = new Date().toISOString();
+    const switched = changes.active !== undefined && changes.active !== Boolean(row.active);
+    const credentialsMove = changes.passwordHash !== undefined || switched;
+    const update: Record<string, unknown> = { updated_at: now };
+    if (changes.role) update.role = changes.role;
+    if (switched) update.active = changes.active;
+    if (changes.passwordHash !== undefined) update.password_hash = changes.passwordHash;
+    if (credentialsMove) update.credential_version = trx.raw('credential_version + 1');
+    await trx('users').where({ id: userId }).update(update);
+    if (switched && !changes.active) await trx('personal_tokens').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: now });
+    if (credentialsMove || (changes.role && changes.role !== row.role)) {
+      await trx('sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: now });
+    }
+    return credentialsMove;
+  });
+}
 
 /** Whether an insert failed on a unique constraint (SQLite and PostgreSQL word it differently). */
 export const isUniqueViolation = (err: unknown) =>

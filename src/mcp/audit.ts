@@ -9,7 +9,8 @@ import { redactSecrets } from '../log.js';
 import type { Db } from '../db/knex.js';
 
 export interface AuditEntry {
-  requestId: string;
+  /** Null for a change the CLI made (no request). */
+  requestId: string | null;
   subject: string;
   orgId: string;
   tool: string;

@@ -10,7 +10,7 @@ import { HttpError } from '../http/errors.js';
 import type { Services } from '../services.js';
 import { authorize } from './access.js';
 import { actionFactory } from './links.js';
-import { findObjects, gone, isLive } from './objects-table.js';
+import { findObjects, gone, goneForUpload, isLive, isTakenDown, type ObjectRow } from './objects-table.js';
 
 type BatchObject = B['schemas']['batch-object'];
 
@@ -22,6 +22,9 @@ export function chooseTransfer(operation: 'upload' | 'download', offered: string
   return PREFERENCE[operation].find((t) => t === 'basic' || listed.has(t)) ?? 'basic';
 }
 
+/** Whether an upload batch gives this object an upload action: it is neither here already nor taken down. */
+const needsUpload = (row: ObjectRow | undefined, size: number) => !(isLive(row) && Number(row.size) === size) && !isTakenDown(row);
+
 export function batch(s: Services): Handler<'batch.batch'> {
   return async ({ params, body, identity }) => {
     const req = body;
@@ -29,7 +32,7 @@ export function batch(s: Services): Handler<'batch.batch'> {
     if (req.objects.length > s.config.lfs.maxBatchObjects) {
       throw new HttpError(413, `A batch may name at most ${s.config.lfs.maxBatchObjects} objects (the server's LFS_MAX_BATCH_OBJECTS setting); this one names ${req.objects.length}`);
     }
-    const transfer = chooseTransfer(req.operation, req.transfers);
+    let transfer = chooseTransfer(req.operation, req.transfers);
     // Left out or null is the documented default, sha256. `ref` plays no part: access is per repository.
     const hashOk = req.hash_algo == null || req.hash_algo === 'sha256';
     const valid = req.objects.filter((o) => OID.test(o.oid) && Number.isSafeInteger(o.size) && o.size >= 0);
@@ -38,8 +41,11 @@ export function batch(s: Services): Handler<'batch.batch'> {
     const name = `${repo.org_slug}/${repo.name}`;
 
     if (req.operation === 'upload') {
-      const incoming = valid.filter((o) => !isLive(rows.get(o.oid))).reduce((n, o) => n + o.size, 0);
+      const uploads = valid.filter((o) => needsUpload(rows.get(o.oid), o.size));
+      const incoming = uploads.reduce((n, o) => n + o.size, 0);
       if (incoming) await s.objects.limits.checkSpace(incoming);
+      // Resumable uploads only while the partial-upload caps can hold these; basic leaves nothing unfinished.
+      if (transfer === 'tus' && !(await s.objects.partialQuota.fits(repo, uploads))) transfer = 'basic';
     }
     // Downloads the storage serves itself (S3_SERVE_DIRECT): a presigned URL per object, and the
     // bandwidth counted now, since the bytes will not pass through here.
@@ -70,6 +76,7 @@ export function batch(s: Services): Handler<'batch.batch'> {
         return { oid, size: stored, authenticated: true, actions: { download } };
       }
       if (isLive(row) && Number(row.size) === size) return { oid, size }; // already here: nothing to do
+      if (isTakenDown(row)) return { oid, size, error: { code: 410, message: goneForUpload(row) } };
       // Upload and verify carry the same grant (this object, this size, upload): one signature.
       const header = actions.header(oid, size, 'upload');
       const upload = actions.action(transfer === 'tus' ? `/tus/${oid}` : `/content/${oid}`, header);

@@ -9,7 +9,7 @@ import type { Handler } from '../http/router.js';
 import type { Services } from '../services.js';
 import { authorize } from './access.js';
 import { actionFactory } from './links.js';
-import { findObject, gone, isLive } from './objects-table.js';
+import { findObject, gone, goneForUpload, isLive, isTakenDown } from './objects-table.js';
 
 type LegacyObject = L['schemas']['legacy-object'];
 
@@ -40,6 +40,7 @@ export function createObject(s: Services): Handler<'legacy.createObject'> {
     const { repo } = await authorize(s.db, params, identity, 'write');
     const links = actionFactory({ publicUrl: s.config.publicUrl, ttlSeconds: s.config.lfs.actionTtlSeconds, tokens: s.objects.tokens, repo, identity });
     const row = await findObject(s.db, repo.id, oid);
+    if (isTakenDown(row)) throw new HttpError(410, goneForUpload(row));
     if (isLive(row) && Number(row.size) === size) {
       return {
         status: 200,

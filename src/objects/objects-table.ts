@@ -34,16 +34,25 @@ export async function findObjects(db: Db, repoId: string, oids: string[]): Promi
 }
 const SQLITE_CHUNK = 30_000;
 
-/** Records a stored object in the repository; a re-upload lifts a deletion. */
-export async function recordObject(db: Db, repoId: string, oid: string, size: number) {
+/**
+ * Records a stored object in the repository. A takedown holds: an upload never lifts it (only
+ * restoreObject does), so 'taken-down' says the bytes arrived for an object the repository may
+ * not have; the caller removes them (dropUnusedBytes) and refuses.
+ */
+export async function recordObject(db: Db, repoId: string, oid: string, size: number): Promise<'recorded' | 'taken-down'> {
   await db('lfs_objects')
     .insert({ repo_id: repoId, oid, size, created_at: new Date().toISOString(), deleted_at: null, deleted_reason: null })
     .onConflict(['repo_id', 'oid'])
-    .merge({ size, deleted_at: null, deleted_reason: null });
+    .ignore();
+  return isTakenDown(await findObject(db, repoId, oid)) ? 'taken-down' : 'recorded';
 }
 
 export const isLive = (row: ObjectRow | undefined): row is ObjectRow => Boolean(row && !row.deleted_at);
+/** Deleted by `pactum repo delete-object`: gone (410) for readers and writers alike until an admin lifts it. */
+export const isTakenDown = (row: ObjectRow | undefined): row is ObjectRow & { deleted_at: string } => Boolean(row?.deleted_at);
 export const gone = (row: ObjectRow) => `Object ${row.oid} was deleted: ${row.deleted_reason ?? 'no reason was given'}`;
+/** Why an upload of a taken-down object is refused (410), with what lifts it. */
+export const goneForUpload = (row: ObjectRow) => `${gone(row)}; it cannot be uploaded again until an administrator lifts the takedown`;
 
 /**
  * Deletes an object from a repository, keeping the reason (clients get 410 with it). Its bytes
@@ -52,6 +61,28 @@ export const gone = (row: ObjectRow) => `Object ${row.oid} was deleted: ${row.de
 export async function deleteObject(db: Db, store: Pick<ContentStore, 'delete'>, repoId: string, oid: string, reason: string): Promise<boolean> {
   const n = await db('lfs_objects').where({ repo_id: repoId, oid }).whereNull('deleted_at').update({ deleted_at: new Date().toISOString(), deleted_reason: reason });
   if (!n) return false;
-  if (!(await db('lfs_objects').where({ oid }).whereNull('deleted_at').first())) await store.delete(oid);
+  await dropUnusedBytes(db, store, oid);
   return true;
+}
+
+/** Removes an object's bytes from the store when no repository has it live. */
+export async function dropUnusedBytes(db: Db, store: Pick<ContentStore, 'delete'>, oid: string): Promise<void> {
+  if (!(await db('lfs_objects').where({ oid }).whereNull('deleted_at').first())) await store.delete(oid);
+}
+
+/**
+ * Lifts a takedown. When the store still holds the bytes (another repository has them) the object
+ * is served again at once ('live'); otherwise it is as if never uploaded ('absent'), and a writer
+ * may upload it. Null when the object is not taken down in this repository.
+ */
+export async function restoreObject(db: Db, store: Pick<ContentStore, 'stat'>, repoId: string, oid: string): Promise<'live' | 'absent' | null> {
+  const row = await findObject(db, repoId, oid);
+  if (!isTakenDown(row)) return null;
+  const stored = await store.stat(oid);
+  if (stored !== null && stored === Number(row.size)) {
+    await db('lfs_objects').where({ repo_id: repoId, oid }).whereNotNull('deleted_at').update({ deleted_at: null, deleted_reason: null });
+    return 'live';
+  }
+  await db('lfs_objects').where({ repo_id: repoId, oid }).whereNotNull('deleted_at').delete();
+  return 'absent';
 }

@@ -122,14 +122,14 @@ export const OBJECT_API_ERRORS: readonly [number, string][] = [
   [403, 'The credentials are valid but grant no access to this repository or action (pactum repo grant).'],
   [404, 'No such repository or object, or it is not visible to you.'],
   [406, 'The Accept header excludes application/vnd.git-lfs+json.'],
-  [409, 'A conflict: a lock held by someone else, a hash algorithm other than sha256, or an upload that did not match its oid.'],
-  [410, 'The object was deleted by an operator; the message gives the reason.'],
+  [409, 'A conflict: a lock held by someone else, a hash algorithm other than sha256, a tus offset that is not the stored one, or an upload of an object that is stored already (its upload action is spent: run the batch again).'],
+  [410, 'The object was deleted (taken down) by an operator; the message gives the reason. Uploads of it are refused too until an operator lifts the takedown (pactum repo restore-object).'],
   [413, 'Too much in one request: more objects than LFS_MAX_BATCH_OBJECTS, a body over LFS_MAX_BATCH_BYTES, or a size the server refuses.'],
   [415, 'The Content-Type is not application/vnd.git-lfs+json (or application/json).'],
   [422, 'Well-formed but invalid: an unknown operation, a malformed oid, a negative size.'],
   [429, 'Too many requests (LFS_RATE_LIMIT_PER_MINUTE) or too many failed passwords; Retry-After says when to retry.'],
   [503, 'A part of the server (the database, the storage) is unavailable; Retry-After says when to retry.'],
-  [507, 'The store has less free space than LFS_MIN_FREE_BYTES.'],
+  [507, 'The store has less free space than LFS_MIN_FREE_BYTES, or unfinished resumable uploads already declare as many bytes as LFS_PARTIAL_BYTES_PER_REPO or LFS_PARTIAL_BYTES_PER_ORG allow.'],
   [509, 'The repository has used its daily bandwidth (LFS_BANDWIDTH_QUOTA_BYTES_PER_DAY).'],
 ];
 

@@ -19,6 +19,8 @@ let proxy: Server;
 let proxyUrl: string;
 let target = '';
 let cutAfter: number | null = null;
+// What happens to the next PUT: something done first (`before`), and/or its answer lost on the way back.
+let nextPut: { before?: (path: string) => Promise<void>; loseAnswer?: boolean } | null = null;
 const seen: { method: string; path: string; uploadOffset?: string }[] = [];
 
 let s: TestServer;
@@ -28,23 +30,31 @@ let lfsUrl: string;
 beforeAll(async () => {
   proxy = createServer((req, res) => {
     seen.push({ method: req.method!, path: req.url!, uploadOffset: req.headers['upload-offset'] as string | undefined });
-    const upstream = request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode!, r.headers);
-      r.pipe(res);
-    });
-    upstream.on('error', () => res.destroy());
-    const cut = req.method === 'PATCH' && cutAfter !== null ? cutAfter : null;
-    if (cut === null) return void req.pipe(upstream);
-    cutAfter = null;
-    let sent = 0;
-    req.on('data', (chunk: Buffer) => {
-      if (sent >= cut) return;
-      const part = sent + chunk.length > cut ? chunk.subarray(0, cut - sent) : chunk;
-      sent += part.length;
-      upstream.write(part, () => {
-        if (sent >= cut) setTimeout(() => { upstream.destroy(); res.destroy(); }, 100);
+    const forward = (loseAnswer: boolean) => {
+      const upstream = request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (r) => {
+        // The server answered (and committed), but the client never hears it: its connection drops.
+        if (loseAnswer) return void r.resume().on('end', () => res.destroy());
+        res.writeHead(r.statusCode!, r.headers);
+        r.pipe(res);
       });
-    });
+      upstream.on('error', () => res.destroy());
+      const cut = req.method === 'PATCH' && cutAfter !== null ? cutAfter : null;
+      if (cut === null) return void req.pipe(upstream);
+      cutAfter = null;
+      let sent = 0;
+      req.on('data', (chunk: Buffer) => {
+        if (sent >= cut) return;
+        const part = sent + chunk.length > cut ? chunk.subarray(0, cut - sent) : chunk;
+        sent += part.length;
+        upstream.write(part, () => {
+          if (sent >= cut) setTimeout(() => { upstream.destroy(); res.destroy(); }, 100);
+        });
+      });
+    };
+    if (req.method !== 'PUT' || !nextPut) return forward(false);
+    const { before, loseAnswer } = nextPut;
+    nextPut = null;
+    void (before?.(req.url!) ?? Promise.resolve()).then(() => forward(Boolean(loseAnswer)));
   }).listen(0, '127.0.0.1');
   await new Promise((r) => proxy.once('listening', r));
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
@@ -136,6 +146,44 @@ describe('git-lfs against pactum', () => {
     expect(resumedAt).toBeGreaterThan(0);
     expect(resumedAt).toBeLessThanOrEqual(3 * 1024 * 1024);
     await cloneAndCheck(ws, remote, src, ['resumed.bin']);
+  });
+
+  it('pushes when the answer to a committed PUT was lost: git-lfs runs the batch again, which asks for nothing', async () => {
+    const ws = await lfsWorkspace(proxyUrl, 'writer', PASSWORD);
+    const { remote, src } = await sourceRepo(ws, lfsUrl, { 'lfs.basictransfersonly': 'true' });
+    writeObjects(src, { 'lost-answer.bin': 200_000 });
+    await ws.mustGit(['add', '.'], src);
+    await ws.mustGit(['commit', '-qm', 'lost answer'], src);
+    const mark = s.logLines.length;
+    nextPut = { loseAnswer: true };
+    await ws.mustGit(['push', '-q', 'origin', 'main'], src);
+    const ops = opsSince(mark);
+    expect(ops.filter((o) => o === 'objects.upload:200')).toHaveLength(1);
+    expect(ops.filter((o) => o === 'batch.batch:200').length).toBeGreaterThanOrEqual(2);
+    expect(ops.some((o) => o.startsWith('objects.upload:') && o !== 'objects.upload:200')).toBe(false);
+    await cloneAndCheck(ws, remote, src, ['lost-answer.bin']);
+  });
+
+  it('pushes when another client committed the object between the batch and the PUT (409, then a batch that asks for nothing)', async () => {
+    const ws = await lfsWorkspace(proxyUrl, 'writer', PASSWORD);
+    const { remote, src } = await sourceRepo(ws, lfsUrl, { 'lfs.basictransfersonly': 'true' });
+    writeObjects(src, { 'raced.bin': 150_000 });
+    await ws.mustGit(['add', '.'], src);
+    await ws.mustGit(['commit', '-qm', 'raced'], src);
+    const bytes = readFileSync(join(src, 'raced.bin'));
+    const mark = s.logLines.length;
+    nextPut = {
+      before: async (path) => {
+        const auth = `Basic ${Buffer.from(`writer:${PASSWORD}`).toString('base64')}`;
+        const other = await fetch(`${target}${path}`, { method: 'PUT', headers: { authorization: auth }, body: new Uint8Array(bytes) });
+        expect(other.status).toBe(200);
+      },
+    };
+    await ws.mustGit(['push', '-q', 'origin', 'main'], src);
+    const ops = opsSince(mark);
+    expect(ops).toContain('objects.upload:409');
+    expect(ops.filter((o) => o === 'batch.batch:200').length).toBeGreaterThanOrEqual(2);
+    await cloneAndCheck(ws, remote, src, ['raced.bin']);
   });
 
   it('refuses the push of a read-only user with a clear message', async () => {

@@ -30,6 +30,8 @@ export async function startRoundRobin(): Promise<RoundRobin> {
       r.pipe(res);
       r.on('error', () => res.destroy());
     });
+    // Headers go on at once, as a real balancer sends them: a server may answer before any body.
+    upstream.flushHeaders();
     upstream.on('error', () => res.destroy());
     req.on('error', () => upstream.destroy());
     res.on('close', () => {

@@ -63,7 +63,7 @@ async function provision(db: Db, sub: string, orgId: string, role: Role) {
 }
 
 /** Shared by both instances of the pair topology, as a deployment shares them. */
-const PAIR_SECRETS = {
+export const PAIR_SECRETS = {
   JWT_SECRET: 'pair-topology-jwt-secret-0123456789abcdef',
   TRANSFER_TOKEN_SECRET: 'a'.repeat(64),
   SECRETS_KEY: 'b'.repeat(64),

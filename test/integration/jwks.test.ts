@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type KeyObject } from 'jose';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { bearer, mcpClient, ok } from '../helpers/mcp.js';
-import { insertOrg } from '../../src/db/users.js';
+import { changeUser, insertOrg, insertUser } from '../../src/db/users.js';
 
 let idp: Server;
 let s: TestServer;
@@ -34,11 +34,11 @@ afterAll(async () => {
 });
 afterEach(() => s.expectConformant());
 
-const sign = (alg: string, claims: Record<string, unknown> = {}, opts: { issuer?: string; audience?: string; key?: CryptoKey | KeyObject } = {}) =>
+const sign = (alg: string, claims: Record<string, unknown> = {}, opts: { issuer?: string; audience?: string; key?: CryptoKey | KeyObject; subject?: string } = {}) =>
   new SignJWT({ orgId, role: 'org_admin', ...claims })
     .setProtectedHeader({ alg, kid: keys[alg]!.kid })
     // An identity provider's subject, not a local user: its claims carry the role.
-    .setSubject('idp|from_idp')
+    .setSubject(opts.subject ?? 'idp|from_idp')
     .setIssuer(opts.issuer ?? 'https://idp.example')
     .setAudience(opts.audience ?? `${s.url}/api/v1/mcp`)
     .setExpirationTime('5m')
@@ -65,4 +65,14 @@ it('refuses tokens of another key, issuer or audience, and HS256 tokens, with 40
     await expect(mcpClient(s.url, bearer(token)), name).rejects.toThrow(/401/);
   }
   await expect(s.token()).rejects.toThrow(/JWKS/);
+});
+
+it("keeps an identity provider's token for a local user working after the user's credentials moved (it cannot know our version)", async () => {
+  const ada = await insertUser(s.services.db, { orgId, username: 'ada', passwordHash: 'x', role: 'member' });
+  await changeUser(s.services.db, ada.id, { passwordHash: 'y' });
+  const c = await mcpClient(s.url, bearer(await sign('RS256', {}, { subject: ada.id })));
+  expect((await c.listTools()).tools.map((t) => t.name)).toContain('dashboard_list_reports');
+  await c.close();
+  await changeUser(s.services.db, ada.id, { active: false });
+  await expect(mcpClient(s.url, bearer(await sign('RS256', {}, { subject: ada.id })))).rejects.toThrow(/401/);
 });

@@ -12,6 +12,7 @@ import * as m010 from './010_auth_failures.js';
 import * as m011 from './011_server_settings.js';
 import * as m012 from './012_scan_engines.js';
 import * as m013 from './013_auth_pending.js';
+import * as m014 from './014_partial_reservations.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_core': m001,
@@ -26,6 +27,7 @@ const migrations: Record<string, Knex.Migration> = {
   '011_server_settings': m011,
   '012_scan_engines': m012,
   '013_auth_pending': m013,
+  '014_partial_reservations': m014,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

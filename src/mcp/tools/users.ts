@@ -2,10 +2,9 @@
 import type { Identity } from '../../auth/identity.js';
 import { hashPassword } from '../../auth/passwords.js';
 import { ROLE_PERMISSIONS, grants, type Role } from '../../auth/permissions.js';
-import { revokeUserSessions } from '../../auth/sessions.js';
 import { page } from '../../db/pagination.js';
 import { listPersonalTokens, revokePersonalTokens, type PersonalTokenRow } from '../../db/repos.js';
-import { findOrgById, findUserById, insertUser, isUniqueViolation, toUser, updateUserRevoking, type UserRow } from '../../db/users.js';
+import { findOrgById, findUserById, insertUser, isUniqueViolation, toUser, changeUser, type UserChanges, type UserRow } from '../../db/users.js';
 import { ToolFailure, inScope, targetOrg, type ToolHandlers } from '../tool-context.js';
 
 /** Nobody hands out, or takes away, more than it holds itself. */
@@ -79,15 +78,13 @@ export const userTools: Pick<ToolHandlers, UserTool> = {
     const row = await userInScope(caller, userId, services.db);
     assertMayManage(caller, row.role, 'change');
     if (role) assertMayManage(caller, role, 'give the role to');
-    const changes: Partial<UserRow> = {};
-    if (role) changes.role = role;
-    if (active !== undefined) changes.active = active;
-    if (password) changes.password_hash = await hashPassword(password);
-    // Moving the credential version ends the user's sessions, remembered Basic credentials and
-    // transfer tokens on every instance; bearer tokens read the new role at their next request.
-    await updateUserRevoking(services.db, userId, changes);
+    const changes: UserChanges = { role, active };
+    if (password) changes.passwordHash = await hashPassword(password);
+    // A new password, deactivation or reactivation ends the user's bearer tokens, sessions,
+    // remembered Basic credentials and transfer tokens on every instance (deactivation also its
+    // personal tokens); a role change ends its sessions, and bearer tokens read the new role.
+    await changeUser(services.db, userId, changes);
     services.objects.basic.forget(userId);
-    if (active === false || password) await revokeUserSessions(services.db, userId);
     return toUser((await findUserById(services.db, userId))!);
   },
 

@@ -8,7 +8,7 @@ import { writeStatus, type Handler } from '../../http/router.js';
 import { stateOf } from '../../http/state.js';
 import type { Services } from '../../services.js';
 import { authorize } from '../access.js';
-import { findObject, gone, isLive, recordObject } from '../objects-table.js';
+import { dropUnusedBytes, findObject, gone, goneForUpload, isLive, isTakenDown, recordObject } from '../objects-table.js';
 import { ContentMismatch } from '../store/content-store.js';
 import { StoreUnavailable } from '../store/backend.js';
 import { SinkGone } from '../store/pump.js';
@@ -81,9 +81,29 @@ function expectedSize(ctx: Context, tokenSize: number | undefined): number {
   return size;
 }
 
+/**
+ * Refuses, before a byte of the body is read, an upload that must not store anything: the object
+ * is committed already (409: an upload href is spent once its object is stored, so replaying it
+ * does nothing; a client whose answer was lost re-runs the batch, which then asks for nothing),
+ * or it was taken down (410, until an administrator lifts it).
+ */
+export async function refuseSpentUpload(s: Services, repoId: string, oid: string): Promise<void> {
+  const row = await findObject(s.db, repoId, oid);
+  if (isLive(row)) throw new HttpError(409, `Object ${oid} is stored already; this upload is complete and nothing was read. Request new actions to see what is needed`);
+  if (isTakenDown(row)) throw new HttpError(410, goneForUpload(row));
+}
+
+/** Records an upload that arrived in full; refuses (410) and drops the bytes when a takedown came first. */
+export async function commitUpload(s: Services, repoId: string, oid: string, size: number): Promise<void> {
+  if ((await recordObject(s.db, repoId, oid, size)) === 'recorded') return;
+  await dropUnusedBytes(s.db, s.objects.store, oid);
+  throw new HttpError(410, goneForUpload((await findObject(s.db, repoId, oid))!));
+}
+
 export function upload(s: Services): Handler<'objects.upload'> {
   return async ({ ctx, params, identity }) => {
     const { repo } = await authorize(s.db, params, identity, 'write', 'upload');
+    await refuseSpentUpload(s, repo.id, params.oid);
     const size = expectedSize(ctx, identity?.transfer?.size);
     await s.objects.limits.checkSpace(size);
     try {
@@ -95,7 +115,7 @@ export function upload(s: Services): Handler<'objects.upload'> {
       if (ctx.req.readableAborted || ctx.req.destroyed) throw new HttpError(400, 'The upload was cut off; nothing was stored');
       throw err;
     }
-    await recordObject(s.db, repo.id, params.oid, size);
+    await commitUpload(s, repo.id, params.oid, size);
     writeStatus(ctx, 200, true);
   };
 }
@@ -105,6 +125,7 @@ export function verify(s: Services): Handler<'objects.verify'> {
     const { oid, size } = body;
     const { repo } = await authorize(s.db, { org: params.org, repo: params.repo, oid }, identity, 'write', 'upload');
     const row = await findObject(s.db, repo.id, oid);
+    if (isTakenDown(row)) throw new HttpError(410, goneForUpload(row));
     if (!isLive(row)) throw new HttpError(404, `Object ${oid} is not stored; upload it first`);
     if (Number(row.size) !== size) throw new HttpError(422, `Object ${oid} is stored with ${row.size} bytes, not ${size}`);
     return { status: 200 };

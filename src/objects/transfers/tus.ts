@@ -9,7 +9,8 @@ import { HttpError } from '../../http/errors.js';
 import { writeStatus, type Handler } from '../../http/router.js';
 import type { Services } from '../../services.js';
 import { authorize } from '../access.js';
-import { findObject, isLive, recordObject } from '../objects-table.js';
+import { findObject, goneForUpload, isLive, isTakenDown } from '../objects-table.js';
+import { commitUpload } from './basic.js';
 import { OffsetConflict, TooLarge, UploadBusy } from '../store/backend.js';
 import { ContentMismatch } from '../store/content-store.js';
 
@@ -21,8 +22,14 @@ export const tusOptions: Handler<'tus.options'> = ({ ctx }) => {
   writeStatus(ctx, 204, true);
 };
 
+/**
+ * The size of the committed object (tus reports it as the offset, and stores nothing more), or
+ * null while it is not committed; 410 for an object taken down, whose upload is refused until an
+ * administrator lifts the takedown.
+ */
 async function committedSize(s: Services, repoId: string, oid: string) {
   const row = await findObject(s.db, repoId, oid);
+  if (isTakenDown(row)) throw new HttpError(410, goneForUpload(row));
   return isLive(row) ? Number(row.size) : null;
 }
 
@@ -56,18 +63,28 @@ export function tusPatch(s: Services): Handler<'tus.patch'> {
     }
     if (offset > size) throw new HttpError(409, `Upload-Offset ${offset} is past the object's ${size} bytes`);
     await s.objects.limits.checkSpace(size - offset);
+    // Counted (or its count renewed) before a byte is stored: 507 past the partial-upload caps.
+    await s.objects.partialQuota.reserve(repo, `${repo.org_slug}/${repo.name}`, params.oid, size);
+    const done = () => s.objects.partialQuota.release(repo.id, params.oid);
     try {
       const result = await s.objects.store.appendUpload(key, params.oid, size, offset, ctx.req);
-      if (result.committed) await recordObject(s.db, repo.id, params.oid, size);
+      if (result.committed) {
+        await done();
+        await commitUpload(s, repo.id, params.oid, size);
+      }
       reply(result.offset);
     } catch (err) {
       if (err instanceof OffsetConflict) throw new HttpError(409, `Upload-Offset ${offset} does not match the ${err.expected} bytes stored; HEAD the upload and resume from there`);
       if (err instanceof UploadBusy) throw new HttpError(409, 'Another request is appending to this upload');
       if (err instanceof TooLarge) {
         await s.objects.store.discardUpload(key);
+        await done();
         throw new HttpError(413, `The body goes past the object's ${size} bytes; the upload was discarded`);
       }
-      if (err instanceof ContentMismatch) throw new HttpError(422, err.message);
+      if (err instanceof ContentMismatch) {
+        await done();
+        throw new HttpError(422, err.message);
+      }
       throw err;
     }
   };
