@@ -11,6 +11,7 @@ import * as m009 from './009_credential_version.js';
 import * as m010 from './010_auth_failures.js';
 import * as m011 from './011_server_settings.js';
 import * as m012 from './012_scan_engines.js';
+import * as m013 from './013_scan_claims.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_core': m001,
@@ -24,6 +25,7 @@ const migrations: Record<string, Knex.Migration> = {
   '010_auth_failures': m010,
   '011_server_settings': m011,
   '012_scan_engines': m012,
+  '013_scan_claims': m013,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
