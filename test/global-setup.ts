@@ -7,15 +7,32 @@
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, writeFileSync } from 'node:fs';
 import pg from 'pg';
-import { adminPgUrl, TEST_BUCKET, TEST_DB_PREFIX } from './helpers/backends.js';
+import { adminPgUrl, TEST_BUCKET, TEST_DB_PREFIX, TEST_DB_RUN } from './helpers/backends.js';
 import { startTestS3Server } from './helpers/s3.js';
 
-async function dropTestDatabases() {
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * Drops this run's test databases, or (`stale`) those of runs whose process is gone (an
+ * interrupted run). Another run going on beside this one keeps its own.
+ */
+async function dropTestDatabases(which: 'own' | 'stale' = 'own') {
   const client = new pg.Client({ connectionString: adminPgUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ datname: string }>('select datname from pg_database where datname like $1', [`${TEST_DB_PREFIX}%`]);
-    for (const { datname } of rows) await client.query(`drop database if exists "${datname}" with (force)`);
+    const { rows } = await client.query<{ datname: string }>("select datname from pg_database where datname like 'pactum\\_t\\_%'");
+    for (const { datname } of rows) {
+      const run = /^pactum_t_(\d+)_/.exec(datname)?.[1];
+      const drop = which === 'own' ? datname.startsWith(TEST_DB_PREFIX) : !run || !alive(Number(run));
+      if (drop) await client.query(`drop database if exists "${datname}" with (force)`);
+    }
   } finally {
     await client.end();
   }
@@ -62,10 +79,12 @@ export default async function setup() {
 
 async function setupOnce() {
   ensureChromium();
+  // The workers name their databases after this run (helpers/backends.ts).
+  process.env.PACTUM_TEST_RUN = TEST_DB_RUN;
   const mode = process.env.PACTUM_TEST_BACKEND;
   if (mode !== 'postgres' && mode !== 'postgres-s3') return;
-  await dropTestDatabases(); // what an interrupted earlier run left
-  if (mode === 'postgres') return dropTestDatabases;
+  await dropTestDatabases('stale'); // what interrupted earlier runs left
+  if (mode === 'postgres') return () => dropTestDatabases('own');
   const started = Date.now();
   const s3 = await startTestS3Server();
   await s3.createBucket(TEST_BUCKET);

@@ -14,7 +14,13 @@ const MODES = ['embedded', 'postgres', 'postgres-s3'] as const;
 export const backendMode: (typeof MODES)[number] = (MODES as readonly string[]).includes(process.env.PACTUM_TEST_BACKEND ?? '')
   ? (process.env.PACTUM_TEST_BACKEND as (typeof MODES)[number])
   : 'embedded';
-export const TEST_DB_PREFIX = 'pactum_t_';
+/**
+ * Every database a vitest run creates is named after the run (its main process id, which
+ * test/global-setup.ts hands to the workers), so that runs side by side (two checkouts, two
+ * shells) never drop each other's databases.
+ */
+export const TEST_DB_RUN = process.env.PACTUM_TEST_RUN ?? String(process.pid);
+export const TEST_DB_PREFIX = `pactum_t_${TEST_DB_RUN}_`;
 /** An admin connection to the server the tests create databases in. */
 export const adminPgUrl = process.env.PACTUM_TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432/test';
 export const TEST_BUCKET = 'pactum-test';
