@@ -74,6 +74,7 @@ interface WaitingOrg {
   org_id: string;
   running: number | string;
   last_started: string | null;
+  oldest_waiting: string;
 }
 
 /** The org whose turn it is and its oldest waiting scan; 'wait' when every waiting org is at its cap. */
@@ -84,6 +85,7 @@ async function fairestWaiting(tx: Tx, maxRunning: number): Promise<{ kind: 'scan
       'o.org_id',
       tx.raw("(select count(*) from scans r where r.org_id = o.org_id and r.status = 'running') as running"),
       tx.raw('(select s.started_at from scans s where s.org_id = o.org_id and s.started_at is not null order by s.started_at desc limit 1) as last_started'),
+      tx.raw("(select min(q.created_at) from scans q where q.org_id = o.org_id and q.status = 'queued' and q.job_id is null) as oldest_waiting"),
     )
     .from(tx('scans').distinct('org_id').where({ status: 'queued' }).whereNull('job_id').as('o'));
   if (!orgs.length) return { kind: 'idle' };
@@ -94,7 +96,7 @@ async function fairestWaiting(tx: Tx, maxRunning: number): Promise<{ kind: 'scan
   return scan ? { kind: 'scan', scan } : { kind: 'wait' };
 }
 
-/** Fewest running first, then the org that started a scan least recently (never: first). */
+/** Fewest running first, then the org that started a scan least recently (never: first), then the org waiting longest. */
 function byTurn(a: WaitingOrg, b: WaitingOrg): number {
   const running = Number(a.running) - Number(b.running);
   if (running) return running;
@@ -103,7 +105,7 @@ function byTurn(a: WaitingOrg, b: WaitingOrg): number {
     if (b.last_started === null) return 1;
     return a.last_started < b.last_started ? -1 : 1;
   }
-  return a.org_id < b.org_id ? -1 : a.org_id > b.org_id ? 1 : 0;
+  return a.oldest_waiting < b.oldest_waiting ? -1 : a.oldest_waiting > b.oldest_waiting ? 1 : 0;
 }
 
 async function markRunning(tx: Tx, scan: ScanRow, claimant: string): Promise<ScanRow> {

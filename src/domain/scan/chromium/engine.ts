@@ -19,7 +19,7 @@ import { checkFailed, checksFor, issueOfFinding, withoutDuplicates, type CheckId
 import { pageCall, surveyDom, type Survey } from '../checks/page-functions.js';
 import { domFindings, SURVEY_LIMITS } from '../checks/dom-findings.js';
 import { CheckError, type CheckSession, type PageToCheck, type ScanEngine, type SessionOptions } from '../engine.js';
-import { FairQueue } from '../fair-queue.js';
+import { FairSemaphore } from '../fair-queue.js';
 import { FETCH_DEFAULTS, type FetchOptions } from '../fetch-page.js';
 import { uniqueByCode } from '../not-evaluated.js';
 import type { CheckedPage, Issue, NotEvaluated, StyleStats } from '../types.js';
@@ -114,7 +114,7 @@ const loadAxeInit = () =>
 const SUBRESOURCE_TIMEOUT_MS = 10_000;
 
 export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEngine {
-  const slots = new Semaphore(options.maxPages ?? Math.max(1, cpus().length));
+  const slots = new FairSemaphore(options.maxPages ?? Math.max(1, cpus().length));
   let sandbox = options.sandbox ?? sandboxFor(processUid());
   const stats: Omit<ChromiumStats, 'sandboxed'> = { launches: 0, blocked: 0, escaped: 0 };
   const maxSubresources = options.maxSubresources ?? 300;
@@ -369,37 +369,4 @@ function deadline<T>(work: Promise<T>, ms: number, signal: AbortSignal | undefin
 
 function firstLine(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
-}
-
-/**
- * At most `size` holders; waiters are served in turns by owner (fair-queue.ts: a bystander's page
- * gets the next free slot, not the one after a flood's hundreds), and may withdraw.
- */
-class Semaphore {
-  private held = 0;
-  private readonly waiting = new FairQueue<{ go(): void }>();
-  constructor(private readonly size: number) {}
-
-  acquire(owner: string, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.held < this.size) {
-      this.held++;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve, reject) => {
-      const entry = { go: () => { signal?.removeEventListener('abort', onAbort); resolve(); } };
-      const onAbort = () => {
-        this.waiting.remove(owner, entry);
-        reject(signal!.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.push(owner, entry);
-    });
-  }
-
-  release(): void {
-    const next = this.waiting.shift();
-    if (next) next.go();
-    else this.held--;
-  }
 }
