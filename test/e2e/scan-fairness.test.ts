@@ -9,6 +9,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { backendMode } from '../helpers/backends.js';
 import { bearer, failure, mcpClient, ok } from '../helpers/mcp.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/site.js';
 import { insertOrg } from '../../src/db/users.js';
@@ -113,6 +114,12 @@ describe('the running cap', () => {
     // The third scanner went to the other org, before the flood's third scan.
     const third = [...flooded].sort((x, y) => x.started_at!.localeCompare(y.started_at!))[2]!;
     expect(done.find((r) => r.id === bId)!.started_at! < third.started_at!).toBe(true);
+    // Waiting for the org's turn cost no scan an attempt, and (PostgreSQL) no queue job a retry.
+    expect(done.map((r) => r.attempts)).toEqual(done.map(() => 1));
+    if (backendMode !== 'embedded') {
+      const { rows } = await s.services.db.raw<{ rows: { retried: number | string }[] }>("select count(*) as retried from pgboss.job where name = 'scans' and retry_count > 0");
+      expect(Number(rows[0]!.retried)).toBe(0);
+    }
     for (const o of [a, b]) await o.client.close();
   });
 });
