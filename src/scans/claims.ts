@@ -31,10 +31,13 @@ export type Claim =
 export interface ClaimOptions {
   maxRunningPerOrg: number;
   /**
-   * A scan a queue job of an older release was running (its job named the scan; its retry must
-   * run that scan again rather than leave it "running" with nothing to run it).
+   * The scan the claimant was queued for. Marked running but claimed by nobody (a job of an older
+   * release was running it and died; or the row was set so by hand), it is the claimant's own: it
+   * runs again rather than stay "running" with nothing to run it.
    */
-  legacyScanId?: string;
+  queuedFor?: string;
+  /** Claim only the claimant's own scan, never another (a job of an older release: see runner.ts). */
+  ownOnly?: boolean;
 }
 
 const now = () => new Date().toISOString();
@@ -48,21 +51,22 @@ const now = () => new Date().toISOString();
 export async function claimScan(db: Db, claimant: string, opts: ClaimOptions): Promise<Claim> {
   return db.transaction(async (tx) => {
     if (isPostgres(db)) await tx.raw('select pg_advisory_xact_lock(hashtext(?))', [CLAIM_LOCK]);
-    const own = await ownScan(tx, claimant, opts.legacyScanId);
+    const own = await ownScan(tx, claimant, opts.queuedFor);
     if (own) {
       if (own.status === 'queued' && (await runningOf(tx, own.org_id)) >= opts.maxRunningPerOrg) return { kind: 'wait' };
       return { kind: 'claimed', scan: await markRunning(tx, own, claimant) };
     }
+    if (opts.ownOnly) return { kind: 'idle' };
     const turn = await fairestWaiting(tx, opts.maxRunningPerOrg);
     if (turn.kind !== 'scan') return { kind: turn.kind };
     return { kind: 'claimed', scan: await markRunning(tx, turn.scan, claimant) };
   });
 }
 
-async function ownScan(tx: Tx, claimant: string, legacyScanId?: string): Promise<ScanRow | undefined> {
+async function ownScan(tx: Tx, claimant: string, queuedFor?: string): Promise<ScanRow | undefined> {
   const mine = await tx<ScanRow>('scans').where({ job_id: claimant }).whereIn('status', ['queued', 'running']).first();
-  if (mine || !legacyScanId) return mine;
-  return tx<ScanRow>('scans').where({ id: legacyScanId, status: 'running' }).whereNull('job_id').first();
+  if (mine || !queuedFor) return mine;
+  return tx<ScanRow>('scans').where({ id: queuedFor, status: 'running' }).whereNull('job_id').first();
 }
 
 async function runningOf(tx: Tx, orgId: string): Promise<number> {

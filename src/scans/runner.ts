@@ -21,7 +21,10 @@
  * Why this design, on PostgreSQL: pg-boss stays the durable transport and the liveness mechanism
  * (expiry of a dead worker's job, retries, dead letter), but a job is a turn to run some scan, not
  * a particular scan: its id is recorded on the scan it claims (scans.job_id), so its retry runs that
- * scan again and the dead-letter handler fails that scan. pg-boss alone cannot do it: it fetches
+ * scan again and the dead-letter handler fails that scan. A job also names the scan it was queued
+ * for: found marked running but claimed by nobody (a job of an older release, which named only its
+ * scan, died running it), that scan is the job's own and runs again; such an older job runs only
+ * that scan, and otherwise hands its turn to a fresh job. pg-boss alone cannot do it: it fetches
  * by priority then age, and its `singleton` policy does not skip a job whose key is active (the
  * fetch would hit the unique index), so it cannot cap an org's running scans; a priority fixed at
  * enqueue (minus the org's backlog) orders but does not cap, and cannot see what runs elsewhere.
@@ -178,7 +181,11 @@ function inProcessQueue(deps: ScanDeps): Queue {
 const SCANS = 'scans';
 const DEAD_SCANS = 'scans-dead';
 
-/** A job's data: its own id (a dead-letter copy gets a new id), or, from older releases, the scan it was queued for. */
+/**
+ * A job's data: its own id (a dead-letter copy gets a new id, so the copy finds the scan by it)
+ * and the scan it was queued for. A job of an older release has only the scan: it was that scan's
+ * job, and runs nothing else.
+ */
 interface TurnData {
   turn?: string;
   scanId?: string;
@@ -230,16 +237,16 @@ function pgBossQueue(deps: ScanDeps): Queue {
     })());
 
   /** A turn to run a scan: a job whose data names its own id, so its dead-letter copy can find its scan. */
-  const sendTurn = async () => {
+  const sendTurn = async (scanId?: string) => {
     const id = randomUUID();
-    await boss!.send(SCANS, { turn: id } satisfies TurnData, { id });
+    await boss!.send(SCANS, { turn: id, scanId } satisfies TurnData, { id });
   };
 
   /** A job's turn: its own scan again (a retry), else the fairest eligible one; waits while none is. */
   async function takeTurn(job: PgBoss.Job<TurnData>) {
-    const legacyScanId = job.data.turn ? undefined : job.data.scanId;
+    const { turn, scanId: queuedFor } = job.data;
     for (let polls = 0; ; polls++) {
-      const claim = await claimScan(db, job.id, { maxRunningPerOrg: config.scanMaxRunningPerOrg, legacyScanId });
+      const claim = await claimScan(db, job.id, { maxRunningPerOrg: config.scanMaxRunningPerOrg, queuedFor, ownOnly: !turn });
       if (claim.kind === 'claimed') {
         const outcome = await flight.run(deps, claim.scan).finally(wake);
         // Failing the job hands it to another instance (a retry), which runs its scan from scratch.
@@ -247,11 +254,12 @@ function pgBossQueue(deps: ScanDeps): Queue {
         return;
       }
       // Nothing waits: the scan this turn was queued for was run by another turn.
-      if (claim.kind === 'idle') return;
-      if (stopping || polls >= WAIT_POLLS) {
-        // Its own scan (put back by a shutdown) goes back among the waiting, and a fresh job takes the turn.
+      if (claim.kind === 'idle' && turn) return;
+      // Waited long enough (or stopping), or an older release's job whose scan is not left running:
+      // its own scan (put back by a shutdown) goes back among the waiting, and a fresh job takes the turn.
+      if (!turn || stopping || polls >= WAIT_POLLS) {
         await releaseScans(db, { job_id: job.id, status: 'queued' });
-        await sendTurn();
+        await sendTurn(queuedFor);
         return;
       }
       await nap(config.scanQueue.pollSeconds);
@@ -259,9 +267,9 @@ function pgBossQueue(deps: ScanDeps): Queue {
   }
 
   return {
-    async enqueue() {
+    async enqueue(id) {
       await start();
-      await sendTurn();
+      await sendTurn(id);
       wake();
     },
     async recover() {
@@ -272,10 +280,11 @@ function pgBossQueue(deps: ScanDeps): Queue {
       // Every retry used up (worker died or was stopped each time): the scan fails with the reason.
       await boss!.work<TurnData>(DEAD_SCANS, { batchSize: 1, pollingIntervalSeconds: config.scanQueue.pollSeconds }, async ([job]) => {
         const { turn, scanId } = job!.data;
-        const row = turn ? await claimedBy(db, turn) : scanId ? await db<ScanRow>('scans').where({ id: scanId }).first() : undefined;
+        // An older release's job ran only its own scan (one claimed by nobody since).
+        const row = turn ? await claimedBy(db, turn) : scanId ? await db<ScanRow>('scans').where({ id: scanId }).whereNull('job_id').first() : undefined;
         if (!row) {
           // A turn that died before claiming a scan: a fresh one takes it, so no waiting scan is left without one.
-          if (turn) await sendTurn();
+          if (turn) await sendTurn(scanId);
           return;
         }
         await failScan(db, row.id, `the scan's worker stopped before finishing, ${row.attempts} times; giving up`);

@@ -119,6 +119,27 @@ describe(`a scan whose worker dies (${backendMode === 'embedded' ? 'SQLite, in-p
     expect(failed.error).toMatch(/worker stopped before finishing, 3 times/);
   });
 
+  // Jobs queued by an older release named their scan only; one whose worker died is retried by this one.
+  if (backendMode !== 'embedded') it("runs again the scan an older release's job was running when its worker died", { timeout: 120_000 }, async () => {
+    const orgId = (await db('orgs').first()).id as string;
+    const t = new Date().toISOString();
+    const id = `scn_legacy${Date.now()}`;
+    const siteRow = await db('sites').where({ org_id: orgId }).first();
+    await db('scans').insert({
+      id, org_id: orgId, site_id: siteRow.id, site_url: site.url('/'), standard: 'WCAG2AA', scan_mode: 'single', max_pages: 1, concurrency: 1,
+      jurisdictions: '[]', status: 'running', pages_scanned: 0, attempts: 1, created_at: t, started_at: t, last_updated: t,
+    });
+    const boss = new PgBoss({ connectionString: env.DATABASE_URL!, schedule: false, supervise: false });
+    await boss.start();
+    await boss.send('scans', { scanId: id }); // as its retry arrives
+    await boss.stop({ graceful: false, wait: true });
+    const done = await until('the scan to finish', async () => {
+      const s = await status(id);
+      return s.status === 'completed' || s.status === 'failed' ? s : undefined;
+    }, 90);
+    expect(done).toMatchObject({ status: 'completed', attempts: 2, error: null });
+  });
+
   // A job is a turn to run some scan, and claims one when it runs: one whose workers all died
   // before it claimed anything hands its turn on, so the scan it was queued for still runs.
   if (backendMode !== 'embedded') it('hands the turn of a job that died before claiming a scan on to a fresh job', { timeout: 120_000 }, async () => {
