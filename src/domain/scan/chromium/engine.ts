@@ -174,8 +174,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
     }
   }
 
-  function openSession(fetch: FetchOptions, session: SessionOptions = {}): CheckSession {
-    const owner = session.owner ?? '';
+  function openSession(fetch: FetchOptions, { owner = '' }: SessionOptions = {}): CheckSession {
     const policy = { allowPrivateNetworks: fetch.allowPrivateNetworks, allowedAddresses: fetch.allowedAddresses };
     const userAgent = fetch.userAgent ?? FETCH_DEFAULTS.userAgent;
     const maxBytes = fetch.maxBytes ?? FETCH_DEFAULTS.maxBytes;
