@@ -15,8 +15,12 @@
  * scans table: among orgs with a scan waiting and fewer than SCAN_MAX_RUNNING_PER_ORG running, the
  * one with the fewest running, then the one that least recently started a scan (round robin),
  * its oldest scan first. The claim is atomic across instances (an advisory lock), so the running
- * cap is global. SCAN_MAX_QUEUED_PER_ORG bounds what an org may have waiting (dashboard_scan_site
- * refuses beyond it: rate_limited, with retryAfterSeconds).
+ * cap is global. It defaults to SCAN_CONCURRENCY − 1 (at least 1): an instance always has a worker
+ * free for a second org, whose scan then starts at once instead of after a flood's scan (which may
+ * run for up to SCAN_TIMEOUT_SECONDS). SCAN_MAX_QUEUED_PER_ORG (default 100, room for a flood of 50)
+ * bounds what an org may have waiting (dashboard_scan_site refuses beyond it: rate_limited, with
+ * retryAfterSeconds). Inside the engine, the orgs' pages take turns for its page slots the same
+ * way (fair-queue.ts), so a running flood's pages do not hold the bystander's page either.
  *
  * Why this design, on PostgreSQL: pg-boss stays the durable transport and the liveness mechanism
  * (expiry of a dead worker's job, retries, dead letter), but a job is a turn to run some scan, not
