@@ -10,6 +10,7 @@ const BROWSER_FILES = [
   'test/unit/scan/corpus.test.ts',
   'test/unit/scan/chromium-engine.test.ts',
   'test/unit/scan/chromium-pages.test.ts',
+  'test/unit/scan/chromium-sandbox.test.ts',
   'test/unit/scan/engine-choice.test.ts',
   'test/unit/scan/crawl-helpers.test.ts',
   'test/e2e/mcp-scans-chromium.test.ts',

@@ -91,6 +91,10 @@ const schema = z.object({
   TRANSFER_TOKEN_SECRET: z.string().optional(),
   /** Scans run at once in this process. */
   SCAN_CONCURRENCY: int(1, 16).default(2),
+  /** Scans one org may have running at once, across all instances. Default: SCAN_CONCURRENCY − 1 (at least 1), so one worker stays free for other orgs. */
+  SCAN_MAX_RUNNING_PER_ORG: int(1, 1000).optional(),
+  /** Scans one org may have waiting; dashboard_scan_site past it is refused (rate_limited, with retryAfterSeconds). */
+  SCAN_MAX_QUEUED_PER_ORG: int(1, 100_000).default(100),
   /** A scan running longer than this fails with the reason. */
   SCAN_TIMEOUT_SECONDS: int(10, 7 * 86400).default(3600),
   /** PostgreSQL only: how often the job queue looks for expired jobs (workers that died). */
@@ -192,6 +196,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     scanAllowPrivateNetworks: e.SCAN_ALLOW_PRIVATE_NETWORKS,
     outboundAllowPrivateNetworks: e.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
     scanConcurrency: e.SCAN_CONCURRENCY,
+    scanMaxRunningPerOrg: e.SCAN_MAX_RUNNING_PER_ORG ?? Math.max(1, e.SCAN_CONCURRENCY - 1),
+    scanMaxQueuedPerOrg: e.SCAN_MAX_QUEUED_PER_ORG,
     scanTimeoutSeconds: e.SCAN_TIMEOUT_SECONDS,
     scanEngine: e.SCAN_ENGINE,
     chromiumPath: e.CHROMIUM_PATH,

@@ -521,7 +521,7 @@ export interface paths {
         put?: never;
         /**
          * Start an accessibility scan
-         * @description Starts a WCAG scan of a site and returns its scanId at once; the scan runs in the background. scanMode single checks siteUrl only; site crawls same-origin links and sitemap.xml up to maxPages. Follow it with dashboard_get_scan_progress, then dashboard_get_report.
+         * @description Starts a WCAG scan of a site and returns its scanId at once; the scan runs in the background. scanMode single checks siteUrl only; site crawls same-origin links and sitemap.xml up to maxPages. Follow it with dashboard_get_scan_progress, then dashboard_get_report. Organizations share the scanners fairly: they take turns, and each may have a bounded number of scans running at once (SCAN_MAX_RUNNING_PER_ORG), so a scan may stay queued while the organization's earlier scans run. An organization that already has SCAN_MAX_QUEUED_PER_ORG scans waiting (default 100) is refused with the error rate_limited and retryAfterSeconds (an estimate of when one of its waiting scans will have started); nothing is stored then.
          */
         post: operations["mcp.tool.dashboard_scan_site"];
         delete?: never;

@@ -33,6 +33,8 @@ export interface ScanRow {
   summary: string | null;
   error: string | null;
   attempts: number;
+  /** What claimed it to run (a queue job, or this process): set while it runs, kept when a shutdown requeues it for the same job's retry. */
+  job_id?: string | null;
   /** Which engine checked the pages (null for scans from before issue 17). */
   engine?: 'chromium' | 'jsdom' | null;
   created_at: string;

@@ -8,6 +8,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { ConfigError, type Config } from '../config.js';
 import { createChromiumEngine } from '../domain/scan/chromium/engine.js';
+import { processUid, ROOT_WARNING, sandboxFor } from '../domain/scan/chromium/sandbox.js';
 import { CheckError, type CheckSession, type ScanEngine } from '../domain/scan/engine.js';
 import { createJsdomEngine } from '../domain/scan/jsdom-engine.js';
 import { createCheckPool, type CheckPool } from '../domain/scan/pool.js';
@@ -41,6 +42,14 @@ export function jsdomPoolSize(): number {
   return Math.max(2, Math.min(4, cpus().length));
 }
 
+/**
+ * Said once at start-up when Chromium will run without its sandbox because the server runs as
+ * root (where the sandbox cannot start for want of user namespaces, the engine says so at launch).
+ */
+export function warnUnsandboxed(log: Logger, uid = processUid()): void {
+  if (!sandboxFor(uid).sandboxed) log.warn({ uid }, ROOT_WARNING);
+}
+
 export interface Engines {
   engine: ScanEngine;
   pool: CheckPool;
@@ -56,7 +65,7 @@ export function createEngines(config: Config, log: Logger): Engines {
   const chromium = createChromiumEngine({
     executablePath: config.chromiumPath,
     pageTimeoutMs,
-    styleStats: (html, url, issues, signal) => pool.styleStats(html, url, issues, signal),
+    styleStats: (html, url, issues, signal, owner) => pool.styleStats(html, url, issues, signal, owner),
     log,
   });
   if (config.scanEngine === 'chromium') return { engine: withPool(chromium, pool), pool };
@@ -66,7 +75,7 @@ export function createEngines(config: Config, log: Logger): Engines {
 function withPool(engine: ScanEngine, pool: CheckPool): ScanEngine {
   return {
     get name() { return engine.name; },
-    openSession: (fetch) => engine.openSession(fetch),
+    openSession: (fetch, session) => engine.openSession(fetch, session),
     async close() {
       await engine.close();
       await pool.close();
@@ -80,10 +89,10 @@ function fallingBack(chromium: ScanEngine, jsdom: ScanEngine, pool: CheckPool, l
   const isLaunchFailure = (err: unknown) => err instanceof CheckError && err.code === 'failed' && /could not be started/.test(err.message);
   return {
     get name() { return broken ? 'jsdom' : 'chromium'; },
-    openSession(fetch) {
-      if (broken) return jsdom.openSession(fetch);
-      const browser = chromium.openSession(fetch);
-      const fallback = jsdom.openSession(fetch);
+    openSession(fetch, options) {
+      if (broken) return jsdom.openSession(fetch, options);
+      const browser = chromium.openSession(fetch, options);
+      const fallback = jsdom.openSession(fetch, options);
       const session: CheckSession = {
         async check(page, signal) {
           if (broken) return fallback.check(page, signal);

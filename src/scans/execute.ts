@@ -1,7 +1,8 @@
 /**
- * One attempt at a scan: mark it running, crawl and check its pages (each page written as it
- * finishes, so progress is live), then mark it completed or failed. Which queue called it and how
- * often it was tried is the caller's business (runner.ts).
+ * One attempt at a scan, once claimed (claims.ts marks it running): crawl and check its pages
+ * (each page written as it finishes, so progress is live), then mark it completed or failed. Which
+ * queue called it, which scan it chose and how often it was tried is the caller's business
+ * (runner.ts, claims.ts).
  */
 import type { Config } from '../config.js';
 import type { Db } from '../db/knex.js';
@@ -31,25 +32,22 @@ export class ScanInterrupted extends Error {
 }
 
 /**
- * Runs scan `id` if it is waiting (`queued`, or `running` left by a worker that died). Returns
- * 'interrupted' when `signal` aborted it for shutdown: the scan is back in the queue state.
+ * Runs scan `scan`, already claimed and marked running (claims.ts). Returns 'interrupted' when
+ * `signal` aborted it for shutdown: the scan is back in the queue state, still claimed by the same
+ * claimant, so that the claimant's retry runs it again.
  */
-export async function executeScan(deps: ScanDeps, id: string, signal: AbortSignal): Promise<'done' | 'skipped' | 'interrupted'> {
+export async function executeScan(deps: ScanDeps, scan: ScanRow, signal: AbortSignal): Promise<'done' | 'interrupted'> {
   const { db, log, config } = deps;
-  const scan = await findScan(db, id);
-  if (!scan || (scan.status !== 'queued' && scan.status !== 'running')) return 'skipped';
-  const startedAt = now();
-  // A retry starts from scratch: pages of an earlier attempt go.
-  await db('scan_pages').where({ scan_id: id }).delete();
-  await db('scans').where({ id }).update({ status: 'running', started_at: startedAt, attempts: scan.attempts + 1, last_updated: startedAt, pages_scanned: 0, total_pages: null });
+  const id = scan.id;
   const timeout = AbortSignal.timeout(config.scanTimeoutSeconds * 1000);
   const both = AbortSignal.any([signal, timeout]);
   let seq = 0;
   try {
     const report = await scanSite(
       { siteUrl: scan.site_url, mode: scan.scan_mode, maxPages: scan.max_pages, concurrency: scan.concurrency, standard: scan.standard },
-      // Style statistics feed only the brand score, which needs the org's guideline.
-      { fetch: deps.fetchOptions(), engine: deps.engine(), styles: Boolean(await db('brand_guidelines').where({ org_id: scan.org_id }).first()), signal: both },
+      // Style statistics feed only the brand score, which needs the org's guideline. The org owns
+      // the pages: orgs' pages take turns for the engine's slots.
+      { fetch: deps.fetchOptions(), engine: deps.engine(), owner: scan.org_id, styles: Boolean(await db('brand_guidelines').where({ org_id: scan.org_id }).first()), signal: both },
       {
         onPagesFound: async (total) => {
           await db('scans').where({ id }).update({ total_pages: total, last_updated: now() });

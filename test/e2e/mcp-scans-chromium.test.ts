@@ -33,6 +33,13 @@ const call = (name: string, args: Record<string, unknown> = {}) => client.callTo
 describe('scans in Chromium', () => {
   let scanId: string;
 
+  it("says once at start-up when Chromium runs without its sandbox because pactum is root, and never otherwise", () => {
+    const said = s.logLines.filter((l) => l.includes('Chromium runs without its sandbox'));
+    const root = process.getuid?.() === 0;
+    expect(said).toHaveLength(root ? s.instances.length : 0); // one line per instance started
+    for (const line of said) expect(JSON.parse(line)).toMatchObject({ level: 40, msg: expect.stringMatching(/runs as root.*exploits a browser bug.*non-root user/) });
+  });
+
   it('scans the site, measures contrast, and ends completed_with_errors for the broken link', async () => {
     scanId = ok(await call('dashboard_scan_site', { siteUrl: site.url('/'), scanMode: 'site', maxPages: 20 })).scanId;
     let progress: Record<string, unknown> = {};

@@ -3,9 +3,11 @@
  * killed with SIGKILL in the middle of a scan; a new process on the same data then runs the scan
  * to completion: from the in-process queue's recovery on SQLite, from the job queue's expiry and
  * retry on PostgreSQL (PACTUM_TEST_BACKEND=postgres…). On PostgreSQL, the dead-letter path (every
- * retry used up) marks the scan failed with its reason.
+ * retry used up) marks the scan failed with its reason, and a job that died before it claimed a
+ * scan hands its turn on.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,5 +117,50 @@ describe(`a scan whose worker dies (${backendMode === 'embedded' ? 'SQLite, in-p
     await boss.stop({ graceful: false, wait: true });
     const failed = await until('the scan to fail', async () => ((await status(id)).status === 'failed' ? status(id) : undefined), 30);
     expect(failed.error).toMatch(/worker stopped before finishing, 3 times/);
+  });
+
+  // Jobs queued by an older release named their scan only; one whose worker died is retried by this one.
+  if (backendMode !== 'embedded') it("runs again the scan an older release's job was running when its worker died", { timeout: 120_000 }, async () => {
+    const orgId = (await db('orgs').first()).id as string;
+    const t = new Date().toISOString();
+    const id = `scn_legacy${Date.now()}`;
+    const siteRow = await db('sites').where({ org_id: orgId }).first();
+    await db('scans').insert({
+      id, org_id: orgId, site_id: siteRow.id, site_url: site.url('/'), standard: 'WCAG2AA', scan_mode: 'single', max_pages: 1, concurrency: 1,
+      jurisdictions: '[]', status: 'running', pages_scanned: 0, attempts: 1, created_at: t, started_at: t, last_updated: t,
+    });
+    const boss = new PgBoss({ connectionString: env.DATABASE_URL!, schedule: false, supervise: false });
+    await boss.start();
+    await boss.send('scans', { scanId: id }); // as its retry arrives
+    await boss.stop({ graceful: false, wait: true });
+    const done = await until('the scan to finish', async () => {
+      const s = await status(id);
+      return s.status === 'completed' || s.status === 'failed' ? s : undefined;
+    }, 90);
+    expect(done).toMatchObject({ status: 'completed', attempts: 2, error: null });
+  });
+
+  // A job is a turn to run some scan, and claims one when it runs: one whose workers all died
+  // before it claimed anything hands its turn on, so the scan it was queued for still runs.
+  if (backendMode !== 'embedded') it('hands the turn of a job that died before claiming a scan on to a fresh job', { timeout: 120_000 }, async () => {
+    const orgId = (await db('orgs').first()).id as string;
+    const t = new Date().toISOString();
+    const id = `scn_unclaimed${Date.now()}`;
+    const siteRow = await db('sites').where({ org_id: orgId }).first();
+    // Queued with no job of its own: its job is the one that died (below).
+    await db('scans').insert({
+      id, org_id: orgId, site_id: siteRow.id, site_url: site.url('/'), standard: 'WCAG2AA', scan_mode: 'single', max_pages: 1, concurrency: 1,
+      jurisdictions: '[]', status: 'queued', pages_scanned: 0, attempts: 0, created_at: t, last_updated: t,
+    });
+    const boss = new PgBoss({ connectionString: env.DATABASE_URL!, schedule: false, supervise: false });
+    await boss.start();
+    const turn = randomUUID();
+    await boss.send('scans-dead', { turn });
+    await boss.stop({ graceful: false, wait: true });
+    const done = await until('the scan to finish', async () => {
+      const s = await status(id);
+      return s.status === 'completed' || s.status === 'failed' ? s : undefined;
+    }, 90);
+    expect(done).toMatchObject({ status: 'completed', attempts: 1, error: null });
   });
 });

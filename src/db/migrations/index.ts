@@ -13,6 +13,7 @@ import * as m011 from './011_server_settings.js';
 import * as m012 from './012_scan_engines.js';
 import * as m013 from './013_auth_pending.js';
 import * as m014 from './014_partial_reservations.js';
+import * as m015 from './015_scan_claims.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_core': m001,
@@ -28,6 +29,7 @@ const migrations: Record<string, Knex.Migration> = {
   '012_scan_engines': m012,
   '013_auth_pending': m013,
   '014_partial_reservations': m014,
+  '015_scan_claims': m015,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -22,13 +22,21 @@ export interface CheckSession {
   close(): Promise<void>;
 }
 
+export interface SessionOptions {
+  /**
+   * Whose pages these are (an org): when pages wait for the engine's slots (browser pages,
+   * checker threads), owners take turns, so one scan's many pages do not hold another's few.
+   */
+  owner?: string;
+}
+
 export interface ScanEngine {
   readonly name: EngineName;
   /**
    * A session for one scan. `fetch` is the scan's address policy: Chromium applies it to every
    * request the page makes (images, scripts, frames, XHR), not only to the page itself.
    */
-  openSession(fetch: FetchOptions): CheckSession;
+  openSession(fetch: FetchOptions, session?: SessionOptions): CheckSession;
   close(): Promise<void>;
 }
 

@@ -3,10 +3,10 @@ import { CheckError, type CheckSession, type ScanEngine } from './engine.js';
 import { CheckPoolError, type CheckPool } from './pool.js';
 
 export function createJsdomEngine(pool: CheckPool): ScanEngine {
-  const session: CheckSession = {
+  const sessionOf = (owner?: string): CheckSession => ({
     async check(page, signal) {
       try {
-        return await pool.check(page.html, page.url, page.standard, signal, { styles: page.styles ?? false });
+        return await pool.check(page.html, page.url, page.standard, signal, { styles: page.styles ?? false, owner });
       } catch (err) {
         if (!(err instanceof CheckPoolError)) throw err;
         const code = err.code === 'timeout' ? 'timeout' : err.code === 'worker-crashed' ? 'crashed' : err.code === 'closed' ? 'closed' : 'failed';
@@ -14,6 +14,6 @@ export function createJsdomEngine(pool: CheckPool): ScanEngine {
       }
     },
     close: () => Promise.resolve(),
-  };
-  return { name: 'jsdom', openSession: () => session, close: () => pool.close() };
+  });
+  return { name: 'jsdom', openSession: (_fetch, session) => sessionOf(session?.owner), close: () => pool.close() };
 }

@@ -1,6 +1,7 @@
 /**
  * A small pool of worker threads that run checkPage, so axe-core's long synchronous runs never
- * block the server's event loop. Jobs queue while every worker is busy; a worker that crashes (or
+ * block the server's event loop. Jobs queue while every worker is busy, owners (orgs) taking turns
+ * (fair-queue.ts) rather than first come, first served; a worker that crashes (or
  * runs past the job deadline) is dropped, its job fails with a clear error, and a fresh worker
  * takes its place for the next job.
  */
@@ -11,12 +12,16 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { CheckedPage, Issue, StyleStats, WcagStandard } from './types.js';
 import type { CheckRequest, CheckResponse, JobOutput, WorkerMessage } from './worker-protocol.js';
+import { FairQueue } from './fair-queue.js';
 
 export interface CheckPool {
-  /** Checks a page in a worker; `signal` withdraws a queued job (a running one is abandoned, not interrupted). */
-  check(html: string, url: string, standard: WcagStandard, signal?: AbortSignal, options?: { styles?: boolean }): Promise<CheckedPage>;
+  /**
+   * Checks a page in a worker; `signal` withdraws a queued job (a running one is abandoned, not
+   * interrupted). Queued jobs of different `owner`s (orgs) take turns for the workers.
+   */
+  check(html: string, url: string, standard: WcagStandard, signal?: AbortSignal, options?: { styles?: boolean; owner?: string }): Promise<CheckedPage>;
   /** Brand-scoring statistics of markup as served, in a worker (for pages another engine checked). */
-  styleStats(html: string, url: string, issues: Issue[], signal?: AbortSignal): Promise<StyleStats>;
+  styleStats(html: string, url: string, issues: Issue[], signal?: AbortSignal, owner?: string): Promise<StyleStats>;
   /** Fails queued and running jobs and stops every worker. */
   close(): Promise<void>;
 }
@@ -39,6 +44,7 @@ export class CheckPoolError extends Error {
 
 interface Job {
   request: CheckRequest;
+  owner: string;
   resolve(output: JobOutput): void;
   reject(err: unknown): void;
   settled: boolean;
@@ -60,7 +66,7 @@ export function createCheckPool(size: number, options: CheckPoolOptions = {}): C
   const entry = workerEntry(options.workerFile);
   const jobTimeoutMs = options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
   const slots: Slot[] = [];
-  const queue: Job[] = [];
+  const queue = new FairQueue<Job>();
   let nextId = 1;
   let closed = false;
 
@@ -141,34 +147,33 @@ export function createCheckPool(size: number, options: CheckPoolOptions = {}): C
   }
 
   function drain(): void {
-    while (!closed && queue.length > 0) {
+    while (!closed && queue.size > 0) {
       const slot = slots.find((s) => s.job === null) ?? (slots.length < size ? spawn() : undefined);
       if (!slot) return;
       assign(slot, queue.shift()!);
     }
   }
 
-  async function check(html: string, url: string, standard: WcagStandard, signal?: AbortSignal, options: { styles?: boolean } = {}): Promise<CheckedPage> {
-    const output = await submit({ id: nextId++, kind: 'check', html, url, standard, styles: options.styles ?? true }, signal);
+  async function check(html: string, url: string, standard: WcagStandard, signal?: AbortSignal, options: { styles?: boolean; owner?: string } = {}): Promise<CheckedPage> {
+    const output = await submit({ id: nextId++, kind: 'check', html, url, standard, styles: options.styles ?? true }, options.owner ?? '', signal);
     if (output.kind !== 'check') throw new CheckPoolError('check-failed', `Checking ${url} gave no result`);
     return output.page;
   }
 
-  async function styleStats(html: string, url: string, issues: Issue[], signal?: AbortSignal): Promise<StyleStats> {
-    const output = await submit({ id: nextId++, kind: 'style', html, url, issues }, signal);
+  async function styleStats(html: string, url: string, issues: Issue[], signal?: AbortSignal, owner = ''): Promise<StyleStats> {
+    const output = await submit({ id: nextId++, kind: 'style', html, url, issues }, owner, signal);
     if (output.kind !== 'style') throw new CheckPoolError('check-failed', `Reading the styles of ${url} gave no result`);
     return output.style;
   }
 
-  function submit(request: CheckRequest, signal?: AbortSignal): Promise<JobOutput> {
+  function submit(request: CheckRequest, owner: string, signal?: AbortSignal): Promise<JobOutput> {
     if (closed) return Promise.reject(new CheckPoolError('closed', 'The page checker is shut down.'));
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<JobOutput>((resolve, reject) => {
-      const job: Job = { request, resolve, reject, settled: false };
+      const job: Job = { request, owner, resolve, reject, settled: false };
       if (signal) {
         const onAbort = () => {
-          const queued = queue.indexOf(job);
-          if (queued >= 0) queue.splice(queued, 1);
+          queue.remove(owner, job);
           settle(job, { error: signal.reason });
         };
         signal.addEventListener('abort', onAbort, { once: true });
@@ -176,7 +181,7 @@ export function createCheckPool(size: number, options: CheckPoolOptions = {}): C
         job.resolve = (output) => { done(); resolve(output); };
         job.reject = (err) => { done(); reject(err); };
       }
-      queue.push(job);
+      queue.push(owner, job);
       drain();
     });
   }
@@ -184,7 +189,7 @@ export function createCheckPool(size: number, options: CheckPoolOptions = {}): C
   async function close(): Promise<void> {
     closed = true;
     const error = new CheckPoolError('closed', 'The page checker was shut down before the page was checked.');
-    for (const job of queue.splice(0)) settle(job, { error });
+    for (const job of queue.drain()) settle(job, { error });
     const running = slots.splice(0);
     for (const slot of running) {
       const job = release(slot);

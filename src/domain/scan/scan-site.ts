@@ -25,6 +25,8 @@ export interface ScanDeps {
   engine: ScanEngine;
   /** Gather brand-scoring style statistics of each page. */
   styles?: boolean;
+  /** Whose scan it is (an org): owners take turns for the engine's page slots. */
+  owner?: string;
   signal?: AbortSignal;
 }
 
@@ -116,7 +118,7 @@ export async function scanSite(input: ScanInput, deps: ScanDeps, events: ScanEve
   };
   await reportTotal();
 
-  const session = deps.engine.openSession(fetchOptions);
+  const session = deps.engine.openSession(fetchOptions, { owner: deps.owner });
   const pages: PageReport[] = [];
   const visit = async (index: number) => {
     const url = frontier.planned[index]!;

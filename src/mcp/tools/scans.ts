@@ -6,6 +6,7 @@ import { newId } from '../../ids.js';
 import { fetchPage, ScanFetchError } from '../../domain/scan/fetch-page.js';
 import { summarize } from '../../domain/scan/summary.js';
 import { CheckError } from '../../domain/scan/engine.js';
+import { admitScan, queuedOf, retryAfter } from '../../scans/claims.js';
 import { checkScanTarget } from '../../scans/target.js';
 import { ToolFailure, inScope, type ToolContext, type ToolHandlers } from '../tool-context.js';
 
@@ -25,21 +26,37 @@ async function target(ctx: ToolContext, url: string) {
   }
 }
 
+/** An org's queue is full: scans are refused until one of its waiting scans has started. */
+function queueFull(waiting: number, max: number, retryAfterSeconds: number): ToolFailure {
+  return new ToolFailure(
+    'rate_limited',
+    `This organization has ${waiting} scans waiting to run, the most it may have (SCAN_MAX_QUEUED_PER_ORG=${max}); start more once some of them have started`,
+    undefined,
+    retryAfterSeconds,
+  );
+}
+
 export const scanTools: Pick<
   ToolHandlers,
   'dashboard_scan_site' | 'dashboard_get_scan_progress' | 'dashboard_get_report' | 'dashboard_list_reports' | 'dashboard_query_issues' | 'dashboard_scan_page'
 > = {
   async dashboard_scan_site(input, ctx) {
     const url = await target(ctx, input.siteUrl);
-    const db = ctx.services.db;
+    const { db, config } = ctx.services;
+    const orgId = ctx.caller.orgId;
+    const limits = { maxQueued: config.scanMaxQueuedPerOrg, maxRunning: config.scanMaxRunningPerOrg };
+    // Refused before anything is stored (not even the site); admitScan checks again, atomically.
+    const waiting = await queuedOf(db, orgId);
+    if (waiting >= limits.maxQueued) throw queueFull(waiting, limits.maxQueued, await retryAfter(db, orgId, limits.maxRunning));
     const t = new Date().toISOString();
     const row: ScanRow = {
-      id: newId('scn'), org_id: ctx.caller.orgId, site_id: await siteOf(db, ctx.caller.orgId, url.href), site_url: url.href,
+      id: newId('scn'), org_id: orgId, site_id: await siteOf(db, orgId, url.href), site_url: url.href,
       standard: input.standard!, scan_mode: input.scanMode!, max_pages: input.scanMode === 'single' ? 1 : input.maxPages!, concurrency: input.concurrency!,
       jurisdictions: JSON.stringify(input.jurisdictions ?? []), status: 'queued', pages_scanned: 0, total_pages: null, total_issues: null,
       summary: null, error: null, attempts: 0, created_at: t, started_at: null, finished_at: null, last_updated: t,
     };
-    await db('scans').insert(row);
+    const admission = await admitScan(db, row, limits);
+    if (!admission.admitted) throw queueFull(admission.queued, limits.maxQueued, admission.retryAfterSeconds);
     try {
       await ctx.services.scans.enqueue(row.id);
     } catch (err) {
@@ -97,7 +114,7 @@ export const scanTools: Pick<
     }
     const engine = runner.engine();
     await ctx.progress(1, 2, `checking with axe-core and the checks beyond axe (${engine.name})`);
-    const session = engine.openSession(runner.fetchOptions());
+    const session = engine.openSession(runner.fetchOptions(), { owner: ctx.caller.orgId });
     let checked;
     try {
       checked = await session.check({ url: fetched.url, html: fetched.html, standard: standard! });

@@ -1,7 +1,8 @@
 /**
  * The Chromium engine's unhappy paths: a page that loads from a private address (a loopback canary
  * that must see nothing), a page that never stops running, the browser killed in the middle of a
- * check, pages whose own scripts throw, and a page the checker itself cannot get through.
+ * check, pages whose own scripts throw, and a page the checker itself cannot get through. And its
+ * page slots shared fairly: a bystander org's page goes before a flood's waiting pages.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -139,6 +140,28 @@ describe('pages that misbehave', () => {
     expect(report.summary.pagesFailed).toBe(1);
     expect(report.engine).toBe('chromium');
   }, 60_000);
+});
+
+describe('the page slots', () => {
+  it("go to a bystander org's page before the pages a flooding org queued earlier", async () => {
+    const oneSlot = createChromiumEngine({ executablePath: requireChromium(), pageTimeoutMs: 30_000, maxPages: 1 });
+    const flood = oneSlot.openSession(strict, { owner: 'org_flood' });
+    const bystander = oneSlot.openSession(strict, { owner: 'org_bystander' });
+    const done: string[] = [];
+    const checkAs = (session: typeof flood, name: string) =>
+      session.check({ url: `${site.origin}/${name}.html`, html: page(`<p>${name}</p>`), standard: 'WCAG2A' }).then(() => void done.push(name));
+    try {
+      const pending = ['a1', 'a2', 'a3', 'a4'].map((name) => checkAs(flood, name));
+      pending.push(checkAs(bystander, 'b1'));
+      await Promise.all(pending);
+    } finally {
+      await flood.close();
+      await bystander.close();
+      await oneSlot.close();
+    }
+    // One page at a time: a1 took the slot at once, b1 was queued last and still went next.
+    expect(done).toEqual(['a1', 'b1', 'a2', 'a3', 'a4']);
+  }, 120_000);
 });
 
 describe('the keyboard checks', () => {

@@ -9,6 +9,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type Browser, type PausedRequest } from '../../../src/domain/scan/chromium/browser.js';
 import { CHROMIUM_FLAGS } from '../../../src/domain/scan/chromium/engine.js';
+import { processUid, sandboxFor } from '../../../src/domain/scan/chromium/sandbox.js';
+
+/** The engine's flags, with the sandbox as the engine would choose it for this process. */
+const FLAGS = [...CHROMIUM_FLAGS, ...sandboxFor(processUid()).flags];
 import { quiet } from '../../../src/domain/scan/chromium/probes.js';
 import { pageCall } from '../../../src/domain/scan/checks/page-functions.js';
 import { requireChromium } from '../../helpers/chromium.js';
@@ -19,7 +23,7 @@ const ORIGIN = 'http://pages.test';
 
 let browser: Browser;
 beforeAll(async () => {
-  browser = await launchBrowser({ executablePath: requireChromium(), args: CHROMIUM_FLAGS, timeoutMs: 30_000 });
+  browser = await launchBrowser({ executablePath: requireChromium(), args: FLAGS, timeoutMs: 30_000 });
 });
 afterAll(async () => {
   await browser?.close();
@@ -72,7 +76,7 @@ describe('pages checked side by side', () => {
 
 describe('a page reused for the next check', () => {
   it("drops the heaps of the documents it showed before (quiet collects the renderer's garbage)", async () => {
-    const precise = await launchBrowser({ executablePath: requireChromium(), args: [...CHROMIUM_FLAGS, '--enable-precise-memory-info'], timeoutMs: 30_000 });
+    const precise = await launchBrowser({ executablePath: requireChromium(), args: [...FLAGS, '--enable-precise-memory-info'], timeoutMs: 30_000 });
     try {
       const context = await precise.newContext({
         viewport: { width: 800, height: 600 },

@@ -72,6 +72,18 @@ describe('check pool', () => {
     expect(pages.every((p) => p.issues.length === 1 && p.issues[0]!.code === 'image-alt')).toBe(true);
   });
 
+  it("serves a bystander org's page before a flood's queued pages, not first come, first served", async () => {
+    pool = createCheckPool(1);
+    const done: string[] = [];
+    const check = (owner: string, name: string) =>
+      pool!.check(SMALL.replace('Small', name), `${URL_}${name}`, 'WCAG2A', undefined, { owner }).then((p) => done.push(p.title!));
+    const flood = ['a1', 'a2', 'a3', 'a4'].map((name) => check('org_flood', name));
+    const bystander = check('org_bystander', 'b1');
+    await Promise.all([...flood, bystander]);
+    // a1 took the only worker at once; b1 was queued last, and still went next.
+    expect(done).toEqual(['a1', 'b1', 'a2', 'a3', 'a4']);
+  });
+
   it('survives a crashed worker: the job fails clearly, the next jobs run on a new worker', async () => {
     pool = createCheckPool(1, { workerFile: new URL('./crash-worker.ts', import.meta.url) });
     expect((await pool.check(SMALL, URL_, 'WCAG2A')).title).toBe('Small');

@@ -142,6 +142,14 @@ export class Page {
   }
 }
 
+/** A browser that could not be started; `output` is the end of what it printed (why, often). */
+export class LaunchError extends Error {
+  constructor(message: string, readonly output: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'LaunchError';
+  }
+}
+
 /** The pipe fds of a child started with --remote-debugging-pipe: 3 for commands, 4 for answers. */
 const pipesOf = (child: ChildProcess) => ({ out: child.stdio[3] as Writable, input: child.stdio[4] as Readable });
 
@@ -189,7 +197,7 @@ export async function launchBrowser(options: { executablePath: string; args: rea
     killGroup();
     await exited;
     const why = stderr.trim().split('\n').filter(Boolean).at(-1);
-    throw new Error(`${(err as Error).message}${why ? ` (${why})` : ''}`, { cause: err });
+    throw new LaunchError(`${(err as Error).message}${why ? ` (${why})` : ''}`, stderr, { cause: err });
   }
 
   /**

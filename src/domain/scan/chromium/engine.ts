@@ -18,11 +18,13 @@ import { axeRunOptions, erroredRules, issuesOf } from '../axe-results.js';
 import { checkFailed, checksFor, issueOfFinding, withoutDuplicates, type CheckId, type RawFinding } from '../checks/catalogue.js';
 import { pageCall, surveyDom, type Survey } from '../checks/page-functions.js';
 import { domFindings, SURVEY_LIMITS } from '../checks/dom-findings.js';
-import { CheckError, type CheckSession, type PageToCheck, type ScanEngine } from '../engine.js';
+import { CheckError, type CheckSession, type PageToCheck, type ScanEngine, type SessionOptions } from '../engine.js';
+import { FairSemaphore } from '../fair-queue.js';
 import { FETCH_DEFAULTS, type FetchOptions } from '../fetch-page.js';
 import { uniqueByCode } from '../not-evaluated.js';
 import type { CheckedPage, Issue, NotEvaluated, StyleStats } from '../types.js';
-import { launchBrowser, type Browser, type BrowserContext, type Page, type PausedRequest } from './browser.js';
+import { LaunchError, launchBrowser, type Browser, type BrowserContext, type Page, type PausedRequest } from './browser.js';
+import { processUid, sandboxFor, sandboxUnavailable, UNAVAILABLE_WARNING, UNSANDBOXED, type SandboxChoice } from './sandbox.js';
 import { DESKTOP, keyboardChecks, layoutChecks, playbackCheck, quietPage } from './browser-checks.js';
 import { fetchSubresource } from './subresources.js';
 
@@ -40,9 +42,10 @@ import { fetchSubresource } from './subresources.js';
  * page, until its own limits; about 60-80 MB less over two renderers, for one full collection of
  * a small heap a page). Renderers are NOT shared (no
  * --renderer-process-limit): a page stuck in a script would stall every page in its process.
+ * Whether Chromium's sandbox is on is decided per process, not here (sandbox.ts).
  */
 export const CHROMIUM_FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--headless', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
   '--disable-field-trial-config', '--disable-background-timer-throttling', '--disable-backgrounding-occluded-windows',
   '--disable-renderer-backgrounding', '--disable-breakpad', '--disable-component-extensions-with-background-pages',
@@ -69,17 +72,21 @@ export interface ChromiumEngineOptions {
   executablePath: string;
   /** A page still being checked after this long is stopped and reported as such. */
   pageTimeoutMs: number;
-  /** Pages checked at once across all scans; default: the number of cores. */
+  /** Pages checked at once across all scans (their owners take turns for them); default: the number of cores. */
   maxPages?: number;
   /** Brand-scoring statistics of the markup as served (the jsdom pool computes them). */
-  styleStats?(html: string, url: string, issues: Issue[], signal?: AbortSignal): Promise<StyleStats>;
+  styleStats?(html: string, url: string, issues: Issue[], signal?: AbortSignal, owner?: string): Promise<StyleStats>;
   /** Subresources a page may load; past it, further requests fail. */
   maxSubresources?: number;
+  /** Chromium's sandbox; default: on unless this process runs as root (sandbox.ts). */
+  sandbox?: SandboxChoice;
   log?: { warn(obj: object, msg: string): void };
 }
 
 export interface ChromiumStats {
   launches: number;
+  /** Whether the browser runs (or will run) with Chromium's sandbox. */
+  sandboxed: boolean;
   /** Subresource requests refused by the address policy. */
   blocked: number;
   /** Connections that reached the drop-everything proxy (not intercepted). */
@@ -107,8 +114,9 @@ const loadAxeInit = () =>
 const SUBRESOURCE_TIMEOUT_MS = 10_000;
 
 export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEngine {
-  const slots = new Semaphore(options.maxPages ?? Math.max(1, cpus().length));
-  const stats: ChromiumStats = { launches: 0, blocked: 0, escaped: 0 };
+  const slots = new FairSemaphore(options.maxPages ?? Math.max(1, cpus().length));
+  let sandbox = options.sandbox ?? sandboxFor(processUid());
+  const stats: Omit<ChromiumStats, 'sandboxed'> = { launches: 0, blocked: 0, escaped: 0 };
   const maxSubresources = options.maxSubresources ?? 300;
   let current: { browser: Promise<Browser>; generation: number } | null = null;
   let generation = 0;
@@ -137,10 +145,17 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
       const mine = ++generation;
       const launching = (async () => {
         const { port } = await dropProxy();
-        const launched = await launchBrowser({
+        const launch = () => launchBrowser({
           executablePath: options.executablePath,
-          args: [...CHROMIUM_FLAGS, `--proxy-server=http://127.0.0.1:${port}`, '--proxy-bypass-list=<-loopback>'],
+          args: [...CHROMIUM_FLAGS, ...sandbox.flags, `--proxy-server=http://127.0.0.1:${port}`, '--proxy-bypass-list=<-loopback>'],
           timeoutMs: 60_000,
+        });
+        const launched = await launch().catch((err: unknown) => {
+          if (!sandbox.sandboxed || !(err instanceof LaunchError) || !sandboxUnavailable(err.output)) throw err;
+          // Said once: the choice holds for the rest of the process.
+          options.log?.warn({ executablePath: options.executablePath }, UNAVAILABLE_WARNING);
+          sandbox = UNSANDBOXED;
+          return launch();
         });
         stats.launches++;
         launched.onDisconnected(() => {
@@ -159,7 +174,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
     }
   }
 
-  function openSession(fetch: FetchOptions): CheckSession {
+  function openSession(fetch: FetchOptions, { owner = '' }: SessionOptions = {}): CheckSession {
     const policy = { allowPrivateNetworks: fetch.allowPrivateNetworks, allowedAddresses: fetch.allowedAddresses };
     const userAgent = fetch.userAgent ?? FETCH_DEFAULTS.userAgent;
     const maxBytes = fetch.maxBytes ?? FETCH_DEFAULTS.maxBytes;
@@ -217,7 +232,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
         lost.page = null;
         if (!sessionClosed) idle.push(page);
         else await page.close().catch(() => undefined);
-        if (input.styles && options.styleStats) checked.style = await options.styleStats(input.html, input.url, checked.issues, signal);
+        if (input.styles && options.styleStats) checked.style = await options.styleStats(input.html, input.url, checked.issues, signal, owner);
         return checked;
       } finally {
         documents.delete(input.url);
@@ -226,7 +241,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
 
     async function check(input: PageToCheck, signal?: AbortSignal): Promise<CheckedPage> {
       if (sessionClosed) throw new CheckError('closed', 'The scan session is closed.');
-      await slots.acquire(signal);
+      await slots.acquire(owner, signal);
       try {
         for (let tries = 1; ; tries++) {
           const started = generation;
@@ -271,7 +286,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
   return {
     name: 'chromium',
     openSession,
-    stats: () => ({ ...stats }),
+    stats: () => ({ ...stats, sandboxed: sandbox.sandboxed }),
     async browserPid() {
       if (!current) return null;
       const b = await current.browser.catch(() => null);
@@ -353,35 +368,4 @@ function deadline<T>(work: Promise<T>, ms: number, signal: AbortSignal | undefin
 
 function firstLine(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
-}
-
-/** At most `size` holders; waiters are served first come, first served, and may withdraw. */
-class Semaphore {
-  private held = 0;
-  private readonly waiting: { go(): void; signal?: AbortSignal }[] = [];
-  constructor(private readonly size: number) {}
-
-  acquire(signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.held < this.size) {
-      this.held++;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve, reject) => {
-      const entry = { go: () => { signal?.removeEventListener('abort', onAbort); resolve(); }, signal };
-      const onAbort = () => {
-        const index = this.waiting.indexOf(entry);
-        if (index >= 0) this.waiting.splice(index, 1);
-        reject(signal!.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.push(entry);
-    });
-  }
-
-  release(): void {
-    const next = this.waiting.shift();
-    if (next) next.go();
-    else this.held--;
-  }
 }
