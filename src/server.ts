@@ -173,6 +173,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   server.off('request', hold);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => void handle(req, res));
   for (const [req, res] of early.splice(0)) void handle(req, res);
+  // Only once the start has succeeded: a start that fails says one thing, its reason.
+  services.scans.startupWarnings();
 
   let closing: Promise<void> | null = null;
   const close = () =>

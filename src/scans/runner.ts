@@ -69,6 +69,8 @@ export interface ScanRunner {
   recover(): Promise<void>;
   /** Stops: scans in flight are aborted and go back to the queue. */
   stop(): Promise<void>;
+  /** What the operator must hear once the server serves (Chromium without its sandbox). */
+  startupWarnings(): void;
   /** For scan_page: the engine and fetch settings. */
   engine(): ScanEngine;
   fetchOptions(): ReturnType<ScanDeps['fetchOptions']>;
@@ -76,7 +78,7 @@ export interface ScanRunner {
 
 export function createScanRunner(opts: ScanRunnerOptions): ScanRunner {
   // SCAN_ENGINE=chromium without a browser stops the start, naming the setting.
-  if (engineName(opts.config) === 'chromium') warnUnsandboxed(opts.log);
+  engineName(opts.config);
   let engines: Engines | null = null;
   const deps: ScanDeps = {
     ...opts,
@@ -89,6 +91,9 @@ export function createScanRunner(opts: ScanRunnerOptions): ScanRunner {
     async stop() {
       await queue.stop();
       await engines?.engine.close();
+    },
+    startupWarnings: () => {
+      if (engineName(opts.config) === 'chromium') warnUnsandboxed(opts.log);
     },
     engine: deps.engine,
     fetchOptions: deps.fetchOptions,

@@ -191,7 +191,7 @@ describe('an upgrade', () => {
     try {
       await migrate(db);
       // Back to the schema before this change, with a user deactivated then and one still active.
-      await db.migrate.down({ migrationSource });
+      await db.migrate.down({ migrationSource, name: '014_partial_reservations' });
       const org = await insertOrg(db, { name: 'Old', slug: 'old' });
       const off = await insertUser(db, { orgId: org.id, username: 'off', passwordHash: 'x', role: 'member' });
       const on = await insertUser(db, { orgId: org.id, username: 'on', passwordHash: 'x', role: 'member' });
