@@ -20,6 +20,7 @@ import type { TransferTokens } from './objects/transfer-tokens.js';
 import type { Limits } from './objects/limits.js';
 import type { basicAuth } from './objects/access.js';
 import type { ScanRunner } from './scans/runner.js';
+import type { Compute } from './compute/compute.js';
 
 export interface Services {
   config: Config;
@@ -46,4 +47,6 @@ export interface Services {
     basic: ReturnType<typeof basicAuth>;
   };
   scans: ScanRunner;
+  /** Worker threads for the work whose cost grows with its input (fix drafts, digests, brand scores). */
+  compute: Compute;
 }
