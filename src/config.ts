@@ -112,7 +112,7 @@ const schema = z.object({
   /** Compute tasks that may wait for a thread; past it a tool answers rate_limited with retryAfterSeconds. */
   COMPUTE_QUEUE: int(1, 10_000).default(16),
   /** A compute task running longer is abandoned (its thread replaced) and the tool answers timed_out. */
-  COMPUTE_TIMEOUT_MS: int(100, 600_000).default(15_000),
+  COMPUTE_TIMEOUT_MS: int(100, 600_000).default(30_000),
   /** Longest htmlContext and cssContext dashboard_generate_fix accepts (characters; too_large beyond). At most the schema's 100000. */
   FIX_MAX_CONTEXT_CHARS: int(1, 100_000).default(100_000),
   /** Most issues dashboard_get_report returns in its pages view (too_large beyond: the digest view and dashboard_query_issues page through any number). */

@@ -3,12 +3,12 @@
  * whose cost grows with its input. Stored pages come as their rows (JSON text), so the parsing
  * happens here as well; only the (small) answer is copied back to the event loop.
  *
- * The fix engine (jsdom) is imported on first use, so a thread that only digests reports never
- * loads it.
+ * Everything a task needs, the fix engine's jsdom too, loads with this module, before the thread
+ * takes its first task: a task's time limit then measures the task, not the thread's start-up.
  */
 import { workerTask } from './worker-task.js';
 import { scoreBrand, type BrandGuideline, type BrandScore, type BrandScoreMeta, type StyleStats } from '../domain/brand/index.js';
-import type { FixInput, FixResult } from '../domain/fix/index.js';
+import { draftFix, SUPPORTED_CRITERIA, UnsupportedCriterionError, type FixInput, type FixResult } from '../domain/fix/index.js';
 import { draftPatch, type DraftSides } from '../domain/fix/patch.js';
 import { queryIssues, type IssueFilter, type IssueMatch } from '../domain/scan/issue-query.js';
 import { digest, type ReportDigest } from '../domain/scan/summary.js';
@@ -46,8 +46,7 @@ export interface ComputeOutputs {
 export type ComputeKind = ComputeTask['kind'];
 export type ComputeOutput<K extends ComputeKind> = ComputeOutputs[K];
 
-async function draft(input: FixInput): Promise<FixOutcome> {
-  const { draftFix, SUPPORTED_CRITERIA, UnsupportedCriterionError } = await import('../domain/fix/index.js');
+function draft(input: FixInput): FixOutcome {
   try {
     const result = draftFix(input);
     return { kind: 'drafted', draft: result, diff: draftPatch({ htmlBefore: input.htmlContext, htmlAfter: result.fixedHtml, cssBefore: input.cssContext, cssAfter: result.fixedCss }) };

@@ -4,10 +4,11 @@
  * (fix drafting, diffs, report digests, brand scoring).
  *
  * Built on piscina, the field's worker pool, rather than on a hand-written one. It already does
- * what such a pool must do well: threads start lazily (minThreads 0: an idle server holds none,
- * so idle RSS does not grow) and an idle one exits after idleTimeoutMs; a task whose signal
- * aborts is taken off the queue, or, when running, its thread is terminated and replaced; a
- * thread that dies fails its task and a new one takes the next. It loads the task module from
+ * what such a pool must do well: a task whose signal aborts is taken off the queue, or, when
+ * running, its thread is terminated and replaced; a thread that dies fails its task and a new
+ * one takes the next; threads beyond the first exit when idle. Its instance (and so every
+ * thread) is made on the first task and dropped after idleTimeoutMs with nothing to do, so an
+ * idle server holds no thread and its RSS does not grow. It loads the task module from
  * dist as plain JavaScript and, run from sources (tsx, vitest), through a small bootstrap that
  * registers tsx's loader in the thread first (tsx-worker.mjs).
  *
@@ -106,23 +107,53 @@ const RUN_TIME_SAMPLES = 20;
 
 export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPool<In, Out> {
   if (!Number.isInteger(options.threads) || options.threads < 1) throw new RangeError(`A worker pool needs at least one thread (got ${options.threads})`);
-  const piscina = new Piscina<TaskMessage<In>, TaskReply<Out>>({
-    filename: options.module.filename,
-    workerData: options.module.workerData,
-    execArgv: [],
-    minThreads: 0,
-    maxThreads: options.threads,
-    idleTimeout: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
-    // Answers come by message: a thread that waited with Atomics between tasks would hold timers
-    // a task left (jsdom's) frozen, and our tasks are long enough that the saving does not matter.
-    atomics: 'disabled',
-  });
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const jobs = new Map<number, Job>();
   const runTimes: number[] = [];
   let nextKey = 1;
   let closed = false;
+  /** Made on the first task and dropped when idle: no thread exists before the work does, or long after. */
+  let piscina: Piscina<TaskMessage<In>, TaskReply<Out>> | null = null;
+  let idle: NodeJS.Timeout | null = null;
 
-  piscina.on('message', (message: TaskStarted) => {
+  function open(): Piscina<TaskMessage<In>, TaskReply<Out>> {
+    if (idle) clearTimeout(idle);
+    idle = null;
+    if (piscina) return piscina;
+    piscina = new Piscina<TaskMessage<In>, TaskReply<Out>>({
+      filename: options.module.filename,
+      workerData: options.module.workerData,
+      execArgv: [],
+      // One thread is kept (and replaced when terminated or dead), so queued tasks always have one
+      // to go to: with none, piscina starts a thread only when a task is submitted.
+      minThreads: 1,
+      maxThreads: options.threads,
+      // Threads beyond the first exit after this long idle; the first goes with the instance (below).
+      idleTimeout: idleTimeoutMs,
+      // Answers come by message: a thread that waited with Atomics between tasks would hold timers
+      // a task left (jsdom's) frozen, and our tasks are long enough that the saving does not matter.
+      atomics: 'disabled',
+    });
+    piscina.on('message', onStarted);
+    // A thread that fails to start: its tasks are failed by piscina as well; nothing more to do here.
+    piscina.on('error', () => {});
+    return piscina;
+  }
+
+  /** Once nothing is pending for idleTimeoutMs, the instance and its last thread go. */
+  function dropWhenIdle() {
+    if (jobs.size > 0 || !piscina || idle) return;
+    idle = setTimeout(() => {
+      idle = null;
+      if (jobs.size > 0 || !piscina) return;
+      const dropped = piscina;
+      piscina = null;
+      void dropped.destroy();
+    }, idleTimeoutMs);
+    idle.unref();
+  }
+
+  function onStarted(message: TaskStarted) {
     const job = typeof message?.started === 'number' ? jobs.get(message.started) : undefined;
     if (!job || job.settled || job.started !== null) return;
     job.started = performance.now();
@@ -130,9 +161,7 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
       job.outcome = new WorkerPoolError('timeout', `the task took longer than ${duration(job.timeoutMs)}`);
       job.controller.abort(job.outcome);
     }, job.timeoutMs);
-  });
-  // A thread that fails to start: its tasks are failed by piscina as well; nothing more to do here.
-  piscina.on('error', () => {});
+  }
 
   function record(ms: number) {
     runTimes.push(ms);
@@ -143,7 +172,9 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     if (closed) throw new WorkerPoolError('closed', 'the worker pool is shut down');
     const { signal } = runOptions;
     signal?.throwIfAborted();
-    if (!runOptions.background && piscina.queueSize >= options.maxQueue) throw new WorkerPoolError('queue-full', `${piscina.queueSize} tasks are already waiting`);
+    const waiting = piscina?.queueSize ?? 0;
+    if (!runOptions.background && waiting >= options.maxQueue) throw new WorkerPoolError('queue-full', `${waiting} tasks are already waiting`);
+    const pool = open();
     const key = nextKey++;
     const job: Job = { controller: new AbortController(), outcome: null, timer: null, started: null, timeoutMs: runOptions.timeoutMs ?? options.timeoutMs, settled: false };
     const onAbort = () => {
@@ -153,7 +184,7 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     signal?.addEventListener('abort', onAbort, { once: true });
     jobs.set(key, job);
     try {
-      const reply = await piscina.run({ key, input }, { signal: job.controller.signal });
+      const reply = await pool.run({ key, input }, { signal: job.controller.signal });
       if (job.started !== null) record(performance.now() - job.started);
       if (!reply.ok) throw new WorkerPoolError('failed', reply.error);
       return { value: reply.value, threadId: reply.threadId };
@@ -168,18 +199,21 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
       if (job.timer) clearTimeout(job.timer);
       signal?.removeEventListener('abort', onAbort);
       jobs.delete(key);
+      dropWhenIdle();
     }
   }
 
   return {
     run,
-    get queued() { return piscina.queueSize; },
+    get queued() { return piscina?.queueSize ?? 0; },
     get pending() { return jobs.size; },
-    get threads() { return piscina.threads.length; },
+    get threads() { return piscina?.threads.length ?? 0; },
     get meanRunMs() { return runTimes.length ? runTimes.reduce((a, b) => a + b, 0) / runTimes.length : 0; },
     async close() {
       closed = true;
-      await piscina.destroy();
+      if (idle) clearTimeout(idle);
+      await piscina?.destroy();
+      piscina = null;
     },
   };
 }
