@@ -103,6 +103,8 @@ interface Job {
 }
 
 const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+/** How much lower the threads' scheduling priority is than the event loop's (0 to 19). */
+const NICE_INCREMENT = 10;
 const RUN_TIME_SAMPLES = 20;
 
 export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPool<In, Out> {
@@ -130,6 +132,9 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
       maxThreads: options.threads,
       // Threads beyond the first exit after this long idle; the first goes with the instance (below).
       idleTimeout: idleTimeoutMs,
+      // The threads yield the CPU to the event loop (Linux: niceness per thread, through
+      // piscina's optional @napi-rs/nice): a busy pool then slows itself, not every other request.
+      niceIncrement: NICE_INCREMENT,
       // Answers come by message: a thread that waited with Atomics between tasks would hold timers
       // a task left (jsdom's) frozen, and our tasks are long enough that the saving does not matter.
       atomics: 'disabled',
