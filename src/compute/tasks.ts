@@ -58,7 +58,7 @@ function draft(input: FixInput): FixOutcome {
 
 const issuesOf = (text: string) => JSON.parse(text) as Issue[];
 
-export async function runComputeTask(task: ComputeTask): Promise<ComputeOutputs[ComputeKind]> {
+export function runComputeTask(task: ComputeTask): ComputeOutputs[ComputeKind] {
   switch (task.kind) {
     case 'fix':
       return draft(task.input);

@@ -28,7 +28,7 @@ export async function computed<K extends ComputeKind>(ctx: ToolContext, task: Ex
         throw new ToolFailure('unavailable', 'The server is shutting down; retry in a moment');
       case 'failed':
         // The task itself threw (a bug, or an input the engine cannot take): as if it had run here.
-        throw new Error(err.message);
+        throw new Error(err.message, { cause: err });
     }
   }
 }

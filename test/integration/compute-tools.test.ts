@@ -89,7 +89,7 @@ describe('compute in worker threads', () => {
         runs.push({ kind: task.kind, threadId: ran.threadId, timerFired });
         return ran;
       },
-    } as Compute;
+    };
     return runs;
   }
 
