@@ -111,10 +111,10 @@ describe('compute in worker threads', () => {
       s.services.compute = original;
     }
     expect(runs.map((r) => r.kind)).toEqual(['fix', 'digest', 'query-issues']);
-    for (const r of runs) {
-      expect(r.threadId).not.toBe(mainThreadId);
-      expect(r.timerFired).toBe(true);
-    }
+    for (const r of runs) expect(r.threadId).not.toBe(mainThreadId);
+    // The large draft took its second elsewhere: a timer set as it began fired before it was done.
+    // (The small digest and query may well be answered within the timer's first millisecond.)
+    expect(runs[0]!.timerFired).toBe(true);
   });
 
   it('fails a call cleanly when its thread dies, and answers the next one', async () => {
