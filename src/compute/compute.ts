@@ -2,7 +2,9 @@
  * The compute pool: tools and scan post-processing hand it the work whose cost grows with its
  * input (tasks.ts), so that work never runs on the event loop. One pool for all of it, sized
  * from the cores (COMPUTE_THREADS), with a bounded queue (COMPUTE_QUEUE) and a time limit per
- * task (COMPUTE_TIMEOUT_MS). Its threads start on the first task and exit when idle.
+ * task (COMPUTE_TIMEOUT_MS). Its threads start on the first task and exit when idle, and run at
+ * a lower scheduling priority than the event loop (COMPUTE_NICE), so that when they and the loop
+ * want the same core, the loop's short requests go first.
  *
  * What stays on the event loop, and why, is said where it happens: work whose worst case under
  * the schemas' limits is well under ~10 ms of CPU (summaries of one page, the fleet's per-site
@@ -37,12 +39,13 @@ export interface ComputeOptions {
 type ComputeSettings = Pick<Config, 'compute'>;
 
 export function createCompute(config: ComputeSettings, options: ComputeOptions = {}): Compute {
-  const { threads, maxQueue, timeoutMs } = config.compute;
+  const { threads, maxQueue, timeoutMs, nice } = config.compute;
   const pool: WorkerPool<ComputeTask, unknown> = createWorkerPool({
     module: taskModule(import.meta.url, 'tasks', options.module),
     threads,
     maxQueue,
     timeoutMs,
+    niceIncrement: nice,
   });
   return {
     async run<K extends ComputeKind>(task: Extract<ComputeTask, { kind: K }>, runOptions?: RunOptions) {

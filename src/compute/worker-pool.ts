@@ -54,6 +54,12 @@ export interface WorkerPoolOptions {
   timeoutMs: number;
   /** An idle thread exits after this long (its memory goes with it). */
   idleTimeoutMs?: number;
+  /**
+   * How much lower the threads' scheduling priority is than the event loop's (Linux: niceness
+   * per thread, through piscina's optional @napi-rs/nice). 0 by default: a niced thread also
+   * yields to every other process on the host, which page checks (beside Chromium) cannot afford.
+   */
+  niceIncrement?: number;
 }
 
 export interface RunOptions {
@@ -103,8 +109,6 @@ interface Job {
 }
 
 const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
-/** How much lower the threads' scheduling priority is than the event loop's (0 to 19). */
-const NICE_INCREMENT = 10;
 const RUN_TIME_SAMPLES = 20;
 
 export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPool<In, Out> {
@@ -132,9 +136,7 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
       maxThreads: options.threads,
       // Threads beyond the first exit after this long idle; the first goes with the instance (below).
       idleTimeout: idleTimeoutMs,
-      // The threads yield the CPU to the event loop (Linux: niceness per thread, through
-      // piscina's optional @napi-rs/nice): a busy pool then slows itself, not every other request.
-      niceIncrement: NICE_INCREMENT,
+      niceIncrement: options.niceIncrement ?? 0,
       // Answers come by message: a thread that waited with Atomics between tasks would hold timers
       // a task left (jsdom's) frozen, and our tasks are long enough that the saving does not matter.
       atomics: 'disabled',
