@@ -2,6 +2,7 @@
  * The environment, validated once at start-up. Every setting, its default and its meaning is
  * listed here and in the README; a bad value stops the process with a message naming it.
  */
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { trustedProxies } from './http/client-address.js';
@@ -124,6 +125,18 @@ const schema = z.object({
   AUTH_ADDRESS_BACKOFF_AFTER: int(1).default(30),
   /** Failed password checks of one username, across addresses, after which its checks are slowed (never refused). */
   AUTH_USER_SLOW_AFTER: int(1).default(100),
+  /** Worker threads for the compute behind tools (fix drafts, diffs, report digests, brand scores). Default: the cores less one for the event loop, 1 to 4. */
+  COMPUTE_THREADS: int(1, 64).default(Math.max(1, Math.min(4, availableParallelism() - 1))),
+  /** Compute tasks that may wait for a thread; past it a tool answers rate_limited with retryAfterSeconds. */
+  COMPUTE_QUEUE: int(1, 10_000).default(16),
+  /** A compute task running longer is abandoned (its thread replaced) and the tool answers timed_out. */
+  COMPUTE_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  /** How much lower the compute threads' scheduling priority is than the event loop's (Linux niceness, 0-19): the loop's short requests go first. */
+  COMPUTE_NICE: int(0, 19).default(10),
+  /** Longest htmlContext and cssContext dashboard_generate_fix accepts (characters; too_large beyond). At most the schema's 100000. */
+  FIX_MAX_CONTEXT_CHARS: int(1, 100_000).default(100_000),
+  /** Most issues dashboard_get_report returns in its pages view (too_large beyond: the digest view and dashboard_query_issues page through any number). */
+  REPORT_MAX_ISSUES: int(1).default(5000),
   /** A request's headers must arrive within this (slowloris). */
   HTTP_HEADERS_TIMEOUT_MS: int(100, 600_000).default(30_000),
   /** A connection that sends and receives nothing for this long is closed. */
@@ -202,6 +215,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     scanEngine: e.SCAN_ENGINE,
     chromiumPath: e.CHROMIUM_PATH,
     scanPageTimeoutSeconds: e.SCAN_PAGE_TIMEOUT_SECONDS,
+    compute: { threads: e.COMPUTE_THREADS, maxQueue: e.COMPUTE_QUEUE, timeoutMs: e.COMPUTE_TIMEOUT_MS, nice: e.COMPUTE_NICE },
+    fixMaxContextChars: e.FIX_MAX_CONTEXT_CHARS,
+    reportMaxIssues: e.REPORT_MAX_ISSUES,
     authThrottle: { backoffAfter: e.AUTH_BACKOFF_AFTER, addressBackoffAfter: e.AUTH_ADDRESS_BACKOFF_AFTER, userSlowAfter: e.AUTH_USER_SLOW_AFTER },
     http: {
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,

@@ -24,6 +24,7 @@ import { LFS_CHALLENGE, basicAuth, transferToken } from './objects/access.js';
 import { RATE_LIMITED, rateKey } from './objects/rate-key.js';
 import { createScanRunner } from './scans/runner.js';
 import { afterScan } from './scans/after-scan.js';
+import { createCompute } from './compute/compute.js';
 import { createSecretBox } from './auth/secret-box.js';
 import { connectionStore } from './db/connections.js';
 import { originGuard } from './http/origin-guard.js';
@@ -77,6 +78,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     passwords,
     objects: { store, backend, leased, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), partialQuota: createPartialQuota(db, config.lfs), basic: basicAuth(db, passwords) },
     scans: createScanRunner({ db, config, log, onCompleted: (scan) => afterScan(services, scan) }),
+    compute: createCompute(config),
   };
   return services;
 }
@@ -139,6 +141,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   } catch (err) {
     abandon();
     await services.scans.stop().catch(() => {});
+    await services.compute.close();
     services.objects.backend.close();
     services.reads.close();
     await services.db.destroy();
@@ -189,6 +192,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       clearInterval(idle);
       clearTimeout(timer);
       await services.scans.stop();
+      await services.compute.close();
       await services.audit.flush();
       services.objects.backend.close();
       services.reads.close();

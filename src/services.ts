@@ -21,6 +21,7 @@ import type { Limits } from './objects/limits.js';
 import type { PartialQuota } from './objects/partial-quota.js';
 import type { basicAuth } from './objects/access.js';
 import type { ScanRunner } from './scans/runner.js';
+import type { Compute } from './compute/compute.js';
 
 export interface Services {
   config: Config;
@@ -49,4 +50,6 @@ export interface Services {
     basic: ReturnType<typeof basicAuth>;
   };
   scans: ScanRunner;
+  /** Worker threads for the work whose cost grows with its input (fix drafts, digests, brand scores). */
+  compute: Compute;
 }

@@ -561,7 +561,7 @@ export interface paths {
         put?: never;
         /**
          * Read a scan's report
-         * @description Returns a scan's status, plus its report once it has finished (completed, or completed_with_errors when some pages could not be fetched or checked): a summary by level and by WCAG criterion, the engine that checked the pages, what could not be evaluated, and each page with its issues. With view digest, the issues come grouped by rule with counts, and the pages as one line each, worst first, instead of every issue. Call it afresh whenever the scan's state matters.
+         * @description Returns a scan's status, plus its report once it has finished (completed, or completed_with_errors when some pages could not be fetched or checked): a summary by level and by WCAG criterion, the engine that checked the pages, what could not be evaluated, and each page with its issues. With view digest, the issues come grouped by rule with counts, and the pages as one line each, worst first, instead of every issue. A report with more issues than the server returns at once (REPORT_MAX_ISSUES, 5000 by default) is refused as too_large in the pages view: read its digest, and its issues with dashboard_query_issues. Call it afresh whenever the scan's state matters.
          */
         post: operations["mcp.tool.dashboard_get_report"];
         delete?: never;
@@ -841,7 +841,7 @@ export interface paths {
         put?: never;
         /**
          * Draft a fix for a WCAG issue
-         * @description Drafts a remediation for one accessibility issue: the fixed HTML (or block-editor markup), a unified diff, an effort estimate, and the regulations in each requested jurisdiction that require the criterion. A deterministic engine covers the common criteria; a connected llm service is asked first when there is one. It is a draft for human review: nothing is written or committed.
+         * @description Drafts a remediation for one accessibility issue: the fixed HTML (or block-editor markup), a unified diff, an effort estimate, and the regulations in each requested jurisdiction that require the criterion. A deterministic engine covers the common criteria; a connected llm service is asked first when there is one. It is a draft for human review: nothing is written or committed. Drafting runs on the server's compute threads: a busy server answers rate_limited with retryAfterSeconds, a draft past its time limit timed_out, and markup past the server's limit (at most the schema's) too_large.
          */
         post: operations["mcp.tool.dashboard_generate_fix"];
         delete?: never;
@@ -2466,9 +2466,9 @@ export interface components {
             wcagCriterion: string;
             /** @description The scanner's issue text. */
             issueMessage: string;
-            /** @description HTML of the element (and enough of its surroundings). */
+            /** @description HTML of the element (and enough of its surroundings). A server may accept less (FIX_MAX_CONTEXT_CHARS): longer is refused as too_large, naming the limit. */
             htmlContext: string;
-            /** @description CSS that applies, for contrast fixes: color and background-color. */
+            /** @description CSS that applies, for contrast fixes: color and background-color. Limited like htmlContext. */
             cssContext?: string;
             /**
              * @default [

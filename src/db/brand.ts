@@ -2,8 +2,7 @@
 import type { components } from '../../generated/types/dashboard.js';
 import type { Db } from './knex.js';
 import { readPages, type ScanRow } from './scans.js';
-import type { Issue } from '../domain/scan/types.js';
-import { scoreBrand, type StyleStats } from '../domain/brand/index.js';
+import type { Compute } from '../compute/compute.js';
 
 export type BrandGuideline = components['schemas']['brand-guideline'];
 export type BrandScore = components['schemas']['brand-score'];
@@ -25,14 +24,19 @@ export async function writeGuideline(db: Db, orgId: string, g: Omit<BrandGuideli
   return { ...parseGuideline(guideline), updatedAt };
 }
 
-/** Scores a completed scan against the org's current guideline and stores the result. */
-export async function computeBrandScore(db: Db, scan: ScanRow): Promise<BrandScore> {
+/** Background work may wait behind the tools' tasks and take longer than a request may. */
+const BRAND_SCORE_TIMEOUT_MS = 120_000;
+
+/**
+ * Scores a completed scan against the org's current guideline and stores the result. Parsing and
+ * scoring grow with the pages (seconds for a large scan), so they run in the compute pool.
+ */
+export async function computeBrandScore(db: Db, compute: Compute, scan: ScanRow): Promise<BrandScore> {
   const guideline = await readGuideline(db, scan.org_id);
   // Pages that could not be checked have no style statistics; they say nothing about the brand.
-  const pages = (await readPages(db, scan.id))
-    .filter((p) => p.style)
-    .map((p) => ({ issues: JSON.parse(p.issues) as Issue[], style: JSON.parse(p.style!) as StyleStats }));
-  const score = scoreBrand(guideline, pages, { scanId: scan.id, siteUrl: scan.site_url, computedAt: new Date().toISOString() });
+  const pages = (await readPages(db, scan.id)).flatMap((p) => (p.style ? [{ issues: p.issues, style: p.style }] : []));
+  const meta = { scanId: scan.id, siteUrl: scan.site_url, computedAt: new Date().toISOString() };
+  const { value: score } = await compute.run({ kind: 'brand-score', guideline, pages, meta }, { background: true, timeoutMs: BRAND_SCORE_TIMEOUT_MS });
   await db('brand_scores')
     .insert({ scan_id: scan.id, org_id: scan.org_id, site_url: scan.site_url, computed_at: score.computedAt, score: JSON.stringify(score) })
     .onConflict('scan_id')

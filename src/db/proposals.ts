@@ -26,6 +26,8 @@ export function toProposal(r: ProposalRow, withDiff: boolean): Proposal {
     summary: r.summary,
     proposedChanges,
     status: r.status,
+    // Stays on the event loop: proposals come from the operator's import (pactum proposals
+    // import), never from a caller, and each change is one regulation record of a few kB.
     ...(withDiff ? { diff: proposalDiff(proposedChanges) } : {}),
     origin: 'database',
   };

@@ -4,8 +4,6 @@
  */
 import type { components } from '../../generated/types/dashboard.js';
 import { newId } from '../ids.js';
-import { digest } from '../domain/scan/summary.js';
-import type { Report as EngineReport } from '../domain/scan/types.js';
 import type { Db } from './knex.js';
 
 type S = components['schemas'];
@@ -126,12 +124,21 @@ export const toPageReport = (p: PageRow) => ({
   issues: JSON.parse(p.issues) as Issue[],
 });
 
-/** The report (view pages) or its digest (view digest: rules with counts, pages worst first, `top` of each). */
-export async function readReport(db: Db, r: ScanRow, view: 'pages' | 'digest' = 'pages', top = 20): Promise<ScanReport> {
-  const base: ScanReport = { scanId: r.id, status: r.status, siteUrl: r.site_url, standard: r.standard, finishedAt: r.finished_at, error: r.error };
-  if (!finishedWithReport(r.status) || !r.summary) return base;
+/** What every view of a scan's report starts with; the report itself only once the scan has one. */
+export const reportBase = (r: ScanRow): ScanReport => ({ scanId: r.id, status: r.status, siteUrl: r.site_url, standard: r.standard, finishedAt: r.finished_at, error: r.error });
+
+/** Whether the scan has a stored report (it finished, with its summary). */
+export const hasReport = (r: ScanRow): r is ScanRow & { summary: string } => finishedWithReport(r.status) && r.summary !== null;
+
+/**
+ * The report (view pages): every page with its issues. The digest view is computed from the same
+ * rows in the compute pool (compute/tasks.ts).
+ */
+export async function readReport(db: Db, r: ScanRow): Promise<ScanReport> {
+  const base = reportBase(r);
+  if (!hasReport(r)) return base;
   const pages = (await readPages(db, r.id)).map(toPageReport);
   const summary = { notEvaluated: [], ...JSON.parse(r.summary) } as Report['summary'];
   const report: Report = { ...(r.engine ? { engine: r.engine } : {}), summary, pages };
-  return view === 'digest' ? { ...base, digest: digest(report as EngineReport, top) } : { ...base, report };
+  return { ...base, report };
 }

@@ -7,5 +7,5 @@ import type { Services } from '../services.js';
 import { computeBrandScore } from '../db/brand.js';
 
 export async function afterScan(services: Services, scan: ScanRow): Promise<void> {
-  await computeBrandScore(services.db, scan);
+  await computeBrandScore(services.db, services.compute, scan);
 }

@@ -63,13 +63,18 @@ export async function executeScan(deps: ScanDeps, scan: ScanRow, signal: AbortSi
         },
       },
     );
-    const finished = now();
     // A page that could not be fetched or checked is never passed off as clean: the status says so.
+    const status = report.summary.pagesFailed > 0 ? 'completed_with_errors' : 'completed';
+    // What follows a scan (its brand score) is done before the scan says it is complete, so that a
+    // client that sees "completed" finds everything a completed scan has.
+    const row = await findScan(db, id);
+    if (row && deps.onCompleted) {
+      await deps.onCompleted({ ...row, status, engine: report.engine ?? null, total_issues: report.summary.totalIssues }).catch((err) => log.error({ err, scanId: id }, 'after-scan work failed'));
+    }
+    const finished = now();
     await db('scans').where({ id }).update({
-      status: report.summary.pagesFailed > 0 ? 'completed_with_errors' : 'completed', engine: report.engine ?? null, finished_at: finished, last_updated: finished, total_issues: report.summary.totalIssues, summary: JSON.stringify(report.summary), error: null,
+      status, engine: report.engine ?? null, finished_at: finished, last_updated: finished, total_issues: report.summary.totalIssues, summary: JSON.stringify(report.summary), error: null,
     });
-    const done = await findScan(db, id);
-    if (done && deps.onCompleted) await deps.onCompleted(done).catch((err) => log.error({ err, scanId: id }, 'after-scan work failed'));
     return 'done';
   } catch (err) {
     if (signal.aborted) {

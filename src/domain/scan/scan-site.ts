@@ -7,7 +7,7 @@ import { canonicalPageKey, crawlableUrl, normalizePageUrl } from './crawl-url.js
 import type { CheckSession, ScanEngine } from './engine.js';
 import { fetchPage, fetchText, ScanFetchError, type FetchedPage, type FetchOptions } from './fetch-page.js';
 import { parseSitemap } from './sitemap.js';
-import { buildReport } from './summary.js';
+import { buildReport, tallyPage, type PageTally } from './summary.js';
 import type { Issue, PageReport, Report, StyleStats, WcagStandard } from './types.js';
 
 export type ScanMode = 'single' | 'site';
@@ -120,6 +120,7 @@ export async function scanSite(input: ScanInput, deps: ScanDeps, events: ScanEve
 
   const session = deps.engine.openSession(fetchOptions, { owner: deps.owner });
   const pages: PageReport[] = [];
+  const tallies: PageTally[] = [];
   const visit = async (index: number) => {
     const url = frontier.planned[index]!;
     const outcome = await scanPage(url, index === 0 ? first : null, input.standard, origin, frontier, session, fetchOptions, deps.styles ?? false);
@@ -135,6 +136,7 @@ export async function scanSite(input: ScanInput, deps: ScanDeps, events: ScanEve
     if (!outcome.page) return;
     const page = outcome.page;
     pages[index] = page;
+    tallies[index] = tallyPage(page);
     await emit(() => events.onPageDone(page));
   };
 
@@ -143,7 +145,8 @@ export async function scanSite(input: ScanInput, deps: ScanDeps, events: ScanEve
   } finally {
     await session.close();
   }
-  return buildReport(pages.filter(Boolean), deps.engine.name);
+  const done = pages.flatMap((page, index) => (page ? [index] : []));
+  return buildReport(done.map((i) => pages[i]!), deps.engine.name, done.map((i) => tallies[i]!));
 }
 
 /** Fetches and checks one page; a failure becomes the page's `error` unless the scan is aborted. */

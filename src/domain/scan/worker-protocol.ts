@@ -1,9 +1,8 @@
-/** Messages between the check pool and its worker threads. */
+/** What the check pool asks its worker threads (worker.ts), and what they answer. */
 import type { CheckedPage, Issue, StyleStats, WcagStandard } from './types.js';
 
 /** A full jsdom check of a page (axe, the DOM checks, and style statistics unless styles is false). */
 export interface CheckJob {
-  id: number;
   kind: 'check';
   html: string;
   url: string;
@@ -13,7 +12,6 @@ export interface CheckJob {
 
 /** Only the brand-scoring statistics of markup as served (the Chromium engine checks the page itself). */
 export interface StyleJob {
-  id: number;
   kind: 'style';
   html: string;
   url: string;
@@ -23,14 +21,3 @@ export interface StyleJob {
 export type CheckRequest = CheckJob | StyleJob;
 
 export type JobOutput = { kind: 'check'; page: CheckedPage } | { kind: 'style'; style: StyleStats };
-
-export type CheckResponse =
-  | { kind: 'result'; id: number; ok: true; output: JobOutput }
-  | { kind: 'result'; id: number; ok: false; error: string };
-
-/** Sent once the worker has loaded jsdom and axe-core, so job deadlines exclude thread start-up. */
-export interface WorkerReady {
-  kind: 'ready';
-}
-
-export type WorkerMessage = CheckResponse | WorkerReady;

@@ -1,24 +1,15 @@
 /**
- * Worker-thread entry: checks pages with axe-core off the server's event loop. One job at a time
- * (the pool never sends a second before the first is answered); axe's source is loaded once per thread.
+ * Worker-thread task module of the check pool (pool.ts): checks pages with axe-core off the
+ * server's event loop. jsdom and axe-core load with this module, so once a thread answers it
+ * has them, and a job's time limit (which starts with the job) excludes that start-up.
  */
-import { parentPort } from 'node:worker_threads';
+import { workerTask } from '../../compute/worker-task.js';
 import { checkPage, styleStatsOfHtml } from './check-page.js';
-import type { CheckRequest, CheckResponse, JobOutput, WorkerReady } from './worker-protocol.js';
+import type { CheckRequest, JobOutput } from './worker-protocol.js';
 
-if (!parentPort) throw new Error('worker.ts must run as a worker thread (see pool.ts)');
-const port = parentPort;
-
-async function run(job: CheckRequest): Promise<JobOutput> {
+export async function runCheckJob(job: CheckRequest): Promise<JobOutput> {
   if (job.kind === 'style') return { kind: 'style', style: styleStatsOfHtml(job.html, job.url, job.issues) };
   return { kind: 'check', page: await checkPage(job.html, job.url, job.standard, { styles: job.styles }) };
 }
 
-port.on('message', (job: CheckRequest) => {
-  run(job).then(
-    (output) => port.postMessage({ kind: 'result', id: job.id, ok: true, output } satisfies CheckResponse),
-    (err: unknown) => port.postMessage({ kind: 'result', id: job.id, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies CheckResponse),
-  );
-});
-
-port.postMessage({ kind: 'ready' } satisfies WorkerReady);
+export default workerTask(runCheckJob);

@@ -5,18 +5,14 @@
  * diff, the legal context per jurisdiction, and the reminder that a human must review it.
  * Nothing is written or committed.
  */
-import { createTwoFilesPatch } from 'diff';
 import { callService, requestToken, type Credentials } from '../../domain/connections/client.js';
 import type { FixResult } from '../../domain/fix/index.js';
 import { legalContext, resolveCriterion, type WcagCriterion } from '../../domain/regulations/index.js';
+import { computed } from '../compute-call.js';
 import { ToolFailure, type ToolContext, type ToolHandlers } from '../tool-context.js';
 
 const DISCLAIMER =
   'Draft for human review: check it in context before applying it. It changed no file and committed nothing. The legal context is information, not legal advice.';
-
-const withNewline = (s: string) => (s.endsWith('\n') ? s : `${s}\n`);
-const patch = (name: string, before: string, after: string) =>
-  createTwoFilesPatch(`original/${name}`, `fixed/${name}`, withNewline(before), withNewline(after), undefined, undefined, { context: 3 }).replace(/^=+\n/, '');
 
 interface FixInput { criterion: WcagCriterion; issueMessage: string; htmlContext: string; cssContext?: string; platform: 'html' | 'cms-block-editor' }
 
@@ -36,6 +32,11 @@ async function askLlm(ctx: ToolContext, c: Credentials, input: FixInput): Promis
     if (typeof body.fixedHtml !== 'string' || typeof body.explanation !== 'string' || !['low', 'medium', 'high'].includes(String(body.effort))) {
       throw new Error('fix-drafts answered without fixedHtml, explanation and effort');
     }
+    // The draft is diffed against the snippet: one far longer than any fix of it is not one.
+    const longest = 2 * ctx.services.config.fixMaxContextChars;
+    if (body.fixedHtml.length > longest || (typeof body.fixedCss === 'string' && body.fixedCss.length > longest)) {
+      throw new Error(`fix-drafts answered a draft longer than ${longest} characters`);
+    }
     return { fixedHtml: body.fixedHtml, fixedCss: typeof body.fixedCss === 'string' ? body.fixedCss : undefined, explanation: body.explanation, effort: body.effort!, placeholders: [] };
   } catch (err) {
     ctx.log.warn({ reason: (err as Error).message }, 'llm service failed; drafting with the deterministic engine');
@@ -43,30 +44,41 @@ async function askLlm(ctx: ToolContext, c: Credentials, input: FixInput): Promis
   }
 }
 
+/** Drafting time grows with the markup: past FIX_MAX_CONTEXT_CHARS (at most the schema's maxLength) the call is refused. */
+function refuseOversized(ctx: ToolContext, contexts: Record<'htmlContext' | 'cssContext', string | undefined>): void {
+  const limit = ctx.services.config.fixMaxContextChars;
+  for (const [name, value] of Object.entries(contexts)) {
+    if (value !== undefined && value.length > limit) {
+      throw new ToolFailure('too_large', `${name} has ${value.length} characters; this server drafts fixes for at most ${limit} (FIX_MAX_CONTEXT_CHARS). Send the element and less of its surroundings.`);
+    }
+  }
+}
+
 export const fixTools: Pick<ToolHandlers, 'dashboard_generate_fix'> = {
   async dashboard_generate_fix({ wcagCriterion, issueMessage, htmlContext, cssContext, jurisdictions, platform }, ctx) {
     const criterion = resolveCriterion(wcagCriterion);
     if (!criterion) throw new ToolFailure('invalid_arguments', `Unknown WCAG success criterion "${wcagCriterion}"; give its number (1.1.1) or its name (Non-text Content)`);
+    refuseOversized(ctx, { htmlContext, cssContext });
     const input: FixInput = { criterion, issueMessage, htmlContext, cssContext, platform: platform! };
 
     const llm = await ctx.services.connections.credentials(ctx.caller.orgId, 'llm');
     let engine: 'llm' | 'deterministic' = 'deterministic';
     let draft = llm ? await askLlm(ctx, llm, input) : null;
-    if (draft) engine = 'llm';
-    else {
-      // Loaded on first use: the engine brings jsdom, which a server that never drafts fixes need not hold.
-      const { draftFix, SUPPORTED_CRITERIA, UnsupportedCriterionError } = await import('../../domain/fix/index.js');
-      try {
-        draft = draftFix({ criterionId: criterion.id, issueMessage, htmlContext, cssContext, platform: platform! });
-      } catch (err) {
-        if (!(err instanceof UnsupportedCriterionError)) throw err;
+    let diff: string;
+    // Drafting and diffing cost grows with the markup (seconds at the cap): both run in the compute pool.
+    if (draft) {
+      engine = 'llm';
+      diff = await computed(ctx, { kind: 'fix-diff', sides: { htmlBefore: htmlContext, htmlAfter: draft.fixedHtml, cssBefore: cssContext, cssAfter: draft.fixedCss } }, 'diffing the draft');
+    } else {
+      const outcome = await computed(ctx, { kind: 'fix', input: { criterionId: criterion.id, issueMessage, htmlContext, cssContext, platform: platform! } }, 'drafting the fix');
+      if (outcome.kind === 'unsupported') {
         throw new ToolFailure(
           'invalid_arguments',
-          `No deterministic recipe for ${criterion.id} ${criterion.title}; recipes exist for ${SUPPORTED_CRITERIA.join(', ')}. Connect an llm service (dashboard_create_service_connection) to draft others.`,
+          `No deterministic recipe for ${criterion.id} ${criterion.title}; recipes exist for ${outcome.supported.join(', ')}. Connect an llm service (dashboard_create_service_connection) to draft others.`,
         );
       }
+      ({ draft, diff } = outcome);
     }
-    const diff = patch('snippet.html', htmlContext, draft.fixedHtml) + (draft.fixedCss !== undefined && cssContext !== undefined ? patch('styles.css', cssContext, draft.fixedCss) : '');
     return {
       wcagCriterion: `${criterion.id} ${criterion.title}`,
       fixedHtml: draft.fixedHtml,

@@ -3,9 +3,10 @@ import { readCoordinatedPr } from '../../db/coordinated-prs.js';
 import type { Db } from '../../db/knex.js';
 import type { BrandScore } from '../../db/brand.js';
 import { page } from '../../db/pagination.js';
-import { readPages, toPageReport, type ScanRow } from '../../db/scans.js';
+import { readPages, type ScanRow } from '../../db/scans.js';
 import { resolveCriterion } from '../../domain/regulations/index.js';
 import { newId } from '../../ids.js';
+import { computed } from '../compute-call.js';
 import { ToolFailure, inScope, type ToolHandlers } from '../tool-context.js';
 
 interface SiteRow { id: string; org_id: string; url: string; created_at: string }
@@ -66,6 +67,8 @@ export const fleetTools: Pick<ToolHandlers, 'dashboard_coordinated_pr_status' | 
     const byLevel: ByLevel = { error: 0, warning: 0, notice: 0 };
     const criteria = new Map<string, { issues: number; sites: number }>();
     let totalIssues = 0;
+    // Stays on the event loop: one stored summary per site (its counts by level and by criterion,
+    // under 2 kB), so even a thousand sites take a few milliseconds; no issue is read here.
     for (const scan of latest.values()) {
       const summary = JSON.parse(scan.summary ?? '{}') as { byLevel?: ByLevel; byCriterion?: Record<string, number>; totalIssues?: number };
       totalIssues += summary.totalIssues ?? 0;
@@ -87,16 +90,17 @@ export const fleetTools: Pick<ToolHandlers, 'dashboard_coordinated_pr_status' | 
     return { sites: sites.length, scannedSites: latest.size, totalIssues, byLevel, topCriteria, worstSites };
   },
 
-  async dashboard_queue_bulk_fix({ wcagCriterion, summary, siteIds, teamId }, { caller, services }) {
+  async dashboard_queue_bulk_fix({ wcagCriterion, summary, siteIds, teamId }, ctx) {
+    const { caller, services } = ctx;
     const criterion = resolveCriterion(wcagCriterion);
     if (!criterion) throw new ToolFailure('invalid_arguments', `Unknown WCAG success criterion ${wcagCriterion}`);
     const latest = await latestScans(services.db, caller.orgId, siteIds ?? null, true);
     // A site qualifies when an issue of its latest completed scan maps to the criterion at all.
-    const matching: ScanRow[] = [];
-    for (const scan of latest.values()) {
-      const pages = (await readPages(services.db, scan.id)).map(toPageReport);
-      if (pages.some((p) => p.issues.some((i) => (i.wcagCriteria ?? [i.wcagCriterion]).includes(criterion.id)))) matching.push(scan);
-    }
+    // That reads every issue of every site: in the compute pool, from the rows as stored.
+    const scans: { scanId: string; issues: string[] }[] = [];
+    for (const scan of latest.values()) scans.push({ scanId: scan.id, issues: (await readPages(services.db, scan.id)).map((p) => p.issues) });
+    const matchingIds = new Set(await computed(ctx, { kind: 'scans-with-criterion', scans, criterion: criterion.id }, 'finding the sites with such issues'));
+    const matching = [...latest.values()].filter((scan) => matchingIds.has(scan.id));
     if (!matching.length) throw new ToolFailure('not_found', `No site's latest completed scan has issues of ${criterion.id} ${criterion.title}`);
     const prId = newId('cpr');
     const now = new Date().toISOString();

@@ -1,13 +1,14 @@
 /** The scan tools: start a scan, follow it, read its report and issues, check one page now. */
 import { failScan } from '../../scans/execute.js';
 import { encodeCursor, decodeCursor, page } from '../../db/pagination.js';
-import { findScan, finishedWithReport, readPages, readReport, siteKey, siteOf, toPageReport, toProgress, toScan, type Issue, type ScanRow } from '../../db/scans.js';
+import { findScan, finishedWithReport, hasReport, readPages, readReport, reportBase, siteKey, siteOf, toProgress, toScan, type ScanRow } from '../../db/scans.js';
 import { newId } from '../../ids.js';
 import { fetchPage, ScanFetchError } from '../../domain/scan/fetch-page.js';
 import { summarize } from '../../domain/scan/summary.js';
 import { CheckError } from '../../domain/scan/engine.js';
 import { admitScan, queuedOf, retryAfter } from '../../scans/claims.js';
 import { checkScanTarget } from '../../scans/target.js';
+import { computed } from '../compute-call.js';
 import { ToolFailure, inScope, type ToolContext, type ToolHandlers } from '../tool-context.js';
 
 /** A scan of the caller's org; another org's scan is "not found", like a missing one. */
@@ -71,7 +72,24 @@ export const scanTools: Pick<
   },
 
   async dashboard_get_report({ scanId, view, top }, ctx) {
-    return readReport(ctx.services.db, await ownScan(ctx, scanId), view ?? 'pages', top ?? 20);
+    const row = await ownScan(ctx, scanId);
+    if (!hasReport(row)) return reportBase(row);
+    if (view === 'digest') {
+      // Grouping every issue of every page grows with the report: in the compute pool, from the rows as stored.
+      const pages = (await readPages(ctx.services.db, row.id)).map(({ url, title, issue_count, error, issues, not_evaluated }) => ({ url, title, issue_count, error, issues, not_evaluated }));
+      const digest = await computed(ctx, { kind: 'digest', engine: row.engine ?? null, summary: row.summary, pages, top: top ?? 20 }, 'building the digest');
+      return { ...reportBase(row), digest };
+    }
+    // The pages view is the report itself: parsed here or in a thread, it must be copied and
+    // serialised here all the same. Its size is bounded instead (about 370 bytes an issue).
+    const limit = ctx.services.config.reportMaxIssues;
+    if ((row.total_issues ?? 0) > limit) {
+      throw new ToolFailure(
+        'too_large',
+        `Scan ${scanId} has ${row.total_issues} issues; the pages view returns at most ${limit} (REPORT_MAX_ISSUES). Read it as view digest, and its issues with dashboard_query_issues, a page at a time.`,
+      );
+    }
+    return readReport(ctx.services.db, row);
   },
 
   async dashboard_list_reports({ siteUrl, status, limit, cursor }, ctx) {
@@ -85,20 +103,14 @@ export const scanTools: Pick<
   async dashboard_query_issues({ scanId, criterion, type, impact, code, page: pageUrl, limit, cursor }, ctx) {
     const row = await ownScan(ctx, scanId);
     if (!finishedWithReport(row.status)) throw new ToolFailure('invalid_arguments', `Scan ${scanId} is ${row.status}; its issues can be queried once it has completed`);
-    const matches: (Issue & { pageUrl: string })[] = [];
-    for (const p of (await readPages(ctx.services.db, scanId)).map(toPageReport)) {
-      if (pageUrl && p.url !== pageUrl) continue;
-      for (const i of p.issues) {
-        if (criterion && !(i.wcagCriteria ?? [i.wcagCriterion]).includes(criterion)) continue;
-        if ((type && i.type !== type) || (impact && i.impact !== impact) || (code && i.code !== code)) continue;
-        matches.push({ ...i, pageUrl: p.url });
-      }
-    }
     // Issues have no ids of their own: the cursor is the position in this stable order.
     const start = cursor ? Number(decodeCursor(cursor)) : 0;
     if (!Number.isInteger(start) || start < 0) throw new ToolFailure('invalid_arguments', 'cursor is not one this server handed out');
+    // Every stored issue is parsed and filtered: in the compute pool, from the rows as stored.
+    const pages = (await readPages(ctx.services.db, scanId)).map((p) => ({ url: p.url, issues: p.issues }));
+    const { total, issues } = await computed(ctx, { kind: 'query-issues', pages, filter: { criterion, type, impact, code, page: pageUrl }, start, limit: limit! }, 'querying the issues');
     const end = start + limit!;
-    return { scanId, total: matches.length, issues: matches.slice(start, end), nextCursor: end < matches.length ? encodeCursor(String(end)) : null };
+    return { scanId, total, issues, nextCursor: end < total ? encodeCursor(String(end)) : null };
   },
 
   async dashboard_scan_page({ url, standard }, ctx) {
@@ -125,6 +137,7 @@ export const scanTools: Pick<
       await session.close();
     }
     await ctx.progress(2, 2, 'done');
+    // One page's issues, counted here: a few thousand at most, well under a millisecond.
     const { byLevel } = summarize([{ url: checked.url, title: checked.title, issueCount: checked.issues.length, issues: checked.issues }]);
     return {
       url: checked.url, title: checked.title, standard: standard!, engine: engine.name, scannedAt: new Date().toISOString(), byLevel,

@@ -1,8 +1,14 @@
-/** The real scan worker, plus a way to crash it: a job whose HTML holds CRASH_MARKER throws uncaught. */
-import { parentPort } from 'node:worker_threads';
+/** The real scan worker, plus a way to crash it: a job whose HTML holds the crash marker throws uncaught. */
+import { workerTask } from '../../../src/compute/worker-task.js';
+import { runCheckJob } from '../../../src/domain/scan/worker.js';
+import type { CheckRequest } from '../../../src/domain/scan/worker-protocol.js';
 
-await import('../../../src/domain/scan/worker.js');
-
-parentPort!.on('message', (job: { html: string }) => {
-  if (job.html.includes('<!-- crash the worker -->')) throw new Error('simulated crash in the checker');
+export default workerTask(async (job: CheckRequest) => {
+  if (job.html.includes('<!-- crash the worker -->')) {
+    setImmediate(() => {
+      throw new Error('simulated crash in the checker');
+    });
+    return new Promise<never>(() => {});
+  }
+  return runCheckJob(job);
 });

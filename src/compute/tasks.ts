@@ -1,0 +1,84 @@
+/**
+ * Worker-thread task module of the compute pool (compute.ts): the work behind tools and scans
+ * whose cost grows with its input. Stored pages come as their rows (JSON text), so the parsing
+ * happens here as well; only the (small) answer is copied back to the event loop.
+ *
+ * Everything a task needs, the fix engine's jsdom too, loads with this module, before the thread
+ * takes its first task: a task's time limit then measures the task, not the thread's start-up.
+ */
+import { workerTask } from './worker-task.js';
+import { scoreBrand, type BrandGuideline, type BrandScore, type BrandScoreMeta, type StyleStats } from '../domain/brand/index.js';
+import { draftFix, SUPPORTED_CRITERIA, UnsupportedCriterionError, type FixInput, type FixResult } from '../domain/fix/index.js';
+import { draftPatch, type DraftSides } from '../domain/fix/patch.js';
+import { queryIssues, type IssueFilter, type IssueMatch } from '../domain/scan/issue-query.js';
+import { digest, type ReportDigest } from '../domain/scan/summary.js';
+import type { EngineName, Issue, PageReport, Report } from '../domain/scan/types.js';
+import { toPageReport, type PageRow } from '../db/scans.js';
+
+/** A page row as stored, without the columns the tasks do not read. */
+export type StoredPage = Pick<PageRow, 'url' | 'title' | 'issue_count' | 'error' | 'issues' | 'not_evaluated'>;
+
+export type ComputeTask =
+  /** A deterministic fix draft and its diff against the snippet. */
+  | { kind: 'fix'; input: FixInput }
+  /** The diff of a draft made elsewhere (the llm service). */
+  | { kind: 'fix-diff'; sides: DraftSides }
+  /** The digest view of a stored report. */
+  | { kind: 'digest'; engine: EngineName | null; summary: string; pages: StoredPage[]; top: number }
+  /** A page of dashboard_query_issues. */
+  | { kind: 'query-issues'; pages: Pick<StoredPage, 'url' | 'issues'>[]; filter: IssueFilter; start: number; limit: number }
+  /** A completed scan's brand score (pages without style statistics already left out). */
+  | { kind: 'brand-score'; guideline: BrandGuideline | null; pages: { issues: string; style: string }[]; meta: BrandScoreMeta }
+  /** Which of these scans have an issue of the criterion. */
+  | { kind: 'scans-with-criterion'; scans: { scanId: string; issues: string[] }[]; criterion: string };
+
+export type FixOutcome = { kind: 'drafted'; draft: FixResult; diff: string } | { kind: 'unsupported'; supported: readonly string[] };
+
+export interface ComputeOutputs {
+  fix: FixOutcome;
+  'fix-diff': string;
+  digest: ReportDigest;
+  'query-issues': { total: number; issues: IssueMatch[] };
+  'brand-score': BrandScore;
+  'scans-with-criterion': string[];
+}
+
+export type ComputeKind = ComputeTask['kind'];
+export type ComputeOutput<K extends ComputeKind> = ComputeOutputs[K];
+
+function draft(input: FixInput): FixOutcome {
+  try {
+    const result = draftFix(input);
+    return { kind: 'drafted', draft: result, diff: draftPatch({ htmlBefore: input.htmlContext, htmlAfter: result.fixedHtml, cssBefore: input.cssContext, cssAfter: result.fixedCss }) };
+  } catch (err) {
+    if (err instanceof UnsupportedCriterionError) return { kind: 'unsupported', supported: SUPPORTED_CRITERIA };
+    throw err;
+  }
+}
+
+const issuesOf = (text: string) => JSON.parse(text) as Issue[];
+
+export function runComputeTask(task: ComputeTask): ComputeOutputs[ComputeKind] {
+  switch (task.kind) {
+    case 'fix':
+      return draft(task.input);
+    case 'fix-diff':
+      return draftPatch(task.sides);
+    case 'digest': {
+      const pages = task.pages.map((row) => toPageReport(row as PageRow)) as PageReport[];
+      const summary = { notEvaluated: [], ...JSON.parse(task.summary) } as Report['summary'];
+      return digest({ ...(task.engine ? { engine: task.engine } : {}), summary, pages }, task.top);
+    }
+    case 'query-issues':
+      return queryIssues(task.pages.map((p) => ({ url: p.url, issues: issuesOf(p.issues) })), task.filter, task.start, task.limit);
+    case 'brand-score':
+      return scoreBrand(task.guideline, task.pages.map((p) => ({ issues: issuesOf(p.issues), style: JSON.parse(p.style) as StyleStats })), task.meta);
+    case 'scans-with-criterion':
+      // A site qualifies when an issue of its latest completed scan maps to the criterion at all.
+      return task.scans
+        .filter((scan) => scan.issues.some((text) => issuesOf(text).some((i) => (i.wcagCriteria ?? [i.wcagCriterion]).includes(task.criterion))))
+        .map((scan) => scan.scanId);
+  }
+}
+
+export default workerTask(runComputeTask);
