@@ -16,7 +16,10 @@ export npm_config_fund := false
 export npm_config_audit := false
 export npm_config_update_notifier := false
 
-.PHONY: help install install-conformance generate clients conformance mock check-generated lint typecheck build migrate run serve test reliability bench clean
+.PHONY: env help install install-conformance generate clients conformance mock check-generated lint typecheck build migrate run serve test reliability bench clean
+
+env: ## the line that puts pactum's Node first on PATH in your shell: eval "$$(make -s env)"
+	@$(if $(NODE_BIN),echo 'export PATH="$(NODE_BIN):$$PATH"',echo '# this machine'"'"'s node is recent enough: nothing to change')
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
