@@ -1,5 +1,14 @@
 # pactum — every command a user needs; `make help` lists them.
 SHELL := /bin/bash
+# Node 24 LTS (.node-version): the machine's own node when it is 22 or later, else Node 24 fetched
+# once from the npm registry into .node/ (scripts/ensure-node.sh says which, in one line).
+NODE_BIN := $(shell bash scripts/ensure-node.sh)
+ifneq ($(.SHELLSTATUS),0)
+$(error pactum needs Node 22 or later, and Node 24 could not be fetched: see the line above)
+endif
+ifneq ($(NODE_BIN),)
+export PATH := $(NODE_BIN):$(PATH)
+endif
 NPM_STAMP := node_modules/.installed
 export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
@@ -7,20 +16,17 @@ export npm_config_fund := false
 export npm_config_audit := false
 export npm_config_update_notifier := false
 
-.PHONY: help install install-conformance generate clients conformance mock check-generated lint typecheck build migrate run serve test reliability bench clean
+.PHONY: env help install install-conformance generate clients conformance mock check-generated lint typecheck build migrate run serve test reliability bench clean
+
+env: ## the line that puts pactum's Node first on PATH in your shell: eval "$$(make -s env)"
+	@$(if $(NODE_BIN),echo 'export PATH="$(NODE_BIN):$$PATH"',echo '# this machine'"'"'s node is recent enough: nothing to change')
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
 
-# Two steps, so that `make run` compiles the native module (scripts/native-build.sh) while it
-# generates and builds: the JavaScript packages, then the native build.
-JS_STAMP := node_modules/.installed-js
-$(JS_STAMP): package.json package-lock.json
+# better-sqlite3 13 ships prebuilt binaries in its package: no package needs its install script.
+$(NPM_STAMP): package.json package-lock.json
 	npm ci --ignore-scripts --no-fund --no-audit
-	@touch $@
-
-$(NPM_STAMP): $(JS_STAMP)
-	@bash scripts/native-build.sh
 	@touch $@
 
 install: $(NPM_STAMP) ## install dependencies (npm ci) when package-lock.json changed
@@ -30,9 +36,9 @@ $(CONFORMANCE_STAMP): test/conformance/mcp/package.json test/conformance/mcp/pac
 	npm ci --prefix test/conformance/mcp --no-fund --no-audit
 	@touch $@
 
-install-conformance: $(CONFORMANCE_STAMP) ## install the official MCP conformance suite and its Node 22 (apart from the project)
+install-conformance: $(CONFORMANCE_STAMP) ## install the official MCP conformance suite (apart from the project)
 
-generate: $(JS_STAMP) ## regenerate generated/ from specs/
+generate: $(NPM_STAMP) ## regenerate generated/ from specs/
 	npx tsx scripts/generate.ts
 
 check-generated: install ## fail when generated/ differs from what specs/ produce
@@ -47,7 +53,7 @@ lint: install ## lint the three specs (Redocly, every rule an error) and the cod
 typecheck: install ## TypeScript, sources and tests
 	npx tsc --noEmit -p tsconfig.json
 
-build: $(JS_STAMP) ## compile to dist/
+build: $(NPM_STAMP) ## compile to dist/
 	rm -rf dist && npx tsc -p tsconfig.build.json
 	@# tsc writes files without the execute bit; `npm link` made dist/src/cli/main.js the `pactum` command.
 	chmod +x dist/src/cli/main.js
@@ -55,14 +61,11 @@ build: $(JS_STAMP) ## compile to dist/
 migrate: install build ## apply database migrations
 	node dist/src/cli/main.js migrate
 
-run: ## install, generate, build, migrate and serve (SQLite in ./data, port 8080)
-	@$(MAKE) --no-print-directory $(JS_STAMP)
-	@# The native build (about a minute on a fresh machine) runs beside generate and build.
-	@$(MAKE) --no-print-directory -j2 $(NPM_STAMP) generate-and-build
+run: generate-and-build ## install, generate, build, migrate and serve (SQLite in ./data, port 8080)
 	node dist/src/cli/main.js serve
 
 .PHONY: generate-and-build
-generate-and-build: $(JS_STAMP)
+generate-and-build: $(NPM_STAMP)
 	@# generated/ is committed and drift-checked: regenerate only when its inputs changed.
 	@if node scripts/generated-inputs.mjs --check; then echo "generated/ is up to date with specs/"; else $(MAKE) --no-print-directory generate; fi
 	@# The quick build (no type check; make build and make test check types).

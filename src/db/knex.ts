@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { migrationSource } from './migrations/index.js';
 import { ensureDataDir } from '../ops/startup-checks.js';
-import { SqliteClient } from './sqlite-driver.js';
 
 export type Db = Knex;
 
@@ -24,7 +23,7 @@ export function openDb(opts: { databaseUrl: string | null; dataDir: string }): D
   closeSync(openSync(filename, 'a', 0o600));
   chmodSync(filename, 0o600);
   return knexFactory({
-    client: SqliteClient,
+    client: 'better-sqlite3',
     connection: { filename },
     useNullAsDefault: true,
     pool: {

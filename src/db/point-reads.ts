@@ -9,7 +9,6 @@
 import { createRequire } from 'node:module';
 import type { Db } from './knex.js';
 import { isPostgres } from './knex.js';
-import { sqliteDriverPackage } from './sqlite-driver.js';
 import type { OrgRow, UserRow } from './users.js';
 
 const USER_COLUMNS = ['id', 'org_id', 'username', 'role', 'active', 'credential_version'] as const;
@@ -41,7 +40,7 @@ export function createPointReads(db: Db): PointReads {
   let reader: { connection: Connection; user: Statement; org: Statement } | null = null;
   const open = () => {
     if (!reader) {
-      const Database = createRequire(import.meta.url)(sqliteDriverPackage) as new (file: string, o: object) => Connection;
+      const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: string, o: object) => Connection;
       const connection = new Database(filename, { readonly: true, fileMustExist: true });
       connection.pragma('busy_timeout = 5000');
       reader = {

@@ -25,9 +25,9 @@ const base = 'http://127.0.0.1/bench/objects.git/info/lfs';
 
 let find: (oids: string[]) => Promise<Row[]>;
 if (target.startsWith('sqlite:')) {
-  // The driver pactum loads on this Node (src/db/sqlite-driver.ts).
+  // The driver pactum loads.
   type Database = new (file: string, opts: { readonly: boolean }) => { prepare(sql: string): { all(...args: unknown[]): Row[] } };
-  const Sqlite = require(Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3-napi' : 'better-sqlite3') as Database;
+  const Sqlite = require('better-sqlite3') as Database;
   const db = new Sqlite(target.slice('sqlite:'.length), { readonly: true });
   const stmt = db.prepare('select oid, size, deleted_at from lfs_objects where repo_id = ? and oid in (select value from json_each(?))');
   find = (oids) => Promise.resolve(stmt.all(repoId, JSON.stringify(oids)));
