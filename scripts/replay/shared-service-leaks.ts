@@ -8,14 +8,13 @@
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { sqliteDriverPackage } from '../../src/db/sqlite-driver.js';
 import { call, mcp, reason, report, withPactum } from './harness.js';
 
 type Sqlite = new (file: string) => { prepare: (sql: string) => { run: (...args: unknown[]) => unknown }; close: () => void };
 
 /** A coordinated PR of `orgId`, written straight into the build's SQLite (making one through scans takes a site and a crawl). */
 function plantCoordinatedPr(dataDir: string, orgId: string, prId: string) {
-  const Database = createRequire(import.meta.url)(sqliteDriverPackage) as Sqlite;
+  const Database = createRequire(import.meta.url)('better-sqlite3') as Sqlite;
   const db = new Database(join(dataDir, 'pactum.sqlite'));
   const now = new Date().toISOString();
   try {
