@@ -30,14 +30,6 @@ export type Claim =
 
 export interface ClaimOptions {
   maxRunningPerOrg: number;
-  /**
-   * The scan the claimant was queued for. Marked running but claimed by nobody (a job of an older
-   * release was running it and died; or the row was set so by hand), it is the claimant's own: it
-   * runs again rather than stay "running" with nothing to run it.
-   */
-  queuedFor?: string;
-  /** Claim only the claimant's own scan, never another (a job of an older release: see runner.ts). */
-  ownOnly?: boolean;
 }
 
 const now = () => new Date().toISOString();
@@ -51,22 +43,15 @@ const now = () => new Date().toISOString();
 export async function claimScan(db: Db, claimant: string, opts: ClaimOptions): Promise<Claim> {
   return db.transaction(async (tx) => {
     if (isPostgres(db)) await tx.raw('select pg_advisory_xact_lock(hashtext(?))', [CLAIM_LOCK]);
-    const own = await ownScan(tx, claimant, opts.queuedFor);
+    const own = await tx<ScanRow>('scans').where({ job_id: claimant }).whereIn('status', ['queued', 'running']).first();
     if (own) {
       if (own.status === 'queued' && (await runningOf(tx, own.org_id)) >= opts.maxRunningPerOrg) return { kind: 'wait' };
       return { kind: 'claimed', scan: await markRunning(tx, own, claimant) };
     }
-    if (opts.ownOnly) return { kind: 'idle' };
     const turn = await fairestWaiting(tx, opts.maxRunningPerOrg);
     if (turn.kind !== 'scan') return { kind: turn.kind };
     return { kind: 'claimed', scan: await markRunning(tx, turn.scan, claimant) };
   });
-}
-
-async function ownScan(tx: Tx, claimant: string, queuedFor?: string): Promise<ScanRow | undefined> {
-  const mine = await tx<ScanRow>('scans').where({ job_id: claimant }).whereIn('status', ['queued', 'running']).first();
-  if (mine || !queuedFor) return mine;
-  return tx<ScanRow>('scans').where({ id: queuedFor, status: 'running' }).whereNull('job_id').first();
 }
 
 async function runningOf(tx: Tx, orgId: string): Promise<number> {
@@ -122,7 +107,7 @@ async function markRunning(tx: Tx, scan: ScanRow, claimant: string): Promise<Sca
 }
 
 /** Puts scans back among the waiting, claimed by nobody (a restart on SQLite; a job that stopped waiting). */
-export async function releaseScans(db: Db, where: { id?: string; job_id?: string; status?: 'queued' | 'running' }) {
+export async function releaseScans(db: Tx, where: { id?: string; job_id?: string; status?: 'queued' | 'running' }) {
   const t = now();
   const q = db('scans').where(where).whereIn('status', ['queued', 'running']);
   await db('scan_pages').whereIn('scan_id', q.clone().select('id')).delete();

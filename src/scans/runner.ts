@@ -5,8 +5,8 @@
  *   start-up, scans a previous process left running go back to the queue and run again; a scan
  *   interrupted three times is marked failed with the reason.
  * - PostgreSQL (any number of instances): pg-boss jobs, which any instance may pick up. A job
- *   whose worker dies (SIGKILL, lost machine) expires after SCAN_TIMEOUT_SECONDS plus a margin
- *   and is retried elsewhere; after the last retry the dead-letter queue marks the scan failed.
+ *   whose worker dies (SIGKILL, lost machine) misses its heartbeat and is retried elsewhere; after
+ *   the last retry the dead-letter queue marks the scan failed.
  *
  * Either way a scan is never left "running".
  *
@@ -23,15 +23,12 @@
  * way (fair-queue.ts), so a running flood's pages do not hold the bystander's page either.
  *
  * Why this design, on PostgreSQL: pg-boss stays the durable transport and the liveness mechanism
- * (expiry of a dead worker's job, retries, dead letter), but a job is a turn to run some scan, not
- * a particular scan: its id is recorded on the scan it claims (scans.job_id), so its retry runs that
- * scan again and the dead-letter handler fails that scan. A job also names the scan it was queued
- * for: found marked running but claimed by nobody (a job of an older release, which named only its
- * scan, died running it), that scan is the job's own and runs again; such an older job runs only
- * that scan, and otherwise hands its turn to a fresh job. pg-boss alone cannot do it: it fetches
- * by priority then age, and its `singleton` policy does not skip a job whose key is active (the
- * fetch would hit the unique index), so it cannot cap an org's running scans; a priority fixed at
- * enqueue (minus the org's backlog) orders but does not cap, and cannot see what runs elsewhere.
+ * (a worker's heartbeat, expiry, retries, dead letter), but a job is a turn to run some scan, not a
+ * particular scan: its id is recorded on the scan it claims (scans.job_id), so its retry runs that
+ * scan again and the dead-letter handler fails that scan. pg-boss alone cannot do it: it fetches
+ * by priority then age, and its group concurrency caps an org but does not choose among orgs; the
+ * fair choice needs what runs everywhere, which the scans table has. A worker that dies stops its
+ * job's heartbeat, and the job is failed and retried within about HEARTBEAT_SECONDS.
  * When nothing is eligible (every waiting scan's org is at its cap) the job waits in its worker,
  * looking again every SCAN_QUEUE_POLL_SECONDS (or at once when this instance queues or finishes a
  * scan), for at most WAIT_POLLS polls; then it hands its turn on (a fresh job) and completes, so
@@ -39,7 +36,8 @@
  * The job's expiry allows for that wait. On SQLite, the in-process queue asks claims.ts the same way.
  */
 import { randomUUID } from 'node:crypto';
-import type PgBoss from 'pg-boss';
+import type { Knex } from 'knex';
+import type { Job, PgBoss, Queue as PgBossQueue } from 'pg-boss';
 import type { Config } from '../config.js';
 import { isPostgres, type Db } from '../db/knex.js';
 import type { ScanRow } from '../db/scans.js';
@@ -107,14 +105,18 @@ function inFlight() {
   const running = new Map<string, AbortController>();
   let closing = false;
   return {
-    async run(deps: ScanDeps, scan: ScanRow) {
+    /** `lost`: aborted when the queue finds the claim gone (the job failed elsewhere): the scan stops. */
+    async run(deps: ScanDeps, scan: ScanRow, lost?: AbortSignal) {
       const controller = new AbortController();
       // Claimed while stopping: put straight back, for the claimant's retry (or the next start).
       if (closing) controller.abort(new Error('shutting down'));
+      const onLost = () => controller.abort(new Error('the job of this scan was failed elsewhere'));
+      lost?.addEventListener('abort', onLost, { once: true });
       running.set(scan.id, controller);
       try {
         return await executeScan(deps, scan, controller.signal);
       } finally {
+        lost?.removeEventListener('abort', onLost);
         running.delete(scan.id);
       }
     },
@@ -189,15 +191,25 @@ function inProcessQueue(deps: ScanDeps): Queue {
 
 const SCANS = 'scans';
 const DEAD_SCANS = 'scans-dead';
-
 /**
- * A job's data: its own id (a dead-letter copy gets a new id, so the copy finds the scan by it)
- * and the scan it was queued for. A job of an older release has only the scan: it was that scan's
- * job, and runs nothing else.
+ * pg-boss keeps its tables in a schema of their own. The release before used pg-boss 10 in the
+ * schema `pgboss`, which later pg-boss versions cannot migrate: this one starts clean in its own
+ * schema, and the scans table, which is the truth of what waits and runs, gives it the turns.
  */
+export const JOB_SCHEMA = 'pactum_jobs';
+const PREVIOUS_JOB_SCHEMA = 'pgboss';
+/**
+ * A worker proves it is alive this often (pg-boss refreshes the job at half this); a job whose
+ * heartbeat stops (a SIGKILLed instance, a lost machine) is failed and retried at the next
+ * supervision pass, in seconds rather than after the scan's whole time limit.
+ */
+export const HEARTBEAT_SECONDS = 10;
+/** The lock the start-up reconciliation takes, so instances starting together agree. */
+const RECONCILE_LOCK = 'pactum:scan-queue-start';
+
+/** A job's data: its own id (a dead-letter copy gets a new id, so the copy finds the scan by it). */
 interface TurnData {
-  turn?: string;
-  scanId?: string;
+  turn: string;
 }
 
 function pgBossQueue(deps: ScanDeps): Queue {
@@ -227,48 +239,72 @@ function pgBossQueue(deps: ScanDeps): Queue {
   const start = () =>
     (started ??= (async () => {
       // Loaded on first use (with pg, about 18 MB resident): SQLite servers never need it.
-      const { default: PgBossClass } = await import('pg-boss');
-      // pg-boss keeps its own tables (schema pgboss) and its own small pool in the same database.
+      const { PgBoss: PgBossClass } = await import('pg-boss');
+      // pg-boss keeps its own tables (schema pactum_jobs) and its own small pool in the same database.
       boss = new PgBossClass({
         connectionString: config.databaseUrl!,
         max: 4,
+        schema: JOB_SCHEMA,
         schedule: false, // no cron jobs: nothing to clock
-        maintenanceIntervalSeconds: config.scanQueue.maintenanceSeconds,
+        // How often dead workers' jobs are looked for (expired or silent), and queues maintained.
+        superviseIntervalSeconds: config.scanQueue.maintenanceSeconds,
+        monitorIntervalSeconds: config.scanQueue.maintenanceSeconds,
       });
-      boss.on('error', (err) => log.error({ err }, 'scan queue error'));
+      boss.on('error', (err: unknown) => log.error({ err }, 'scan queue error'));
       await boss.start();
       // The scan times itself out first and records why; the job outlives it only by a margin for
-      // that, and by the time it may have waited for an eligible scan. Past it, the worker is
-      // taken for dead and the job is retried.
+      // that, and by the time it may have waited for an eligible scan. A worker that dies is found
+      // sooner, by its missing heartbeat.
       const expireInSeconds = config.scanTimeoutSeconds + Math.min(60, config.scanTimeoutSeconds) + waitSeconds;
-      await ensureQueue(boss, { name: DEAD_SCANS });
-      await ensureQueue(boss, { name: SCANS, retryLimit: MAX_ATTEMPTS - 1, retryDelay: 1, expireInSeconds, deadLetter: DEAD_SCANS });
+      await ensureQueue(boss, DEAD_SCANS, {});
+      await ensureQueue(boss, SCANS, { retryLimit: MAX_ATTEMPTS - 1, retryDelay: 1, expireInSeconds, heartbeatSeconds: HEARTBEAT_SECONDS, deadLetter: DEAD_SCANS });
+      await reconcile(boss);
     })());
 
   /** A turn to run a scan: a job whose data names its own id, so its dead-letter copy can find its scan. */
-  const sendTurn = async (scanId?: string) => {
+  const sendTurn = async (b: PgBoss = boss!) => {
     const id = randomUUID();
-    await boss!.send(SCANS, { turn: id, scanId } satisfies TurnData, { id });
+    await b.send(SCANS, { turn: id } satisfies TurnData, { id });
   };
 
+  /**
+   * At start-up, under one lock for every instance: the previous release's job schema goes (it only
+   * held pactum's scan queues); a scan marked running whose job is not alive here goes back among
+   * the waiting (its worker is gone); and every waiting scan has a turn.
+   */
+  async function reconcile(b: PgBoss) {
+    await db.transaction(async (tx) => {
+      await tx.raw('select pg_advisory_xact_lock(hashtext(?))', [RECONCILE_LOCK]);
+      await dropPreviousJobSchema(tx, log);
+      // pg-boss's own table, read in this transaction: its queue counts are refreshed only by its
+      // monitor, and the turns must be counted exactly. (Job states are ordered: created, retry, active, …)
+      const jobs = `"${JOB_SCHEMA}".job`;
+      const alive = (await tx.raw<{ rows: { id: string }[] }>(`select id::text from ${jobs} where name = ? and state = 'active'`, [SCANS])).rows.map((r) => r.id);
+      for (const scan of await tx<ScanRow>('scans').where({ status: 'running' })) {
+        if (!scan.job_id || !alive.includes(scan.job_id)) await releaseScans(tx, { id: scan.id });
+      }
+      const waiting = Number((await tx('scans').where({ status: 'queued' }).count<{ n: string }[]>({ n: '*' }).first())?.n ?? 0);
+      const pending = await tx.raw<{ rows: { n: string }[] }>(`select count(*) as n from ${jobs} where name = ? and state <= 'active'`, [SCANS]);
+      for (let i = Number(pending.rows[0]?.n ?? 0); i < waiting; i++) await sendTurn(b);
+    });
+  }
+
   /** A job's turn: its own scan again (a retry), else the fairest eligible one; waits while none is. */
-  async function takeTurn(job: PgBoss.Job<TurnData>) {
-    const { turn, scanId: queuedFor } = job.data;
+  async function takeTurn(job: Job<TurnData>) {
     for (let polls = 0; ; polls++) {
-      const claim = await claimScan(db, job.id, { maxRunningPerOrg: config.scanMaxRunningPerOrg, queuedFor, ownOnly: !turn });
+      const claim = await claimScan(db, job.id, { maxRunningPerOrg: config.scanMaxRunningPerOrg });
       if (claim.kind === 'claimed') {
-        const outcome = await flight.run(deps, claim.scan).finally(wake);
+        const outcome = await flight.run(deps, claim.scan, job.signal).finally(wake);
         // Failing the job hands it to another instance (a retry), which runs its scan from scratch.
         if (outcome === 'interrupted') throw new Error('interrupted by shutdown');
         return;
       }
       // Nothing waits: the scan this turn was queued for was run by another turn.
-      if (claim.kind === 'idle' && turn) return;
-      // Waited long enough (or stopping), or an older release's job whose scan is not left running:
-      // its own scan (put back by a shutdown) goes back among the waiting, and a fresh job takes the turn.
-      if (!turn || stopping || polls >= WAIT_POLLS) {
+      if (claim.kind === 'idle') return;
+      // Waited long enough (or stopping): a fresh job takes the turn, so waiting never burns a retry.
+      if (stopping || polls >= WAIT_POLLS) {
         await releaseScans(db, { job_id: job.id, status: 'queued' });
-        await sendTurn(queuedFor);
+        await sendTurn();
         return;
       }
       await nap(config.scanQueue.pollSeconds);
@@ -276,9 +312,9 @@ function pgBossQueue(deps: ScanDeps): Queue {
   }
 
   return {
-    async enqueue(id) {
+    async enqueue() {
       await start();
-      await sendTurn(id);
+      await sendTurn();
       wake();
     },
     async recover() {
@@ -288,14 +324,9 @@ function pgBossQueue(deps: ScanDeps): Queue {
       }
       // Every retry used up (worker died or was stopped each time): the scan fails with the reason.
       await boss!.work<TurnData>(DEAD_SCANS, { batchSize: 1, pollingIntervalSeconds: config.scanQueue.pollSeconds }, async ([job]) => {
-        const { turn, scanId } = job!.data;
-        // An older release's job ran only its own scan (one claimed by nobody since).
-        const row = turn ? await claimedBy(db, turn) : scanId ? await db<ScanRow>('scans').where({ id: scanId }).whereNull('job_id').first() : undefined;
-        if (!row) {
-          // A turn that died before claiming a scan: a fresh one takes it, so no waiting scan is left without one.
-          if (turn) await sendTurn(scanId);
-          return;
-        }
+        const row = await claimedBy(db, job!.data.turn);
+        // A turn that died before claiming a scan: a fresh one takes it, so no waiting scan is left without one.
+        if (!row) return sendTurn();
         await failScan(db, row.id, `the scan's worker stopped before finishing, ${row.attempts} times; giving up`);
         log.warn({ scanId: row.id }, 'scan failed after its last retry');
       });
@@ -306,17 +337,39 @@ function pgBossQueue(deps: ScanDeps): Queue {
       wake();
       await started.catch(() => {});
       await flight.abortAll(5000);
-      await boss?.stop({ graceful: true, wait: true, timeout: 5000 });
+      await boss?.stop({ graceful: true, timeout: 5000 });
     },
   };
 }
 
-/** Creates the queue or brings its policy up to date (settings may change between deployments; instances may race). */
-async function ensureQueue(boss: PgBoss, queue: PgBoss.Queue) {
-  if (await boss.getQueue(queue.name)) return boss.updateQueue(queue.name, queue);
+/**
+ * The previous release's pg-boss 10 schema, which this pg-boss cannot migrate, is dropped when it
+ * holds nothing but pactum's own scan queues (a schema shared with another application is left
+ * alone, with a warning). Its jobs were turns; the scans table keeps what waited.
+ */
+async function dropPreviousJobSchema(tx: Knex.Transaction, log: Logger) {
+  const exists = await tx.raw<{ rows: unknown[] }>("select 1 from information_schema.tables where table_schema = ? and table_name = 'queue'", [PREVIOUS_JOB_SCHEMA]);
+  if (!exists.rows.length) return;
+  const queues = await tx.raw<{ rows: { name: string }[] }>(`select name from "${PREVIOUS_JOB_SCHEMA}".queue`);
+  const foreign = queues.rows.map((r) => r.name).filter((n) => n !== SCANS && n !== DEAD_SCANS);
+  if (foreign.length) {
+    log.warn({ schema: PREVIOUS_JOB_SCHEMA, queues: foreign }, 'the previous release\'s job schema also holds queues that are not pactum\'s; left in place');
+    return;
+  }
+  await tx.raw(`drop schema "${PREVIOUS_JOB_SCHEMA}" cascade`);
+  log.info({ schema: PREVIOUS_JOB_SCHEMA, now: JOB_SCHEMA }, 'removed the previous release\'s job schema; waiting scans get their turns in the new one');
+}
+
+/**
+ * Creates the queue or brings its policy up to date (settings may change between deployments;
+ * instances may race). Its dead letter and heartbeat are set when it is created.
+ */
+async function ensureQueue(boss: PgBoss, name: string, options: Omit<PgBossQueue, 'name'>) {
+  const { deadLetter: _deadLetter, heartbeatSeconds: _heartbeat, ...changeable } = options;
+  if (await boss.getQueue(name)) return Object.keys(changeable).length ? boss.updateQueue(name, changeable) : undefined;
   try {
-    await boss.createQueue(queue.name, queue);
+    await boss.createQueue(name, options);
   } catch (err) {
-    if (!(await boss.getQueue(queue.name))) throw err;
+    if (!(await boss.getQueue(name))) throw err;
   }
 }

@@ -14,6 +14,7 @@ import { bearer, failure, mcpClient, ok } from '../helpers/mcp.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/site.js';
 import { insertOrg } from '../../src/db/users.js';
 import type { ScanRow } from '../../src/db/scans.js';
+import { JOB_SCHEMA } from '../../src/scans/runner.js';
 
 let site: FixtureSite;
 beforeAll(async () => {
@@ -117,7 +118,7 @@ describe('the running cap', () => {
     // Waiting for the org's turn cost no scan an attempt, and (PostgreSQL) no queue job a retry.
     expect(done.map((r) => r.attempts)).toEqual(done.map(() => 1));
     if (backendMode !== 'embedded') {
-      const { rows } = await s.services.db.raw<{ rows: { retried: number | string }[] }>("select count(*) as retried from pgboss.job where name = 'scans' and retry_count > 0");
+      const { rows } = await s.services.db.raw<{ rows: { retried: number | string }[] }>(`select count(*) as retried from ${JOB_SCHEMA}.job where name = 'scans' and retry_count > 0`);
       expect(Number(rows[0]!.retried)).toBe(0);
     }
     for (const o of [a, b]) await o.client.close();

@@ -1,7 +1,7 @@
 /**
  * A scan whose worker dies is never left "running". The server runs as a separate process and is
  * killed with SIGKILL in the middle of a scan; a new process on the same data then runs the scan
- * to completion: from the in-process queue's recovery on SQLite, from the job queue's expiry and
+ * to completion: from the in-process queue's recovery on SQLite, from the job queue's heartbeat and
  * retry on PostgreSQL (PACTUM_TEST_BACKEND=postgres…). On PostgreSQL, the dead-letter path (every
  * retry used up) marks the scan failed with its reason, and a job that died before it claimed a
  * scan hands its turn on.
@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import PgBoss from 'pg-boss';
+import { PgBoss } from 'pg-boss';
 import { backendEnv, backendMode } from '../helpers/backends.js';
 import { bearer, mcpClient, ok } from '../helpers/mcp.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/site.js';
@@ -21,6 +21,7 @@ import { openDb, type Db } from '../../src/db/knex.js';
 import { insertOrg } from '../../src/db/users.js';
 import { createTokenService } from '../../src/auth/jwt.js';
 import { loadConfig } from '../../src/config.js';
+import { JOB_SCHEMA } from '../../src/scans/runner.js';
 
 const main = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
 const dataDir = mkdtempSync(join(tmpdir(), 'pactum-death-'));
@@ -61,9 +62,8 @@ beforeAll(async () => {
   const port = await freePort();
   env = {
     DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', SCAN_ALLOW_PRIVATE_NETWORKS: 'true',
-    // Short enough that pg-boss gives a dead worker's job up within a minute (it expires after
-    // the timeout plus as much again); long enough that the whole scan, run again on a machine
-    // loaded by the rest of the suite, fits in it (10 s did not, once).
+    // Long enough that the whole scan, run again on a machine loaded by the rest of the suite, fits
+    // in it (10 s did not, once). A dead worker's job is given up by its missing heartbeat.
     JWT_SECRET: 'worker-death-test-secret-0123456789abcdef', SCAN_TIMEOUT_SECONDS: '25',
     ...(await backendEnv(dataDir)),
   };
@@ -105,39 +105,50 @@ describe(`a scan whose worker dies (${backendMode === 'embedded' ? 'SQLite, in-p
     const orgId = (await db('orgs').first()).id as string;
     const t = new Date().toISOString();
     const id = `scn_deadletter${Date.now()}`;
+    const turn = randomUUID();
     const siteRow = await db('sites').where({ org_id: orgId }).first();
     await db('scans').insert({
       id, org_id: orgId, site_id: siteRow.id, site_url: site.url('/'), standard: 'WCAG2AA', scan_mode: 'site', max_pages: 1, concurrency: 1,
-      jurisdictions: '[]', status: 'running', pages_scanned: 0, attempts: 3, created_at: t, last_updated: t,
+      jurisdictions: '[]', status: 'running', job_id: turn, pages_scanned: 0, attempts: 3, created_at: t, last_updated: t,
     });
     // What pg-boss does with a job after its last retry: moves it to the dead-letter queue.
-    const boss = new PgBoss({ connectionString: env.DATABASE_URL!, schedule: false, supervise: false });
+    const boss = new PgBoss({ connectionString: env.DATABASE_URL!, schema: JOB_SCHEMA, schedule: false, supervise: false });
     await boss.start();
-    await boss.send('scans-dead', { scanId: id });
-    await boss.stop({ graceful: false, wait: true });
+    await boss.send('scans-dead', { turn });
+    await boss.stop({ graceful: false });
     const failed = await until('the scan to fail', async () => ((await status(id)).status === 'failed' ? status(id) : undefined), 30);
     expect(failed.error).toMatch(/worker stopped before finishing, 3 times/);
   });
 
-  // Jobs queued by an older release named their scan only; one whose worker died is retried by this one.
-  if (backendMode !== 'embedded') it("runs again the scan an older release's job was running when its worker died", { timeout: 120_000 }, async () => {
+  // The previous release kept its jobs in pg-boss 10's schema `pgboss`, which this pg-boss cannot
+  // migrate: the next start drops it (it held only pactum's queues) and gives every waiting scan a
+  // turn in the new schema, and a scan its dead worker left running runs again.
+  if (backendMode !== 'embedded') it("starts clean beside the previous release's job schema", { timeout: 180_000 }, async () => {
+    for (const c of children) c.kill('SIGKILL');
+    await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : Promise.resolve())));
     const orgId = (await db('orgs').first()).id as string;
-    const t = new Date().toISOString();
-    const id = `scn_legacy${Date.now()}`;
     const siteRow = await db('sites').where({ org_id: orgId }).first();
-    await db('scans').insert({
+    const t = new Date().toISOString();
+    const row = (id: string, status: string) => ({
       id, org_id: orgId, site_id: siteRow.id, site_url: site.url('/'), standard: 'WCAG2AA', scan_mode: 'single', max_pages: 1, concurrency: 1,
-      jurisdictions: '[]', status: 'running', pages_scanned: 0, attempts: 1, created_at: t, started_at: t, last_updated: t,
+      jurisdictions: '[]', status, pages_scanned: 0, attempts: status === 'running' ? 1 : 0, created_at: t, started_at: status === 'running' ? t : null, last_updated: t,
     });
-    const boss = new PgBoss({ connectionString: env.DATABASE_URL!, schedule: false, supervise: false });
-    await boss.start();
-    await boss.send('scans', { scanId: id }); // as its retry arrives
-    await boss.stop({ graceful: false, wait: true });
-    const done = await until('the scan to finish', async () => {
-      const s = await status(id);
-      return s.status === 'completed' || s.status === 'failed' ? s : undefined;
-    }, 90);
-    expect(done).toMatchObject({ status: 'completed', attempts: 2, error: null });
+    const stuck = `scn_oldrun${Date.now()}`;
+    const waiting = `scn_oldwait${Date.now()}`;
+    await db('scans').insert([row(stuck, 'running'), row(waiting, 'queued')]);
+    // What pg-boss 10 left: its schema, with pactum's two queues.
+    await db.raw('create schema if not exists pgboss');
+    await db.raw('create table if not exists pgboss.queue (name text primary key)');
+    await db.raw("insert into pgboss.queue (name) values ('scans'), ('scans-dead') on conflict do nothing");
+    await serve();
+    expect((await db.raw("select 1 from information_schema.schemata where schema_name = 'pgboss'")).rows).toHaveLength(0);
+    for (const id of [stuck, waiting]) {
+      const done = await until(`scan ${id} to finish`, async () => {
+        const s = await status(id);
+        return s.status === 'completed' || s.status === 'failed' ? s : undefined;
+      }, 120);
+      expect(done).toMatchObject({ status: 'completed', error: null });
+    }
   });
 
   // A job is a turn to run some scan, and claims one when it runs: one whose workers all died
@@ -152,11 +163,11 @@ describe(`a scan whose worker dies (${backendMode === 'embedded' ? 'SQLite, in-p
       id, org_id: orgId, site_id: siteRow.id, site_url: site.url('/'), standard: 'WCAG2AA', scan_mode: 'single', max_pages: 1, concurrency: 1,
       jurisdictions: '[]', status: 'queued', pages_scanned: 0, attempts: 0, created_at: t, last_updated: t,
     });
-    const boss = new PgBoss({ connectionString: env.DATABASE_URL!, schedule: false, supervise: false });
+    const boss = new PgBoss({ connectionString: env.DATABASE_URL!, schema: JOB_SCHEMA, schedule: false, supervise: false });
     await boss.start();
     const turn = randomUUID();
     await boss.send('scans-dead', { turn });
-    await boss.stop({ graceful: false, wait: true });
+    await boss.stop({ graceful: false });
     const done = await until('the scan to finish', async () => {
       const s = await status(id);
       return s.status === 'completed' || s.status === 'failed' ? s : undefined;
