@@ -149,6 +149,9 @@ const schema = z.object({
 
 export type Config = ReturnType<typeof loadConfig>;
 
+/** The names of every setting (docs/configuration.md lists each; a test holds them together). */
+export const SETTING_NAMES: readonly string[] = Object.keys(schema.shape);
+
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
