@@ -4,6 +4,7 @@
  * with the types generated from those schemas.
  */
 import type { components } from '../../../generated/types/dashboard.js';
+import type { ElementShot } from './chromium/screenshots.js';
 
 type Schemas = components['schemas'];
 
@@ -25,6 +26,8 @@ export interface Issue {
   helpUrl: string;
   /** What a heuristic check beyond axe observed (those findings are warnings: needs review). */
   evidence?: string | null;
+  /** The id of the element's screenshot (Chromium engine, the first failing elements of a page). */
+  screenshot?: string | null;
 }
 
 export type NotEvaluatedReason = 'needs a browser' | 'check failed';
@@ -119,6 +122,8 @@ export interface CheckedPage {
   links: string[];
   /** Colours, fonts, classes and custom properties in use, for brand scoring (absent when not asked for). */
   style?: StyleStats;
+  /** Chromium: screenshots of failing elements, when asked for. */
+  screenshots?: ElementShot[];
 }
 
 // Compile-time contract checks: each engine type must be assignable to its schema type.
