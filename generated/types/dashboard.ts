@@ -12,8 +12,11 @@ export interface paths {
         /**
          * Send one JSON-RPC message
          * @description Stateless MCP Streamable HTTP. `initialize`, `notifications/initialized`, `ping`,
-         *     `tools/list` and `tools/call` are served; no session is kept, so `initialize` is not
-         *     required before other requests. The reply is one JSON body, or an SSE stream when the
+         *     `tools/list`, `tools/call`, `resources/list` and `resources/read` are served; no session
+         *     is kept, so `initialize` is not required before other requests. The one resource is the
+         *     MCP App `ui://pactum/report` (`text/html;profile=mcp-app`): the report tools name it in
+         *     their `_meta.ui.resourceUri`, and a host with the MCP Apps extension shows their results
+         *     in it; other hosts get the same results and ignore it. The reply is one JSON body, or an SSE stream when the
          *     request carries a progress token (`params._meta.progressToken`), so that progress
          *     notifications reach the client. The `Accept` header must list both `application/json`
          *     and `text/event-stream` (a missing Accept or `*\/*` is taken as both).
@@ -2215,7 +2218,7 @@ export interface components {
                 error: string | null;
                 notEvaluated: components["schemas"]["not-evaluated"][];
             }[];
-            /** @description Issues grouped by rule and type, most issues first (errors before warnings at equal counts). */
+            /** @description Issues grouped by rule and type: errors first, then warnings, then notices; most issues first within each. */
             rules: {
                 code: string;
                 type: components["schemas"]["issue-type"];
@@ -4533,6 +4536,7 @@ export interface operations {
                 };
             };
             406: components["responses"]["NotAcceptableJson"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "reports.sarif": {
@@ -4578,6 +4582,7 @@ export interface operations {
             404: components["responses"]["ReportNotFound"];
             406: components["responses"]["NotAcceptableJson"];
             409: components["responses"]["ReportNotFinished"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "reports.junit": {
@@ -4607,6 +4612,7 @@ export interface operations {
             404: components["responses"]["ReportNotFound"];
             406: components["responses"]["NotAcceptableJson"];
             409: components["responses"]["ReportNotFinished"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "reports.csv": {
@@ -4639,6 +4645,7 @@ export interface operations {
             404: components["responses"]["ReportNotFound"];
             406: components["responses"]["NotAcceptableJson"];
             409: components["responses"]["ReportNotFinished"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "reports.screenshot": {

@@ -93,7 +93,7 @@ function summarySection(view: ReportView): HTMLElement {
 function pagesSection(view: ReportView, onFilter: (url: string | null) => void): HTMLElement {
   const rows = view.pages.map((p) =>
     h('tr', { class: p.error ? 'failed' : undefined },
-      h('th', { scope: 'row' }, h('span', { class: 'page-title', text: p.title ?? shortUrl(p.url) }), h('br'), h('span', { class: 'url', text: p.url })),
+      h('th', { scope: 'row' }, h('span', { class: 'page-title', text: p.title ?? shortUrl(p.url) }), h('br', null), h('span', { class: 'url', text: p.url })),
       h('td', null, p.error ? h('span', { class: 'badge error', text: 'Could not be checked' }) : String(p.byLevel.error)),
       h('td', { text: p.error ? '–' : p.byLevel.warning }),
       h('td', { text: p.notEvaluated.length }),
@@ -396,7 +396,7 @@ async function main() {
   app.onhostcontextchanged = (ctx) => theme(ctx);
   app.ontoolresult = (result) => {
     const content = result.structuredContent ?? (() => {
-      const text = result.content?.find((c) => c.type === 'text')?.text;
+      const text = (result.content as { type: string; text?: string }[] | undefined)?.find((c) => c.type === 'text')?.text;
       try { return text ? (JSON.parse(text) as Record<string, unknown>) : null; } catch { return null; }
     })();
     if (result.isError || !content) return status('The tool did not return a report.');
