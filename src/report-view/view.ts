@@ -97,7 +97,7 @@ function pagesSection(view: ReportView, onFilter: (url: string | null) => void):
       h('td', null, p.error ? h('span', { class: 'badge error', text: 'Could not be checked' }) : String(p.byLevel.error)),
       h('td', { text: p.error ? '–' : p.byLevel.warning }),
       h('td', { text: p.notEvaluated.length }),
-      h('td', null, p.error ? h('span', { class: 'why', text: p.error }) : p.issueCount > 0 ? button(`Show the ${plural(p.issueCount, 'issue')} of ${shortUrl(p.url)}`, 'Show issues', () => onFilter(p.url)) : 'No issues found'),
+      h('td', null, p.error ? h('span', { class: 'why', text: p.error }) : p.issueCount > 0 ? button(`Show issues: ${plural(p.issueCount, 'issue')} on ${shortUrl(p.url)}`, 'Show issues', () => onFilter(p.url)) : 'No issues found'),
     ),
   );
   return h('section', { 'aria-labelledby': 'pages-h' },
@@ -121,13 +121,9 @@ function contrastBlock(c: NonNullable<ViewIssue['contrast']>): HTMLElement {
     s.style.setProperty('background-color', colour);
     return s;
   };
-  const sample = h('span', { class: 'sample', 'aria-hidden': 'true', text: 'Aa' });
-  sample.style.setProperty('color', c.foreground);
-  sample.style.setProperty('background-color', c.background);
   return h('p', { class: 'contrast' },
     swatch(c.foreground, 'Text colour'), h('span', { text: ` text ${c.foreground} ` }),
-    swatch(c.background, 'Background colour'), h('span', { text: ` on background ${c.background} ` }),
-    sample,
+    swatch(c.background, 'Background colour'), h('span', { text: ` on background ${c.background}` }),
     h('span', { class: 'ratio' }, ': contrast ', h('strong', { text: `${c.ratio}:1` }), `, needs at least ${c.required}:1`),
   );
 }
@@ -267,7 +263,7 @@ function rulesSection(view: ReportView, host: Host | null): { section: HTMLEleme
       filterNote.hidden = url === null;
       filterNote.textContent = '';
       if (url !== null) {
-        filterNote.append(`Showing the issues of ${url}. `, button('Show the issues of every page', 'Show all pages', () => this.filter(null)));
+        filterNote.append(`Showing the issues of ${url}. `, button('Show all pages', 'Show all pages', () => this.filter(null)));
         const first = groups.find((g) => !g.el.hidden)?.body.querySelector<HTMLButtonElement>('li:not([hidden]) button.issue');
         if (first) {
           for (const b of first.closest('ul')!.querySelectorAll<HTMLButtonElement>('button.issue')) b.tabIndex = -1;
@@ -286,8 +282,8 @@ export function renderReport(view: ReportView, host: Host | null) {
   const title = h('h1', { text: 'Accessibility report' });
   const facts = h('p', { class: 'facts' },
     h('span', { class: 'url', text: view.siteUrl }),
-    ` · ${view.standard} · ${view.engine ?? 'unknown'} engine · ${view.status === 'completed_with_errors' ? 'completed, some pages could not be checked' : view.status}`,
-    view.finishedAt ? ` · ${new Date(view.finishedAt).toLocaleString()}` : '',
+    `: checked against ${view.standard} with the ${view.engine ?? 'unknown'} engine; the scan ${view.status === 'completed_with_errors' ? 'completed, but some pages could not be checked' : view.status}`,
+    view.finishedAt ? ` on ${new Date(view.finishedAt).toLocaleString('en')}.` : '.',
   );
   const rules = rulesSection(view, host);
   const pages = pagesSection(view, (url) => rules.filter(url));
@@ -324,7 +320,7 @@ function renderFleet(sites: FleetSite[], open: (scanId: string) => void) {
         h('td', { text: s.latestScanStatus ?? 'never scanned' }),
         h('td', { text: s.byLevel?.error ?? '–' }),
         h('td', { text: s.byLevel?.warning ?? '–' }),
-        h('td', null, s.latestScanId && FINISHED.has(s.latestScanStatus ?? '') ? button(`Open the report of ${s.siteUrl}`, 'Open report', () => open(s.latestScanId!)) : '–'),
+        h('td', null, s.latestScanId && FINISHED.has(s.latestScanStatus ?? '') ? button(`Open report: ${s.siteUrl}`, 'Open report', () => open(s.latestScanId!)) : '–'),
       ))),
     )),
   );

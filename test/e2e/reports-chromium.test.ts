@@ -146,7 +146,7 @@ describe('the MCP App', () => {
     const served = await serveOnce(rendered.replace(/<script[\s\S]*?<\/script>/g, ''));
     const checked = ok(await call('dashboard_scan_page', { url: served.url }));
     served.close();
-    expect(checked.issues.map((i: { code: string; selector: string }) => `${i.code}@${i.selector}`)).toEqual([]);
+    expect(checked.issues.map((i: { code: string; selector: string; message: string }) => `${i.code}@${i.selector}: ${i.message}`).join('\n')).toBe('');
     expect(checked.notEvaluated).toEqual([]);
     await page.close();
   }, 120_000);
@@ -212,7 +212,8 @@ describe('the report page and exports', () => {
     const sarif = (await res.json()) as { runs: { results: { ruleId: string; locations: { physicalLocation: { artifactLocation: { uri: string } }; logicalLocations: { fullyQualifiedName: string }[] }[] }[]; tool: { driver: { rules: { id: string; helpUri: string; properties: { tags: string[] } }[] } }; invocations: { executionSuccessful: boolean }[] }[] };
     const schema = JSON.parse(readFileSync('node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json', 'utf8')) as Record<string, unknown>;
     // The schema is JSON Schema draft-04, as OASIS published it: validated by ajv's draft-04 class.
-    const ajv = new Ajv04({ allErrors: true, strict: false });
+    // unicodeRegExp off: the schema's language pattern has a stray "]" that only the u flag refuses.
+    const ajv = new Ajv04({ allErrors: true, strict: false, unicodeRegExp: false });
     addFormats.default(ajv as never);
     const validate = ajv.compile(schema);
     expect(validate(sarif), JSON.stringify(validate.errors?.slice(0, 5))).toBe(true);
