@@ -5,7 +5,9 @@
  * and CSV exports checked against their formats. PACTUM_WRITE_IMAGES=1 also writes the pictures
  * of docs/images/.
  */
-import { readFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +23,7 @@ import { startFixtureSite, type FixtureSite } from '../helpers/site.js';
 import { requireChromium } from '../helpers/chromium.js';
 import { insertOrg } from '../../src/db/users.js';
 import { parseCsv } from '../helpers/csv.js';
+import { pactum } from '../helpers/cli.js';
 
 let s: TestServer;
 let site: FixtureSite;
@@ -103,7 +106,7 @@ describe('the MCP App', () => {
     const view = (await client.readResource({ uri: 'ui://pactum/report' })).contents[0] as { text: string };
     const result = await call('dashboard_get_report', { scanId });
     const page = await hostPage();
-    await page.evaluate(([html, r]) => window.startView(html, r, 'light'), [view.text, result] as const);
+    await page.evaluate(([html, r]) => window.startView(html, r as never, 'light'), [view.text, result] as const);
     const frame = await viewFrame(page);
     // The pages view's result led the view to the report model (dashboard_get_report view app) through the host.
     await frame.waitForSelector('table.pages tbody tr');
@@ -154,7 +157,7 @@ describe('the MCP App', () => {
   it('shows a running scan\'s progress, and the fleet', async () => {
     const view = (await client.readResource({ uri: 'ui://pactum/report' })).contents[0] as { text: string };
     const page = await hostPage();
-    await page.evaluate(([html, r]) => window.startView(html, r, 'dark'), [view.text, await call('dashboard_list_fleet', {})] as const);
+    await page.evaluate(([html, r]) => window.startView(html, r as never, 'dark'), [view.text, await call('dashboard_list_fleet', {})] as const);
     const frame = await viewFrame(page);
     await frame.waitForSelector('table.pages button');
     expect(await frame.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
@@ -213,7 +216,7 @@ describe('the report page and exports', () => {
     const schema = JSON.parse(readFileSync('node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json', 'utf8')) as Record<string, unknown>;
     // The schema is JSON Schema draft-04, as OASIS published it: validated by ajv's draft-04 class.
     // unicodeRegExp off: the schema's language pattern has a stray "]" that only the u flag refuses.
-    const ajv = new Ajv04({ allErrors: true, strict: false, unicodeRegExp: false });
+    const ajv = new Ajv04.default({ allErrors: true, strict: false, unicodeRegExp: false });
     addFormats.default(ajv as never);
     const validate = ajv.compile(schema);
     expect(validate(sarif), JSON.stringify(validate.errors?.slice(0, 5))).toBe(true);
@@ -249,6 +252,22 @@ describe('the report page and exports', () => {
     expect(contrast.querySelector('testcase[name^="color-contrast"] > failure')?.textContent).toContain('.faint');
     expect(suites.find((x) => x.getAttribute('name') === site.url('/x'))!.querySelector('error')?.getAttribute('type')).toBe('page-error');
   });
+
+  it('`pactum scan` scans through the server, writes the export, and fails on errors', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'pactum-scan-')), 'report.junit.xml');
+    const failing = await pactum(['scan', site.url('/contrast.html'), '--mode', 'single', '--format', 'junit', '--output', out], { PACTUM_SERVER: s.url, PACTUM_TOKEN: token });
+    expect(failing.code, failing.stderr).toBe(1);
+    expect(failing.stdout).toMatch(/1 pages checked; [1-9]\d* errors/);
+    expect(failing.stdout).toMatch(/error\s+color-contrast: 2 on 1 page/);
+    expect(failing.stderr).toMatch(/^completed: 1 of 1 pages/m); // plain lines when not on a terminal
+    expect(failing.stderr).toMatch(/failing: \d+ issues? at or above error/);
+    expect(readFileSync(out, 'utf8')).toMatch(/^<\?xml[\s\S]*<testsuites /);
+    const passing = await pactum(['scan', site.url('/contrast.html'), '--server', s.url, '--token', token, '--mode', 'single', '--fail-on', 'none'], {});
+    expect(passing.code, passing.stderr).toBe(0);
+    const usage = await pactum(['scan', site.url('/'), '--server', s.url], { PACTUM_TOKEN: '' });
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/no token/);
+  }, 120_000);
 
   it('exports CSV, one row per issue, RFC 4180 quoting', async () => {
     const res = await get(`/reports/${scanId}.csv`, bearer(token));
