@@ -35,7 +35,7 @@ function options(args: string[]): Options {
   if ((values.format === undefined) !== (values.output === undefined)) throw new UsageError('--format and --output go together');
   const failOn = values['fail-on'] as Options['failOn'];
   if (![...LEVELS, 'none'].includes(failOn)) throw new UsageError('--fail-on is error, warning, notice or none');
-  return { server: server.replace(/\/+$/, ''), token, url: positionals[0]!, mode: values.mode, maxPages, standard: values.standard!, format: values.format as Options['format'], output: values.output, failOn };
+  return { server: server.replace(/\/+$/, ''), token, url: positionals[0]!, mode: values.mode, maxPages, standard: values.standard, format: values.format as Options['format'], output: values.output, failOn };
 }
 
 class ScanFailed extends Error {}
@@ -85,7 +85,7 @@ export async function scan(args: string[]): Promise<number> {
       await new Promise((r) => setTimeout(r, 1000));
     }
     if (tty) process.stderr.write('\n');
-    if (progress.status === 'failed') throw new ScanFailed(`the scan failed: ${String(progress.error ?? 'no reason given')}`);
+    if (progress.status === 'failed') throw new ScanFailed(`the scan failed: ${typeof progress.error === 'string' ? progress.error : 'no reason given'}`);
     const report = await tool(o, 'dashboard_get_report', { scanId, view: 'digest', top: 10 });
     const digest = report.digest as { summary: { pagesScanned: number; pagesFailed: number; totalIssues: number; byLevel: Record<Level, number> }; rules: { code: string; type: string; issues: number; pages: number }[] };
     const s = digest.summary;

@@ -18,6 +18,9 @@ type ViewIssue = Rule['issues'][number];
 type Progress = components['schemas']['scan-progress'];
 type FleetSite = components['schemas']['fleet-site'];
 
+interface HostContext { theme?: 'light' | 'dark'; styles?: { variables?: Record<string, string | undefined> } }
+interface ToolResult { structuredContent?: Record<string, unknown>; content?: { type: string; text?: string }[]; isError?: boolean }
+
 interface Host {
   call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
   screenshotSrc(scanId: string, id: string): Promise<string>;
@@ -385,21 +388,25 @@ async function main() {
       return `data:${String(shot.mimeType)};base64,${String(shot.data)}`;
     },
   };
-  const theme = (ctx: { theme?: 'light' | 'dark'; styles?: { variables?: Record<string, string | undefined> } } | undefined) => {
-    if (ctx?.theme) applyDocumentTheme(ctx.theme);
-    if (ctx?.styles?.variables) applyHostStyleVariables(ctx.styles.variables as never);
+  // The package's own helpers apply the host's theme and colours; their parameter types are
+  // spelled out here (the host context type comes from a generated schema module).
+  const applyTheme = applyDocumentTheme as (theme: 'light' | 'dark') => void;
+  const applyVariables = applyHostStyleVariables as (variables: Record<string, string | undefined>) => void;
+  const theme = (ctx: HostContext | undefined) => {
+    if (ctx?.theme) applyTheme(ctx.theme);
+    if (ctx?.styles?.variables) applyVariables(ctx.styles.variables);
   };
-  app.onhostcontextchanged = (ctx) => theme(ctx);
-  app.ontoolresult = (result) => {
+  app.onhostcontextchanged = (ctx: HostContext) => theme(ctx);
+  app.ontoolresult = (result: ToolResult) => {
     const content = result.structuredContent ?? (() => {
-      const text = (result.content as { type: string; text?: string }[] | undefined)?.find((c) => c.type === 'text')?.text;
+      const text = result.content?.find((c) => c.type === 'text')?.text;
       try { return text ? (JSON.parse(text) as Record<string, unknown>) : null; } catch { return null; }
     })();
     if (result.isError || !content) return status('The tool did not return a report.');
     show(content, host).catch((err: unknown) => status(`The report could not be loaded: ${err instanceof Error ? err.message : String(err)}`));
   };
   await app.connect();
-  theme(app.getHostContext());
+  theme(app.getHostContext() as HostContext | undefined);
 }
 
 void main();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config.js';
 import type { Db } from '../db/knex.js';
-import type { ElementShot } from '../domain/scan/chromium/screenshots.js';
+import type { ElementShot } from '../domain/scan/types.js';
 import type { BlobBackend } from '../objects/store/backend.js';
 import { fsBackend } from '../objects/store/fs.js';
 

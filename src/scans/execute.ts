@@ -12,7 +12,7 @@ import { ScanFetchError } from '../domain/scan/fetch-page.js';
 import type { ScanEngine } from '../domain/scan/engine.js';
 import { scanSite, type ShotBudget } from '../domain/scan/scan-site.js';
 import type { Issue } from '../domain/scan/types.js';
-import type { ElementShot } from '../domain/scan/chromium/screenshots.js';
+import type { ElementShot } from '../domain/scan/types.js';
 import type { ScreenshotStore } from '../reports/screenshots.js';
 import type { Logger } from '../log.js';
 

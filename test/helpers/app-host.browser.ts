@@ -23,7 +23,7 @@ window.startView = async (html, result, theme) => {
   const bridge = new AppBridge(null, { name: 'pactum-test-host', version: '1.0.0' }, { serverTools: {}, openLinks: {} }, { hostContext: { theme, displayMode: 'inline' } });
   bridge.oncalltool = async (params) => {
     window.toolCalls.push(params.name);
-    return window.pactumCallTool(params.name, (params.arguments ?? {}) as Record<string, unknown>);
+    return window.pactumCallTool(params.name, (params.arguments ?? {}));
   };
   bridge.onsizechange = ({ height }) => { if (height) iframe.style.height = `${height}px`; };
   bridge.oninitialized = () => void bridge.sendToolResult(result);

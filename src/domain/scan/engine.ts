@@ -5,7 +5,7 @@
  */
 import type { FetchOptions } from './fetch-page.js';
 import type { CheckedPage, EngineName, WcagStandard } from './types.js';
-import type { ShotOptions } from './chromium/screenshots.js';
+import type { ShotOptions } from './types.js';
 
 /** A page as fetched: its final URL and its markup. */
 export interface PageToCheck {

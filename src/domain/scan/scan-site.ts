@@ -9,7 +9,7 @@ import { fetchPage, fetchText, ScanFetchError, type FetchedPage, type FetchOptio
 import { parseSitemap } from './sitemap.js';
 import { buildReport, tallyPage, type PageTally } from './summary.js';
 import type { Issue, PageReport, Report, StyleStats, WcagStandard } from './types.js';
-import type { ElementShot, ShotOptions } from './chromium/screenshots.js';
+import type { ElementShot, ShotOptions } from './types.js';
 
 export type ScanMode = 'single' | 'site';
 

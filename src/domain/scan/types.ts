@@ -4,7 +4,6 @@
  * with the types generated from those schemas.
  */
 import type { components } from '../../../generated/types/dashboard.js';
-import type { ElementShot } from './chromium/screenshots.js';
 
 type Schemas = components['schemas'];
 
@@ -140,3 +139,20 @@ export type ContractChecks = [
   Assignable<EngineName, Schemas['scan-engine']>,
   Assignable<Schemas['scan-engine'], EngineName>,
 ];
+
+export interface ShotOptions {
+  /** Shots this page may take. */
+  max: number;
+  maxWidth: number;
+  format: 'webp' | 'png';
+  quality: number;
+}
+
+/** One image, and the issues (indexes into the page's issues) it shows. */
+export interface ElementShot {
+  issues: number[];
+  mime: 'image/webp' | 'image/png';
+  width: number;
+  height: number;
+  bytes: Buffer;
+}

@@ -4,26 +4,11 @@
  * (the checks never depend on it); a shot that cannot be taken (the element is gone, hidden or
  * has no size) is left out, and never fails the page.
  */
-import type { Issue } from '../types.js';
+import type { ElementShot, Issue, ShotOptions } from '../types.js';
 import { pageCall } from '../checks/page-functions.js';
 import type { Page } from './browser.js';
 
-export interface ShotOptions {
-  /** Shots this page may take. */
-  max: number;
-  maxWidth: number;
-  format: 'webp' | 'png';
-  quality: number;
-}
-
-/** One image, and the issues (indexes into the page's issues) it shows. */
-export interface ElementShot {
-  issues: number[];
-  mime: 'image/webp' | 'image/png';
-  width: number;
-  height: number;
-  bytes: Buffer;
-}
+export type { ElementShot, ShotOptions } from '../types.js';
 
 const MARGIN = 12;
 const OUTLINE_ATTR = 'data-pactum-shot';
@@ -34,7 +19,7 @@ const OUTLINE_ATTR = 'data-pactum-shot';
  */
 function markElement(document: Document, { selector, attr, margin }: { selector: string; attr: string; margin: number }) {
   const win = document.defaultView!;
-  let el: Element | null = null;
+  let el: Element | null;
   try {
     el = document.querySelector(selector);
   } catch {
