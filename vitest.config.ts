@@ -15,6 +15,7 @@ const BROWSER_FILES = [
   'test/unit/scan/crawl-helpers.test.ts',
   'test/e2e/mcp-scans-chromium.test.ts',
   'test/e2e/docs-page.test.ts',
+  'test/e2e/reports-chromium.test.ts',
 ];
 
 export default defineConfig({

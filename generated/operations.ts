@@ -59,6 +59,11 @@ export type OperationId =
   | 'ops.docs'
   | 'ops.docsAsset'
   | 'ops.docsSpec'
+  | 'reports.page'
+  | 'reports.sarif'
+  | 'reports.junit'
+  | 'reports.csv'
+  | 'reports.screenshot'
   | 'mcp.tool.dashboard_create_org'
   | 'mcp.tool.dashboard_get_org'
   | 'mcp.tool.dashboard_list_orgs'
@@ -76,6 +81,7 @@ export type OperationId =
   | 'mcp.tool.dashboard_test_service_connection'
   | 'mcp.tool.dashboard_scan_site'
   | 'mcp.tool.dashboard_get_scan_progress'
+  | 'mcp.tool.dashboard_get_screenshot'
   | 'mcp.tool.dashboard_get_report'
   | 'mcp.tool.dashboard_list_reports'
   | 'mcp.tool.dashboard_query_issues'
@@ -235,7 +241,7 @@ export const operations: readonly OperationSpec[] = [
     operationId: 'ops.home',
     method: 'GET',
     path: '/',
-    security: [],
+    security: [["sessionCookie"],[]],
     params: [],
     validateParams: null,
     requestBody: null,
@@ -288,6 +294,103 @@ export const operations: readonly OperationSpec[] = [
       '200': { mediaTypes: ["application/json"], validate: dashboard.response_ops_docsSpec_200, headers: [] },
       '404': { mediaTypes: ["application/json"], validate: dashboard.response_ops_docsSpec_404, headers: [] },
       '406': { mediaTypes: ["application/json"], validate: dashboard.response_ops_docsSpec_406, headers: [] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'reports.page',
+    method: 'GET',
+    path: '/reports/{scanId}',
+    security: [["sessionCookie"],["bearerAuth"],[]],
+    params: [{"name":"scanId","in":"path","required":true,"type":"string"}],
+    validateParams: dashboard.params_reports_page,
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["text/html"], validate: null, headers: [{"name":"content-security-policy","required":true},{"name":"x-frame-options","required":true},{"name":"referrer-policy","required":true},{"name":"x-content-type-options","required":true}] },
+      '401': { mediaTypes: ["text/html"], validate: null, headers: [] },
+      '403': { mediaTypes: ["text/html"], validate: null, headers: [] },
+      '404': { mediaTypes: ["text/html"], validate: null, headers: [] },
+      '406': { mediaTypes: ["application/json"], validate: dashboard.response_reports_page_406, headers: [] },
+      '503': { mediaTypes: ["application/json"], validate: dashboard.response_reports_page_503, headers: [{"name":"retry-after","required":true}] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'reports.sarif',
+    method: 'GET',
+    path: '/reports/{scanId}.sarif',
+    security: [["bearerAuth"],["sessionCookie"]],
+    params: [{"name":"scanId","in":"path","required":true,"type":"string"}],
+    validateParams: dashboard.params_reports_sarif,
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["application/sarif+json"], validate: dashboard.response_reports_sarif_200, headers: [] },
+      '401': { mediaTypes: ["application/json"], validate: dashboard.response_reports_sarif_401, headers: [{"name":"www-authenticate","required":true}] },
+      '403': { mediaTypes: ["application/json"], validate: dashboard.response_reports_sarif_403, headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: dashboard.response_reports_sarif_404, headers: [] },
+      '406': { mediaTypes: ["application/json"], validate: dashboard.response_reports_sarif_406, headers: [] },
+      '409': { mediaTypes: ["application/json"], validate: dashboard.response_reports_sarif_409, headers: [] },
+      '503': { mediaTypes: ["application/json"], validate: dashboard.response_reports_sarif_503, headers: [{"name":"retry-after","required":true}] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'reports.junit',
+    method: 'GET',
+    path: '/reports/{scanId}.junit.xml',
+    security: [["bearerAuth"],["sessionCookie"]],
+    params: [{"name":"scanId","in":"path","required":true,"type":"string"}],
+    validateParams: dashboard.params_reports_junit,
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["application/xml"], validate: null, headers: [] },
+      '401': { mediaTypes: ["application/json"], validate: dashboard.response_reports_junit_401, headers: [{"name":"www-authenticate","required":true}] },
+      '403': { mediaTypes: ["application/json"], validate: dashboard.response_reports_junit_403, headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: dashboard.response_reports_junit_404, headers: [] },
+      '406': { mediaTypes: ["application/json"], validate: dashboard.response_reports_junit_406, headers: [] },
+      '409': { mediaTypes: ["application/json"], validate: dashboard.response_reports_junit_409, headers: [] },
+      '503': { mediaTypes: ["application/json"], validate: dashboard.response_reports_junit_503, headers: [{"name":"retry-after","required":true}] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'reports.csv',
+    method: 'GET',
+    path: '/reports/{scanId}.csv',
+    security: [["bearerAuth"],["sessionCookie"]],
+    params: [{"name":"scanId","in":"path","required":true,"type":"string"}],
+    validateParams: dashboard.params_reports_csv,
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["text/csv"], validate: null, headers: [] },
+      '401': { mediaTypes: ["application/json"], validate: dashboard.response_reports_csv_401, headers: [{"name":"www-authenticate","required":true}] },
+      '403': { mediaTypes: ["application/json"], validate: dashboard.response_reports_csv_403, headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: dashboard.response_reports_csv_404, headers: [] },
+      '406': { mediaTypes: ["application/json"], validate: dashboard.response_reports_csv_406, headers: [] },
+      '409': { mediaTypes: ["application/json"], validate: dashboard.response_reports_csv_409, headers: [] },
+      '503': { mediaTypes: ["application/json"], validate: dashboard.response_reports_csv_503, headers: [{"name":"retry-after","required":true}] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'reports.screenshot',
+    method: 'GET',
+    path: '/reports/{scanId}/screenshots/{screenshotId}',
+    security: [["bearerAuth"],["sessionCookie"]],
+    params: [{"name":"scanId","in":"path","required":true,"type":"string"},{"name":"screenshotId","in":"path","required":true,"type":"string"}],
+    validateParams: dashboard.params_reports_screenshot,
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["image/webp","image/png"], validate: null, headers: [{"name":"cache-control","required":false}] },
+      '401': { mediaTypes: ["application/json"], validate: dashboard.response_reports_screenshot_401, headers: [{"name":"www-authenticate","required":true}] },
+      '403': { mediaTypes: ["application/json"], validate: dashboard.response_reports_screenshot_403, headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: dashboard.response_reports_screenshot_404, headers: [] },
+      '503': { mediaTypes: ["application/json"], validate: dashboard.response_reports_screenshot_503, headers: [{"name":"retry-after","required":true}] },
     },
     tool: null,
   },
@@ -545,6 +648,21 @@ export const operations: readonly OperationSpec[] = [
       '405': { mediaTypes: ["application/json"], validate: dashboard.response_mcp_tool_dashboard_get_scan_progress_405, headers: [{"name":"allow","required":true}] },
     },
     tool: 'dashboard_get_scan_progress',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_get_screenshot',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_get_screenshot',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: dashboard.request_mcp_tool_dashboard_get_screenshot },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: dashboard.response_mcp_tool_dashboard_get_screenshot_200, headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: dashboard.response_mcp_tool_dashboard_get_screenshot_405, headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_get_screenshot',
   },
   {
     apis: ["dashboard"],
@@ -1155,6 +1273,11 @@ export interface OperationInputs {
   'ops.docs': { params: { }; body: undefined };
   'ops.docsAsset': { params: { "file": NonNullable<dashboardOperations['ops.docsAsset']['parameters']['path']>["file"] }; body: undefined };
   'ops.docsSpec': { params: { "api": NonNullable<dashboardOperations['ops.docsSpec']['parameters']['path']>["api"] }; body: undefined };
+  'reports.page': { params: { "scanId": NonNullable<dashboardOperations['reports.page']['parameters']['path']>["scanId"] }; body: undefined };
+  'reports.sarif': { params: { "scanId": NonNullable<dashboardOperations['reports.sarif']['parameters']['path']>["scanId"] }; body: undefined };
+  'reports.junit': { params: { "scanId": NonNullable<dashboardOperations['reports.junit']['parameters']['path']>["scanId"] }; body: undefined };
+  'reports.csv': { params: { "scanId": NonNullable<dashboardOperations['reports.csv']['parameters']['path']>["scanId"] }; body: undefined };
+  'reports.screenshot': { params: { "scanId": NonNullable<dashboardOperations['reports.screenshot']['parameters']['path']>["scanId"]; "screenshotId": NonNullable<dashboardOperations['reports.screenshot']['parameters']['path']>["screenshotId"] }; body: undefined };
   'mcp.tool.dashboard_create_org': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_create_org']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_get_org': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_org']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_list_orgs': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_orgs']['requestBody']>['content']["application/json"] };
@@ -1172,6 +1295,7 @@ export interface OperationInputs {
   'mcp.tool.dashboard_test_service_connection': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_test_service_connection']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_scan_site': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_scan_site']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_get_scan_progress': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_scan_progress']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_get_screenshot': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_screenshot']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_get_report': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_report']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_list_reports': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_reports']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_query_issues': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_query_issues']['requestBody']>['content']["application/json"] };
@@ -1236,6 +1360,7 @@ export const routes: readonly RouteSpec[] = [
   { template: '/api/v1/mcp/tools/dashboard_list_user_tokens', routerPath: '/api/v1/mcp/tools/dashboard_list_user_tokens', methods: { POST: 'mcp.tool.dashboard_list_user_tokens' } },
   { template: '/api/v1/mcp/tools/dashboard_get_brand_score', routerPath: '/api/v1/mcp/tools/dashboard_get_brand_score', methods: { POST: 'mcp.tool.dashboard_get_brand_score' } },
   { template: '/api/v1/mcp/tools/dashboard_get_regulation', routerPath: '/api/v1/mcp/tools/dashboard_get_regulation', methods: { POST: 'mcp.tool.dashboard_get_regulation' } },
+  { template: '/api/v1/mcp/tools/dashboard_get_screenshot', routerPath: '/api/v1/mcp/tools/dashboard_get_screenshot', methods: { POST: 'mcp.tool.dashboard_get_screenshot' } },
   { template: '/api/v1/mcp/tools/dashboard_list_proposals', routerPath: '/api/v1/mcp/tools/dashboard_list_proposals', methods: { POST: 'mcp.tool.dashboard_list_proposals' } },
   { template: '/api/v1/mcp/tools/dashboard_queue_bulk_fix', routerPath: '/api/v1/mcp/tools/dashboard_queue_bulk_fix', methods: { POST: 'mcp.tool.dashboard_queue_bulk_fix' } },
   { template: '/api/v1/mcp/tools/dashboard_generate_fix', routerPath: '/api/v1/mcp/tools/dashboard_generate_fix', methods: { POST: 'mcp.tool.dashboard_generate_fix' } },
@@ -1262,11 +1387,16 @@ export const routes: readonly RouteSpec[] = [
   { template: '/readyz', routerPath: '/readyz', methods: { GET: 'ops.ready' } },
   { template: '/docs', routerPath: '/docs', methods: { GET: 'ops.docs' } },
   { template: '/', routerPath: '/', methods: { GET: 'ops.home' } },
+  { template: '/reports/{scanId}.junit.xml', routerPath: '/reports/:scanId.junit.xml', methods: { GET: 'reports.junit' } },
+  { template: '/reports/{scanId}.sarif', routerPath: '/reports/:scanId.sarif', methods: { GET: 'reports.sarif' } },
   { template: '/docs/openapi/{api}', routerPath: '/docs/openapi/:api', methods: { GET: 'ops.docsSpec' } },
   { template: '/docs/assets/{file}', routerPath: '/docs/assets/:file', methods: { GET: 'ops.docsAsset' } },
+  { template: '/reports/{scanId}.csv', routerPath: '/reports/:scanId.csv', methods: { GET: 'reports.csv' } },
+  { template: '/reports/{scanId}', routerPath: '/reports/:scanId', methods: { GET: 'reports.page' } },
   { template: '/{org}/{repo}.git/info/lfs/objects/batch', routerPath: '/:org/:repo.git/info/lfs/objects/batch', methods: { POST: 'batch.batch' } },
   { template: '/{org}/{repo}.git/info/lfs/locks/verify', routerPath: '/:org/:repo.git/info/lfs/locks/verify', methods: { POST: 'locks.verify' } },
   { template: '/{org}/{repo}.git/info/lfs/objects', routerPath: '/:org/:repo.git/info/lfs/objects', methods: { POST: 'legacy.createObject' } },
+  { template: '/reports/{scanId}/screenshots/{screenshotId}', routerPath: '/reports/:scanId/screenshots/:screenshotId', methods: { GET: 'reports.screenshot' } },
   { template: '/{org}/{repo}.git/info/lfs/verify', routerPath: '/:org/:repo.git/info/lfs/verify', methods: { POST: 'objects.verify' } },
   { template: '/{org}/{repo}.git/info/lfs/locks', routerPath: '/:org/:repo.git/info/lfs/locks', methods: { GET: 'locks.list', POST: 'locks.create' } },
   { template: '/{org}/{repo}.git/info/lfs/locks/{id}/unlock', routerPath: '/:org/:repo.git/info/lfs/locks/:id/unlock', methods: { POST: 'locks.unlock' } },

@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { bundle, createConfig } from '@redocly/openapi-core';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
 import { deriveMockSpec } from './lib/mock-spec.js';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -216,6 +217,8 @@ interface ToolOut {
   description: string;
   permission: string;
   annotations: Obj;
+  /** The tool's _meta (MCP Apps: the UI resource it is shown in), as ext-apps' registerAppTool writes it. */
+  meta: Obj | null;
   inputSchema: Json;
   outputSchema: Json;
   inputComponent: string;
@@ -247,6 +250,7 @@ function collectTools(doc: Obj): ToolOut[] {
       description: op.description as string,
       permission: ext.permission,
       annotations: ext.annotations as Obj,
+      meta: ext._meta ? appToolMeta(name, ext._meta as Obj) : null,
       inputSchema,
       outputSchema,
       inputComponent: inputRef.replace('#/components/schemas/', ''),
@@ -254,6 +258,19 @@ function collectTools(doc: Obj): ToolOut[] {
     });
   }
   return tools.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * A tool's _meta as the MCP Apps package normalises it (registerAppTool fills in both
+ * `_meta.ui.resourceUri` and the older `_meta["ui/resourceUri"]` for older hosts), so the catalogue
+ * follows the package rather than a copy of its rules. Our server is the SDK's low-level Server, so
+ * registerAppTool is handed a stand-in that only records what it would register.
+ */
+function appToolMeta(name: string, meta: Obj): Obj {
+  let registered: Obj | undefined;
+  const recorder = { registerTool: (_name: string, config: { _meta?: Obj }) => ((registered = config._meta), undefined as never) };
+  registerAppTool(recorder, name, { _meta: meta as never }, () => ({ content: [] }));
+  return registered!;
 }
 
 function toolsModule(tools: ToolOut[]): string {
@@ -287,6 +304,8 @@ export interface ToolSpec<N extends ToolName = ToolName> {
   /** The permission a caller needs (see the Permission schema for what implies what). */
   permission: components['schemas']['permission'];
   annotations: ToolAnnotations;
+  /** MCP Apps: the UI resource the host may show the tool's results in (_meta.ui.resourceUri). */
+  _meta?: { ui: { resourceUri: string }; [k: string]: unknown };
   inputSchema: { type: 'object'; [k: string]: unknown };
   outputSchema: { type: 'object'; [k: string]: unknown };
   validateInput: ValidateFunction;
@@ -301,6 +320,7 @@ export interface ToolSpec<N extends ToolName = ToolName> {
     lines.push(`    description: ${JSON.stringify(t.description)},`);
     lines.push(`    permission: '${t.permission}',`);
     lines.push(`    annotations: ${JSON.stringify(t.annotations)},`);
+    if (t.meta) lines.push(`    _meta: ${JSON.stringify(t.meta)} as ToolSpec['_meta'],`);
     lines.push(`    inputSchema: ${JSON.stringify(t.inputSchema)} as ToolSpec['inputSchema'],`);
     lines.push(`    outputSchema: ${JSON.stringify(t.outputSchema)} as ToolSpec['outputSchema'],`);
     lines.push(`    validateInput: v.${ident(`schema.${t.inputComponent}`)},`);

@@ -137,6 +137,16 @@ const schema = z.object({
   FIX_MAX_CONTEXT_CHARS: int(1, 100_000).default(100_000),
   /** Most issues dashboard_get_report returns in its pages view (too_large beyond: the digest view and dashboard_query_issues page through any number). */
   REPORT_MAX_ISSUES: int(1).default(5000),
+  /** Chromium engine: screenshots of failing elements (cropped, outlined) taken per page at most; 0: none. */
+  SCREENSHOTS_PER_PAGE: int(0, 100).default(5),
+  /** Screenshots taken per scan at most (each page's first failing elements until the scan's share is used). */
+  SCREENSHOTS_PER_SCAN: int(0, 100_000).default(100),
+  /** A screenshot is downscaled to at most this many pixels wide (and half of it high). */
+  SCREENSHOT_MAX_WIDTH: int(64, 2000).default(480),
+  /** webp (smaller) or png (lossless). */
+  SCREENSHOT_FORMAT: z.enum(['webp', 'png']).default('webp'),
+  /** WebP quality (1-100). */
+  SCREENSHOT_QUALITY: int(1, 100).default(70),
   /** A request's headers must arrive within this (slowloris). */
   HTTP_HEADERS_TIMEOUT_MS: int(100, 600_000).default(30_000),
   /** A connection that sends and receives nothing for this long is closed. */
@@ -221,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     compute: { threads: e.COMPUTE_THREADS, maxQueue: e.COMPUTE_QUEUE, timeoutMs: e.COMPUTE_TIMEOUT_MS, nice: e.COMPUTE_NICE },
     fixMaxContextChars: e.FIX_MAX_CONTEXT_CHARS,
     reportMaxIssues: e.REPORT_MAX_ISSUES,
+    screenshots: { perPage: e.SCREENSHOTS_PER_PAGE, perScan: e.SCREENSHOTS_PER_SCAN, maxWidth: e.SCREENSHOT_MAX_WIDTH, format: e.SCREENSHOT_FORMAT, quality: e.SCREENSHOT_QUALITY },
     authThrottle: { backoffAfter: e.AUTH_BACKOFF_AFTER, addressBackoffAfter: e.AUTH_ADDRESS_BACKOFF_AFTER, userSlowAfter: e.AUTH_USER_SLOW_AFTER },
     http: {
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,

@@ -25,6 +25,7 @@ import { RATE_LIMITED, rateKey } from './objects/rate-key.js';
 import { createScanRunner } from './scans/runner.js';
 import { afterScan } from './scans/after-scan.js';
 import { createCompute } from './compute/compute.js';
+import { screenshotBackend, screenshotStore } from './reports/screenshots.js';
 import { createSecretBox } from './auth/secret-box.js';
 import { connectionStore } from './db/connections.js';
 import { originGuard } from './http/origin-guard.js';
@@ -65,6 +66,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   // A kept tus hash is trusted only while its upload cannot have expired (and been sent again).
   const store = contentStore(leased, { keptHashMaxAgeMs: (config.lfs.partialTtlSeconds * 1000) / 2 });
   const passwords = createPasswordThrottle(db, config.authThrottle);
+  const screenshots = screenshotStore(db, await screenshotBackend(config));
   const services: Services = {
     config,
     db,
@@ -77,7 +79,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     users: createUserState(reads),
     passwords,
     objects: { store, backend, leased, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), partialQuota: createPartialQuota(db, config.lfs), basic: basicAuth(db, passwords) },
-    scans: createScanRunner({ db, config, log, onCompleted: (scan) => afterScan(services, scan) }),
+    scans: createScanRunner({ db, config, log, screenshots, onCompleted: (scan) => afterScan(services, scan) }),
+    screenshots,
     compute: createCompute(config),
   };
   return services;

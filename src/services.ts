@@ -22,6 +22,7 @@ import type { PartialQuota } from './objects/partial-quota.js';
 import type { basicAuth } from './objects/access.js';
 import type { ScanRunner } from './scans/runner.js';
 import type { Compute } from './compute/compute.js';
+import type { ScreenshotStore } from './reports/screenshots.js';
 
 export interface Services {
   config: Config;
@@ -50,6 +51,8 @@ export interface Services {
     basic: ReturnType<typeof basicAuth>;
   };
   scans: ScanRunner;
+  /** Screenshots of failing elements, readable by those who may read their scan's report. */
+  screenshots: ScreenshotStore;
   /** Worker threads for the work whose cost grows with its input (fix drafts, digests, brand scores). */
   compute: Compute;
 }

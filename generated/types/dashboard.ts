@@ -12,8 +12,11 @@ export interface paths {
         /**
          * Send one JSON-RPC message
          * @description Stateless MCP Streamable HTTP. `initialize`, `notifications/initialized`, `ping`,
-         *     `tools/list` and `tools/call` are served; no session is kept, so `initialize` is not
-         *     required before other requests. The reply is one JSON body, or an SSE stream when the
+         *     `tools/list`, `tools/call`, `resources/list` and `resources/read` are served; no session
+         *     is kept, so `initialize` is not required before other requests. The one resource is the
+         *     MCP App `ui://pactum/report` (`text/html;profile=mcp-app`): the report tools name it in
+         *     their `_meta.ui.resourceUri`, and a host with the MCP Apps extension shows their results
+         *     in it; other hosts get the same results and ignore it. The reply is one JSON body, or an SSE stream when the
          *     request carries a progress token (`params._meta.progressToken`), so that progress
          *     notifications reach the client. The `Accept` header must list both `application/json`
          *     and `text/event-stream` (a missing Accept or `*\/*` is taken as both).
@@ -145,7 +148,7 @@ export interface paths {
         };
         /**
          * Landing page
-         * @description Names the three APIs with their base URLs on this server, the health endpoints and the documentation, and explains the object APIs' error statuses (the page documentation_url in their error bodies points at).
+         * @description Names the three APIs with their base URLs on this server, the health endpoints and the documentation, and explains the object APIs' error statuses (the page documentation_url in their error bodies points at). It has a sign-in form (POST /api/v1/auth/login); with a session, it lists the latest scans of the user's organization, each linking to its report page (GET /reports/{scanId}).
          */
         get: operations["ops.home"];
         put?: never;
@@ -202,6 +205,126 @@ export interface paths {
         };
         /** A spec, bundled into one JSON document */
         get: operations["ops.docsSpec"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/{scanId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A scan's report as a web page
+         * @description The report view (the same document the MCP App `ui://pactum/report` shows in a chat) as a
+         *     page of this server, for a signed-in user: the summary by WCAG principle and level, the
+         *     pages worst first (pages that could not be checked first, with why), the issues grouped by
+         *     rule, each with its element, criterion, explanation, help link, the colours and ratio of a
+         *     contrast failure, and the element's screenshot. The scan must belong to the caller's
+         *     organization (admin.system: any), and the caller needs reports.view. Without a session
+         *     the answer is 401 with a page that links to the sign-in on the landing page.
+         */
+        get: operations["reports.page"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/{scanId}.sarif": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A finished scan's issues as SARIF 2.1.0
+         * @description One SARIF 2.1.0 log (valid against the OASIS schema) for code-scanning views and CI: one
+         *     run of the tool pactum; its rules with their help URI, WCAG criteria and level as tags
+         *     (`wcag2.4.4`, `wcag-level-aa`, `impact-serious`) and a security-severity-free default
+         *     level (error, warning, note); one result per issue, located at the page URL (an artifact
+         *     location) and the element's CSS selector (a logical location, and the element's markup as
+         *     the region snippet). Pages that could not be checked are tool execution notifications of
+         *     the invocation, which is then not successful. Rules not evaluated are listed in the run's
+         *     properties.
+         */
+        get: operations["reports.sarif"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/{scanId}.junit.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A finished scan as JUnit XML
+         * @description One test suite per page and one test case per page and rule the standard ran there: a rule
+         *     with errors on the page is a failure (each issue in its text), a rule with only warnings
+         *     passes with them in system-out, a rule not evaluated is skipped with the reason, and a page
+         *     that could not be checked is one test case in error. CI dashboards (GitLab, Jenkins, GitHub
+         *     test reporters) read it.
+         */
+        get: operations["reports.junit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/{scanId}.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A finished scan's issues as CSV
+         * @description One row per issue (RFC 4180: a header row, CRLF line ends, fields quoted where they hold a
+         *     comma, quote or line break), and one row per page that could not be checked (type
+         *     `page-error`). A field that a spreadsheet would take for a formula (it starts with =, +,
+         *     -, @, a tab or a carriage return) is prefixed with an apostrophe.
+         */
+        get: operations["reports.csv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/{scanId}/screenshots/{screenshotId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A screenshot of a failing element
+         * @description A cropped, downscaled screenshot of one failing element with the element outlined, taken by the Chromium engine during the scan (an issue's `screenshot`). Served only to callers who may read the scan's report; kept as long as the scan.
+         */
+        get: operations["reports.screenshot"];
         put?: never;
         post?: never;
         delete?: never;
@@ -544,6 +667,26 @@ export interface paths {
          * @description Returns a scan's live progress: status, pages scanned of the pages found, an ETA from the measured per-page rate, and finished (true once completed, completed_with_errors or failed). Read it afresh each time: the scan moves on between calls. A scan that does not exist or belongs to another org is an error result.
          */
         post: operations["mcp.tool.dashboard_get_scan_progress"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/tools/dashboard_get_screenshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a screenshot of a failing element
+         * @description Returns the cropped screenshot of a failing element that the Chromium engine took during a scan (an issue's screenshot id), with the element outlined, as base64 image data with its media type and size: what the report view shows beside the issue. The scan must belong to the caller's organization. A screenshot that does not exist, or belongs to another scan, is not_found.
+         */
+        post: operations["mcp.tool.dashboard_get_screenshot"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1611,6 +1754,8 @@ export interface components {
             helpUrl?: string;
             /** @description What a heuristic check observed (checks beyond axe, marked needs review): the measurement behind the finding. */
             evidence?: string | null;
+            /** @description With the Chromium engine, for the first failing elements of a page (SCREENSHOTS_PER_PAGE, SCREENSHOTS_PER_SCAN): the id of a cropped screenshot of the element, outlined; read it with dashboard_get_screenshot or GET /reports/{scanId}/screenshots/{screenshotId}. */
+            screenshot?: string | null;
             /**
              * Format: uri
              * @description Set where issues of several pages are listed together.
@@ -2028,6 +2173,96 @@ export interface components {
             pagesTotal: number;
         };
         /**
+         * ReportView
+         * @description A finished scan's report as the report view draws it (the MCP App ui://pactum/report and the page GET /reports/{scanId}), and as the exports (SARIF, JUnit XML, CSV) are written from it: a summary by WCAG principle and level, the pages worst first (pages that could not be checked first), and the issues grouped by rule, each with its element, its criterion and level, the colours and ratio of a contrast failure, and its screenshot when one was taken.
+         */
+        "report-view": {
+            scanId: string;
+            /** Format: uri */
+            siteUrl: string;
+            standard: components["schemas"]["wcag-standard"];
+            status: components["schemas"]["scan-status"];
+            engine: components["schemas"]["scan-engine"] | null;
+            /** Format: date-time */
+            finishedAt: string | null;
+            summary: {
+                pagesScanned: number;
+                pagesFailed: number;
+                totalIssues: number;
+                byLevel: components["schemas"]["by-level"];
+                /** @description Issues per WCAG principle (1 Perceivable to 4 Robust) and conformance level of their criterion; issues of no criterion are not counted here. */
+                byPrinciple: {
+                    /** @enum {string} */
+                    principle: "1" | "2" | "3" | "4";
+                    name: string;
+                    A: number;
+                    AA: number;
+                    AAA: number;
+                }[];
+                notEvaluated: {
+                    code: string;
+                    wcagCriteria: string[];
+                    reason: string;
+                    pages: number;
+                }[];
+            };
+            /** @description The scan's overall brand score, when the org has a brand guideline and the scan could be scored. */
+            brandScore: number | null;
+            /** @description Every page, worst first: pages that could not be checked, then most errors, then most warnings. */
+            pages: {
+                url: string;
+                title: string | null;
+                issueCount: number;
+                byLevel: components["schemas"]["by-level"];
+                /** @description Why the page could not be fetched or checked; its issues are then unknown, never none. */
+                error: string | null;
+                notEvaluated: components["schemas"]["not-evaluated"][];
+            }[];
+            /** @description Issues grouped by rule and type: errors first, then warnings, then notices; most issues first within each. */
+            rules: {
+                code: string;
+                type: components["schemas"]["issue-type"];
+                /** @enum {string|null} */
+                impact: "minor" | "moderate" | "serious" | "critical" | null;
+                wcagCriteria: string[];
+                /**
+                 * @description The conformance level of the rule's first criterion.
+                 * @enum {string|null}
+                 */
+                level: "A" | "AA" | "AAA" | null;
+                /** @description The rule in one sentence. */
+                help: string;
+                helpUrl: string;
+                /** @description Issues of this rule in the scan (issues may hold fewer when the report is cut at REPORT_MAX_ISSUES). */
+                count: number;
+                pages: number;
+                issues: {
+                    /** @description The issue's place in the report: p<page index>i<issue index>. */
+                    id: string;
+                    pageUrl: string;
+                    selector: string;
+                    context: string;
+                    message: string;
+                    /** @enum {string|null} */
+                    impact: "minor" | "moderate" | "serious" | "critical" | null;
+                    wcagCriterion: string | null;
+                    helpUrl: string;
+                    /** @description For a colour-contrast issue: the text and background colours as measured, their ratio and the ratio required. */
+                    contrast: null | {
+                        foreground: string;
+                        background: string;
+                        ratio: number;
+                        required: number;
+                    };
+                    /** @description The id of the element's screenshot (dashboard_get_screenshot, GET /reports/{scanId}/screenshots/{screenshotId}). */
+                    screenshot: string | null;
+                    evidence: string | null;
+                }[];
+            }[];
+            /** @description Issues listed under rules: every issue, or the first REPORT_MAX_ISSUES (the counts stay whole). */
+            issuesShown: number;
+        };
+        /**
          * ReportSummary
          * @description Totals of a scan's pages.
          * @example {
@@ -2153,7 +2388,7 @@ export interface components {
         };
         /**
          * ScanReport
-         * @description A scan's status, plus, once it has finished (completed or completed_with_errors), its report (view pages) or its digest (view digest); the reason when it failed.
+         * @description A scan's status, plus, once it has finished (completed or completed_with_errors), its report (view pages), its digest (view digest) or the report as the report view draws it (view app); the reason when it failed.
          * @example {
          *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
          *       "status": "running",
@@ -2174,6 +2409,7 @@ export interface components {
             error?: string | null;
             report?: components["schemas"]["report"];
             digest?: components["schemas"]["report-digest"];
+            app?: components["schemas"]["report-view"];
         };
         /**
          * ScanStatus
@@ -2572,11 +2808,11 @@ export interface components {
         "dashboard_get_report.input": {
             scanId: string;
             /**
-             * @description pages: the report with every page and its issues. digest: no issue lists; the issues grouped by rule with counts, and one line per page, worst first.
+             * @description pages: the report with every page and its issues. digest: no issue lists; the issues grouped by rule with counts, and one line per page, worst first. app: the report as the report view draws it (summary by WCAG principle and level, pages worst first, issues grouped by rule with contrast colours and screenshots), at most REPORT_MAX_ISSUES issues listed.
              * @default pages
              * @enum {string}
              */
-            view?: "pages" | "digest";
+            view?: "pages" | "digest" | "app";
             /**
              * @description view digest: how many rule groups and how many pages to list (the first, worst, ones).
              * @default 20
@@ -2709,6 +2945,41 @@ export interface components {
         };
         /** dashboard_get_scan_progress result */
         "dashboard_get_scan_progress.output": components["schemas"]["scan-progress"];
+        /**
+         * dashboard_get_screenshot arguments
+         * @example {
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "screenshotId": "0f8a5c2e9b7d41a3c6e5f4d3b2a19087"
+         *     }
+         */
+        "dashboard_get_screenshot.input": {
+            scanId: string;
+            /** @description An issue's screenshot id. */
+            screenshotId: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_get_screenshot result
+         * @example {
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "screenshotId": "0f8a5c2e9b7d41a3c6e5f4d3b2a19087",
+         *       "mimeType": "image/png",
+         *       "width": 1,
+         *       "height": 1,
+         *       "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+         *     }
+         */
+        "dashboard_get_screenshot.output": {
+            scanId: string;
+            screenshotId: string;
+            /** @enum {string} */
+            mimeType: "image/webp" | "image/png";
+            width: number;
+            height: number;
+            /** @description The image's bytes, base64. */
+            data: string;
+        };
         /**
          * dashboard_get_service_connection arguments
          * @example {
@@ -3587,6 +3858,54 @@ export interface components {
         };
     };
     responses: {
+        /** @description The caller may not read reports (the permission reports.view). */
+        ReportForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Forbidden",
+                 *       "statusCode": 403,
+                 *       "message": "Reading reports needs the permission reports.view"
+                 *     }
+                 */
+                "application/json": components["schemas"]["http-error"];
+            };
+        };
+        /** @description No such scan (or screenshot) in the caller's organization. */
+        ReportNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Not Found",
+                 *       "statusCode": 404,
+                 *       "message": "No scan scn_01jdq3v8k2m5n7p9r1s3t5v7x9 in this organization"
+                 *     }
+                 */
+                "application/json": components["schemas"]["http-error"];
+            };
+        };
+        /** @description The scan has not finished with a report (it is queued, running or failed); the message says which. */
+        ReportNotFinished: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Conflict",
+                 *       "statusCode": 409,
+                 *       "message": "Scan scn_01jdq3v8k2m5n7p9r1s3t5v7x9 is running; its report can be exported once it has completed"
+                 *     }
+                 */
+                "application/json": components["schemas"]["http-error"];
+            };
+        };
         /** @description Malformed request: not JSON, not a JSON-RPC 2.0 request object, a batch array, or a body that fails the schema. */
         BadRequest: {
             headers: {
@@ -3762,6 +4081,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @example scn_01jdq3v8k2m5n7p9r1s3t5v7x9 */
+        ScanId: string;
         /** @description The negotiated protocol version, sent by clients after initialize. */
         MCPProtocolVersion: string;
     };
@@ -4069,10 +4390,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Swagger UI's files, the page's own set-up (docs.js) and the landing page's stylesheet (home.css); the pages have no inline script or style.
+                 * @description Swagger UI's files, the page's own set-up (docs.js), and the landing page's stylesheet (home.css) and sign-in script (signin.js); the pages have no inline script or style.
                  * @example swagger-ui.css
                  */
-                file: "swagger-ui.css" | "swagger-ui-bundle.js" | "swagger-ui-standalone-preset.js" | "docs.js" | "home.css";
+                file: "swagger-ui.css" | "swagger-ui-bundle.js" | "swagger-ui-standalone-preset.js" | "docs.js" | "home.css" | "signin.js";
             };
             cookie?: never;
         };
@@ -4156,6 +4477,207 @@ export interface operations {
                 };
             };
             406: components["responses"]["NotAcceptableJson"];
+        };
+    };
+    "reports.page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example scn_01jdq3v8k2m5n7p9r1s3t5v7x9 */
+                scanId: components["parameters"]["ScanId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report page (or, while the scan runs, its progress). */
+            200: {
+                headers: {
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Accessibility report: https://www.example.com/</title></head><body><main id="app"></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description Not signed in; the page links to the sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Sign in to see this report</title></head><body><p><a href="../">Sign in</a></p></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The caller may not read reports (reports.view). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Not allowed</title></head><body><p>Reading reports needs the permission reports.view.</p></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description No such scan in the caller's organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>No such report</title></head><body><p>No scan scn_01jdq3v8k2m5n7p9r1s3t5v7x9 in this organization.</p></body></html> */
+                    "text/html": string;
+                };
+            };
+            406: components["responses"]["NotAcceptableJson"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "reports.sarif": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example scn_01jdq3v8k2m5n7p9r1s3t5v7x9 */
+                scanId: components["parameters"]["ScanId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The SARIF log. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "version": "2.1.0",
+                     *       "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+                     *       "runs": [
+                     *         {
+                     *           "tool": {
+                     *             "driver": {
+                     *               "name": "pactum",
+                     *               "rules": []
+                     *             }
+                     *           },
+                     *           "results": []
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/sarif+json": Record<string, unknown>;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ReportForbidden"];
+            404: components["responses"]["ReportNotFound"];
+            406: components["responses"]["NotAcceptableJson"];
+            409: components["responses"]["ReportNotFinished"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "reports.junit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example scn_01jdq3v8k2m5n7p9r1s3t5v7x9 */
+                scanId: components["parameters"]["ScanId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The JUnit XML report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <?xml version="1.0" encoding="UTF-8"?><testsuites name="pactum" tests="1" failures="1"><testsuite name="https://www.example.com/" tests="1" failures="1"><testcase classname="https://www.example.com/" name="image-alt (1.1.1)"><failure message="1 issue" type="error">img</failure></testcase></testsuite></testsuites> */
+                    "application/xml": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ReportForbidden"];
+            404: components["responses"]["ReportNotFound"];
+            406: components["responses"]["NotAcceptableJson"];
+            409: components["responses"]["ReportNotFinished"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "reports.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example scn_01jdq3v8k2m5n7p9r1s3t5v7x9 */
+                scanId: components["parameters"]["ScanId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example page_url,rule,type,impact,wcag_criteria,level,selector,message,context,help_url,contrast_ratio,required_ratio
+                     *     https://www.example.com/,image-alt,error,critical,1.1.1,A,img,Images must have alternative text,<img src="a.png">,https://dequeuniversity.com/rules/axe/4.14/image-alt,,
+                     */
+                    "text/csv": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ReportForbidden"];
+            404: components["responses"]["ReportNotFound"];
+            406: components["responses"]["NotAcceptableJson"];
+            409: components["responses"]["ReportNotFinished"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "reports.screenshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example scn_01jdq3v8k2m5n7p9r1s3t5v7x9 */
+                scanId: components["parameters"]["ScanId"];
+                /** @example 0f8a5c2e9b7d41a3c6e5f4d3b2a19087 */
+                screenshotId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image. */
+            200: {
+                headers: {
+                    /** @description private, max-age=86400 (a screenshot never changes). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/webp": string;
+                    "image/png": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ReportForbidden"];
+            404: components["responses"]["ReportNotFound"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "mcp.tool.dashboard_create_org": {
@@ -4611,6 +5133,33 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["tool-result"] & {
                         structuredContent?: components["schemas"]["dashboard_get_scan_progress.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_get_screenshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_get_screenshot.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_get_screenshot through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_get_screenshot.output"];
                     };
                 };
             };

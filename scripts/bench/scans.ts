@@ -8,7 +8,14 @@
  * Chromium engine, the same pages are checked by Playwright and axe-core alone in the same browser
  * (`playwrightAxe`), the baseline its ratio is taken against.
  *
- *   make build && npx tsx scripts/bench/scans.ts [--pages 50] [--concurrency 4] [--engines chromium,jsdom]
+ *   make build && npx tsx scripts/bench/scans.ts [--pages 50] [--concurrency 4] [--engines chromium,jsdom] [--failing]
+ *
+ * Element screenshots: the engine `chromium` takes them (SCREENSHOTS_PER_PAGE as configured),
+ * `chromium-noshots` is the same engine with SCREENSHOTS_PER_PAGE=0; with --failing every page
+ * also has two failing elements (low-contrast text), so each page takes screenshots. The goal
+ * (issue 30): a scan with screenshots within 20% of its time without them:
+ *
+ *   npx tsx scripts/bench/scans.ts --engines chromium-noshots,chromium --failing
  *
  * Goals (issue 17): Chromium >= 4 pages/s on 2 cores with server + browser <= 600 MB; jsdom >= 8 pages/s.
  */
@@ -30,6 +37,8 @@ const { values: argv } = parseArgs({
     concurrency: { type: 'string', default: '4' },
     engines: { type: 'string', default: 'chromium,jsdom' },
     'sample-ms': { type: 'string', default: '50' },
+    failing: { type: 'boolean', default: false },
+    'no-baseline': { type: 'boolean', default: false },
   },
 });
 const PAGES = Number(argv.pages);
@@ -42,12 +51,12 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 function page(i: number, count: number): string {
   const next = [1, 2, 3].map((d) => (i + d) % count).map((n) => `<li><a href="/p${n}.html">Page ${n}</a></li>`).join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Page ${i}</title>
-<style>body{font-family:sans-serif;max-width:50em;margin:auto;color:#222}nav a{margin-right:1em}</style></head>
+<style>body{font-family:sans-serif;max-width:50em;margin:auto;color:#222}nav a{margin-right:1em}.faint{color:#bbb}</style></head>
 <body><header><nav aria-label="Main"><a href="/">Home</a><a href="/p1.html">About</a><a href="/p2.html">Contact</a></nav></header>
 <main><h1>Page ${i}</h1><p>This is page ${i} of a small site. It has a few paragraphs of text, a list and an image, like many simple pages.</p>
 <p>Our opening hours are Monday to Friday, nine to five. Call us or write to us; we answer within a day.</p>
 <img src="/logo.png" alt="The company logo" width="40" height="40"><h2>More</h2><ul>${next}</ul>
-${i % 5 === 0 ? '<img src="/photo.png" width="40" height="40">' : ''}</main><footer><p>© Example ${i}</p></footer></body></html>`;
+${i % 5 === 0 ? '<img src="/photo.png" width="40" height="40">' : ''}${argv.failing ? '<p class="faint">Small print in light grey.</p><p class="faint">More of it.</p>' : ''}</main><footer><p>© Example ${i}</p></footer></body></html>`;
 }
 
 async function startSite(count: number) {
@@ -225,7 +234,8 @@ async function playwrightAxe(siteUrl: string, count: number): Promise<{ seconds:
 const site = await startSite(PAGES);
 console.log(`scan bench: ${PAGES}-page site, concurrency ${CONCURRENCY}, ${cpus().length} cores, Node ${process.version}`);
 for (const engine of argv.engines.split(',')) {
-  const pactum = await startPactum({ SCAN_ENGINE: engine, SCAN_ALLOW_PRIVATE_NETWORKS: 'true' });
+  const shots = engine !== 'chromium-noshots';
+  const pactum = await startPactum({ SCAN_ENGINE: engine.replace(/-noshots$/, ''), SCAN_ALLOW_PRIVATE_NETWORKS: 'true', ...(shots ? {} : { SCREENSHOTS_PER_PAGE: '0' }) });
   try {
     pactum.cli(['org', 'create', 'scans']);
     const token = pactum.cli(['token', '--sub', 'svc_bench', '--org', 'scans', '--perm', 'scans.create,reports.view', '--ttl', '1h', '--audience', pactum.url]).trim().split('\n').pop()!;
@@ -255,13 +265,13 @@ for (const engine of argv.engines.split(',')) {
     }
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
     const rate = measured.pages / measured.seconds;
-    console.log(`${measured.engine.padEnd(8)} ${measured.pages} pages in ${measured.seconds.toFixed(2)} s = ${rate.toFixed(1)} pages/s (${measured.status}, ${measured.issues} issues; load average ${load}); `
+    console.log(`${(measured.engine + (measured.engine === 'chromium' ? (shots ? ' (screenshots on)' : ' (screenshots off)') : '')).padEnd(8)} ${measured.pages} pages in ${measured.seconds.toFixed(2)} s = ${rate.toFixed(1)} pages/s (${measured.status}, ${measured.issues} issues; load average ${load}); `
       + `CPU ${cpu.toFixed(1)} s = ${((cpu * 1000) / measured.pages).toFixed(0)} ms a page, ${(cpus().length * measured.pages / cpu).toFixed(1)} pages/s on ${cpus().length} cores of its own; peak memory, server + browser: RSS ${mb(peak.rss)} over ${peak.processes} processes, PSS ${mb(peak.pss)} (server alone: PSS ${mb(serverPeak)})`);
     if (peakPss) console.log(`  PSS at its peak, by process: ${breakdown(peakPss)}`);
     console.log(`  CPU by process (with the renderers the zygote reaped): ${[...cpuByKind].sort((a, b) => b[1] - a[1]).map(([kind, s]) => `${kind} ${s.toFixed(1)} s`).join(', ')}`);
     const goal = measured.engine === 'chromium' ? 4 : 8;
     let baseline: { name: string; value: number } | undefined;
-    if (measured.engine === 'chromium') {
+    if (measured.engine === 'chromium' && !argv['no-baseline']) {
       const raw = await playwrightAxe(site.url, measured.pages);
       baseline = { name: 'Playwright + axe-core alone, same browser and flags', value: measured.pages / raw.seconds };
       console.log(`baseline ${measured.pages} pages in ${raw.seconds.toFixed(2)} s = ${baseline.value.toFixed(1)} pages/s (Playwright + axe-core alone); CPU ${raw.cpu.toFixed(1)} s = ${((raw.cpu * 1000) / measured.pages).toFixed(0)} ms a page; pactum/baseline ${(rate / baseline.value).toFixed(2)}`);

@@ -20,6 +20,7 @@ const repo = async (a: string[]) => (await import('./repos.js')).repo(a);
 const proposals = async (a: string[]) => (await import('./proposals.js')).proposals(a);
 const conformance = async (a: string[]) => (await import('./conformance.js')).conformance(a);
 const token = async (a: string[]) => (await import('./token.js')).token(a);
+const scan = async (a: string[]) => (await import('./scan.js')).scan(a);
 
 /** Each command, its usage lines (shown by `pactum <command> --help`) and what runs it. */
 const commands: Record<string, { usage: string; run: (args: string[]) => Promise<number> }> = {
@@ -47,6 +48,13 @@ pactum repo delete-object <org>/<repo> <oid> --reason TEXT   take an object down
 pactum repo restore-object <org>/<repo> <oid> --reason TEXT  lift the takedown (both are written to the audit log)
 pactum repo list`,
     run: repo,
+  },
+  scan: {
+    usage: `pactum scan <url> [--server URL] [--token T] [--mode single|site] [--max-pages N] [--standard WCAG2A|WCAG2AA|WCAG2AAA]
+           [--format sarif|junit|csv --output FILE] [--fail-on error|warning|notice|none]
+                                   scan a site on a running pactum (PACTUM_SERVER, PACTUM_TOKEN), wait, summarise,
+                                   write an export; exit 1 when issues at or above --fail-on (default error) remain`,
+    run: scan,
   },
   proposals: { usage: 'pactum proposals import <file.json>   regulatory update proposals', run: proposals },
   conformance: {

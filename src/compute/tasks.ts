@@ -14,6 +14,8 @@ import { queryIssues, type IssueFilter, type IssueMatch } from '../domain/scan/i
 import { digest, type ReportDigest } from '../domain/scan/summary.js';
 import type { EngineName, Issue, PageReport, Report } from '../domain/scan/types.js';
 import { toPageReport, type PageRow } from '../db/scans.js';
+import { buildReportView, type ReportView, type ReportViewInput } from '../domain/report/view-model.js';
+import { exportReport, type ExportFormat } from '../domain/report/exports.js';
 
 /** A page row as stored, without the columns the tasks do not read. */
 export type StoredPage = Pick<PageRow, 'url' | 'title' | 'issue_count' | 'error' | 'issues' | 'not_evaluated'>;
@@ -25,6 +27,10 @@ export type ComputeTask =
   | { kind: 'fix-diff'; sides: DraftSides }
   /** The digest view of a stored report. */
   | { kind: 'digest'; engine: EngineName | null; summary: string; pages: StoredPage[]; top: number }
+  /** The report model of a finished scan (view app, the report page), its issues listed up to maxIssues. */
+  | { kind: 'report-view'; report: StoredReport; maxIssues: number }
+  /** A finished scan written as SARIF, JUnit XML or CSV, with every issue. */
+  | { kind: 'report-export'; report: StoredReport; format: ExportFormat }
   /** A page of dashboard_query_issues. */
   | { kind: 'query-issues'; pages: Pick<StoredPage, 'url' | 'issues'>[]; filter: IssueFilter; start: number; limit: number }
   /** A completed scan's brand score (pages without style statistics already left out). */
@@ -32,12 +38,22 @@ export type ComputeTask =
   /** Which of these scans have an issue of the criterion. */
   | { kind: 'scans-with-criterion'; scans: { scanId: string; issues: string[] }[]; criterion: string };
 
+/** A finished scan as stored: its row's facts, its summary and its pages (JSON text). */
+export interface StoredReport {
+  scan: ReportViewInput['scan'];
+  summary: string;
+  pages: StoredPage[];
+  brandScore: number | null;
+}
+
 export type FixOutcome = { kind: 'drafted'; draft: FixResult; diff: string } | { kind: 'unsupported'; supported: readonly string[] };
 
 export interface ComputeOutputs {
   fix: FixOutcome;
   'fix-diff': string;
   digest: ReportDigest;
+  'report-view': ReportView;
+  'report-export': string;
   'query-issues': { total: number; issues: IssueMatch[] };
   'brand-score': BrandScore;
   'scans-with-criterion': string[];
@@ -58,6 +74,12 @@ function draft(input: FixInput): FixOutcome {
 
 const issuesOf = (text: string) => JSON.parse(text) as Issue[];
 
+function viewOf(report: StoredReport, maxIssues: number): ReportView {
+  const pages = report.pages.map((row) => toPageReport(row as PageRow)) as PageReport[];
+  const summary = { notEvaluated: [], ...JSON.parse(report.summary) } as Report['summary'];
+  return buildReportView({ scan: report.scan, summary, pages, brandScore: report.brandScore, maxIssues });
+}
+
 export function runComputeTask(task: ComputeTask): ComputeOutputs[ComputeKind] {
   switch (task.kind) {
     case 'fix':
@@ -69,6 +91,10 @@ export function runComputeTask(task: ComputeTask): ComputeOutputs[ComputeKind] {
       const summary = { notEvaluated: [], ...JSON.parse(task.summary) } as Report['summary'];
       return digest({ ...(task.engine ? { engine: task.engine } : {}), summary, pages }, task.top);
     }
+    case 'report-view':
+      return viewOf(task.report, task.maxIssues);
+    case 'report-export':
+      return exportReport(viewOf(task.report, Number.POSITIVE_INFINITY), task.format);
     case 'query-issues':
       return queryIssues(task.pages.map((p) => ({ url: p.url, issues: issuesOf(p.issues) })), task.filter, task.start, task.limit);
     case 'brand-score':

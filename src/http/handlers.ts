@@ -10,6 +10,7 @@ import { health } from '../ops/health.js';
 import { ready } from '../ops/ready.js';
 import { docsAsset, docsPage, docsSpec, homePage } from '../ops/docs.js';
 import { login, logout, protectedResource } from '../auth/routes.js';
+import { reportExport, reportPage, reportScreenshot } from '../reports/routes.js';
 import { batch } from '../objects/batch.js';
 import { createObject, getObject } from '../objects/legacy.js';
 import { createLock, listLocks, unlock, verifyLocks } from '../objects/locks.js';
@@ -41,7 +42,12 @@ export function bindHandlers(s: Services): Handlers {
     'ops.docs': docsPage,
     'ops.docsAsset': docsAsset,
     'ops.docsSpec': docsSpec(s.config.publicUrl),
-    'ops.home': homePage(s.config.publicUrl),
+    'ops.home': homePage(s),
+    'reports.page': reportPage(s),
+    'reports.sarif': reportExport(s, 'sarif'),
+    'reports.junit': reportExport(s, 'junit'),
+    'reports.csv': reportExport(s, 'csv'),
+    'reports.screenshot': reportScreenshot(s),
     'legacy.getObject': getObject(s),
     'legacy.createObject': createObject(s),
     'objects.download': download(s),

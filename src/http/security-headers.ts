@@ -32,6 +32,15 @@ export function contentSecurityPolicy(publicUrl: string, styleHashes: readonly s
   ].join('; ');
 }
 
+/**
+ * The headers of a page whose own inline script and style are allowed by hash (the report page):
+ * otherwise the same policy as every page. The middleware keeps a policy a handler set.
+ */
+export function pageHeaders(publicUrl: string, hashes: { scripts: readonly string[]; styles: readonly string[] }): Record<string, string> {
+  const policy = contentSecurityPolicy(publicUrl, hashes.styles).replace("script-src 'self'", ["script-src 'self'", ...hashes.scripts].join(' '));
+  return { 'Content-Security-Policy': policy, 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer' };
+}
+
 export function htmlPageHeaders(publicUrl: string, styleHashes: readonly string[] = []): Record<string, string> {
   return {
     'Content-Security-Policy': contentSecurityPolicy(publicUrl, styleHashes),
@@ -46,7 +55,10 @@ function finish(ctx: Context, html: () => Record<string, string>) {
   if (ctx.headerSent) return;
   // Set again: the error boundary clears the headers of a failed answer.
   ctx.set(NOSNIFF);
-  if (ctx.response.type === 'text/html') ctx.set(html());
+  if (ctx.response.type !== 'text/html') return;
+  // A page with its own hashed inline script (pageHeaders) keeps its policy; the others get the default.
+  if (ctx.response.get('Content-Security-Policy')) return;
+  ctx.set(html());
 }
 
 /** `styleHashes`: asked for once, at the first HTML page (it may read files). */

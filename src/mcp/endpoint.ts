@@ -11,8 +11,10 @@ import {
   ErrorCode,
   McpError,
   InitializeRequestSchema,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
   PingRequestSchema,
+  ReadResourceRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolRequest,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -34,6 +36,8 @@ const REQUEST_SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolea
   initialize: InitializeRequestSchema,
   'tools/call': CallToolRequestSchema,
   'tools/list': ListToolsRequestSchema,
+  'resources/list': ListResourcesRequestSchema,
+  'resources/read': ReadResourceRequestSchema,
   ping: PingRequestSchema,
 };
 

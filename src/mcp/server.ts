@@ -3,7 +3,9 @@
  * requests, so any number of instances can serve the endpoint. The caller is fixed at creation.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ListResourcesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
+import { viewAssets, viewDocument } from '../report-view/document.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import type { ToolSpec } from '../../generated/tools.js';
@@ -37,18 +39,39 @@ function listing(t: ToolSpec): Tool {
       inputSchema: t.inputSchema,
       outputSchema: t.outputSchema,
       annotations: { title: t.title, ...t.annotations },
+      ...(t._meta ? { _meta: t._meta } : {}),
     };
     toolListing.set(t, entry);
   }
   return entry;
 }
 
+/** The MCP Apps resource the report tools point at (their _meta.ui.resourceUri). */
+export const REPORT_VIEW_URI = 'ui://pactum/report';
+
+const REPORT_VIEW_RESOURCE = {
+  uri: REPORT_VIEW_URI,
+  name: 'pactum report view',
+  title: 'Accessibility report',
+  description: 'The report of a scan, its progress while it runs, and the sites of the fleet, drawn for a person: summary by WCAG principle and level, the worst pages first, issues by rule with the element, its screenshot and how to fix it.',
+  mimeType: RESOURCE_MIME_TYPE,
+};
+
+async function readResource(uri: string) {
+  if (uri !== REPORT_VIEW_URI) throw new McpError(-32002, `Resource not found: ${uri}`);
+  const html = viewDocument(await viewAssets());
+  // The view fetches nothing and is allowed no domain: an empty csp says so to the host.
+  return { contents: [{ uri, mimeType: RESOURCE_MIME_TYPE, text: html, _meta: { ui: { csp: {}, prefersBorder: true } } }] };
+}
+
 export function createMcpServer(services: Services, caller: Identity, request: { requestId: string; log: Logger }): Server {
   const server = new Server(
     { name: 'pactum-dashboard', title: 'pactum dashboard', version: VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator },
+    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visibleTools(caller.permissions).map(listing) }));
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [REPORT_VIEW_RESOURCE] }));
+  server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(req.params.uri));
   server.setRequestHandler(LooseCallToolRequest, (req, extra) => {
     const { name, arguments: args, _meta } = req.params as { name: string; arguments?: unknown; _meta?: { progressToken?: string | number } };
     const token = _meta?.progressToken;

@@ -10,6 +10,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Handler } from '../http/router.js';
 import { loadBundledSpec, type JsonObject } from '../spec/documents.js';
+import type { Identity } from '../auth/identity.js';
+import type { ScanRow } from '../db/scans.js';
+import type { Services } from '../services.js';
 
 const assetDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const TYPES: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' };
@@ -33,7 +36,7 @@ const DOCS_SCRIPT = `window.ui = SwaggerUIBundle({
 });
 `;
 
-const HOME_STYLE = 'body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;line-height:1.5}code{background:#f3f3f3;padding:0 .2em}td{vertical-align:top;padding:.2em .6em}\n';
+const HOME_STYLE = 'body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;line-height:1.5}code{background:#f3f3f3;padding:0 .2em}td,th{vertical-align:top;padding:.2em .6em;text-align:left}label{display:inline-block;min-width:6rem}input{font:inherit;margin:.2rem 0}button{font:inherit}:focus-visible{outline:3px solid #0b57c2;outline-offset:2px}\n';
 
 let styleHashes: string[] | undefined;
 
@@ -51,8 +54,32 @@ export function swaggerUiStyleHashes(): string[] {
   return styleHashes;
 }
 
+/**
+ * The landing page's sign-in: the form's fields sent as JSON to POST api/v1/auth/login (the only
+ * body it takes), then the page reloads with the session. No inline script: a file of its own.
+ */
+const SIGNIN_SCRIPT = `(() => {
+  const form = document.getElementById('signin');
+  if (!form) return;
+  const out = document.getElementById('signin-status');
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    out.textContent = 'Signing in…';
+    const body = JSON.stringify({ username: form.elements.username.value, password: form.elements.password.value });
+    try {
+      const r = await fetch('api/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body, credentials: 'same-origin' });
+      if (r.ok) return location.reload();
+      const answer = await r.json().catch(() => ({}));
+      out.textContent = answer.message || 'Signing in failed (' + r.status + ').';
+    } catch {
+      out.textContent = 'The server could not be reached.';
+    }
+  });
+})();
+`;
+
 /** The documentation page's own files, beside swagger-ui-dist's. */
-const OWN_ASSETS: Record<string, string> = { 'docs.js': DOCS_SCRIPT, 'home.css': HOME_STYLE };
+const OWN_ASSETS: Record<string, string> = { 'docs.js': DOCS_SCRIPT, 'home.css': HOME_STYLE, 'signin.js': SIGNIN_SCRIPT };
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -133,8 +160,27 @@ export const OBJECT_API_ERRORS: readonly [number, string][] = [
   [509, 'The repository has used its daily bandwidth (LFS_BANDWIDTH_QUOTA_BYTES_PER_DAY).'],
 ];
 
-export function homePage(publicUrl: string): Handler<'ops.home'> {
-  const u = escapeHtml(publicUrl);
+/** Signed in: the latest scans of the user's org, each a link to its report page. Otherwise: the sign-in form. */
+async function yourReports(s: Services, identity: Identity | null): Promise<string> {
+  if (!identity) {
+    return `<h2 id="reports">Reports</h2>
+<p>Sign in to see your organization's scans and their reports.</p>
+<form id="signin">
+<p><label for="username">Username</label> <input id="username" name="username" autocomplete="username" required></p>
+<p><label for="password">Password</label> <input id="password" name="password" type="password" autocomplete="current-password" required></p>
+<p><button type="submit">Sign in</button> <span id="signin-status" role="status"></span></p>
+</form>
+<script src="docs/assets/signin.js"></script>`;
+  }
+  const scans = await s.db<ScanRow>('scans').where({ org_id: identity.orgId }).orderBy('id', 'desc').limit(20);
+  const rows = scans.map((scan) => `<tr><td><a href="reports/${encodeURIComponent(scan.id)}">${escapeHtml(scan.site_url)}</a></td><td>${escapeHtml(scan.status)}</td><td>${scan.total_issues ?? '–'}</td><td>${escapeHtml(scan.finished_at ?? scan.created_at)}</td></tr>`);
+  return `<h2 id="reports">Reports</h2>
+<p>Signed in as ${escapeHtml(identity.username ?? identity.subject)}. The latest scans of your organization:</p>
+${rows.length ? `<table><thead><tr><th scope="col">Site</th><th scope="col">Status</th><th scope="col">Issues</th><th scope="col">Finished</th></tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>` : '<p>No scans yet: start one with the MCP tool dashboard_scan_site, or <code>pactum scan &lt;url&gt;</code>.</p>'}`;
+}
+
+export function homePage(s: Services): Handler<'ops.home'> {
+  const u = escapeHtml(s.config.publicUrl);
   const rows = OBJECT_API_ERRORS.map(([status, meaning]) => `<tr><td>${status}</td><td>${escapeHtml(meaning)}</td></tr>`).join('\n');
   const page = `<!doctype html>
 <html lang="en">
@@ -146,6 +192,7 @@ export function homePage(publicUrl: string): Handler<'ops.home'> {
 <body>
 <h1>pactum</h1>
 <p>This server answers three APIs. Their specs and a page to try them: <a href="docs">API documentation</a>.</p>
+%REPORTS%
 <h2>APIs</h2>
 <ul>
 <li><strong>Dashboard MCP endpoint</strong> (JSON-RPC 2.0 over MCP Streamable HTTP): <code>POST ${u}/api/v1/mcp</code>. Sign in at <code>${u}/api/v1/auth/login</code>, or send a bearer token.</li>
@@ -165,10 +212,11 @@ ${rows}
 </body>
 </html>
 `;
-  return ({ ctx }) => {
+  return async ({ ctx, identity }) => {
     ctx.status = 200;
     ctx.type = 'text/html; charset=utf-8';
-    ctx.set('Cache-Control', 'no-cache');
-    ctx.body = page;
+    ctx.set('Cache-Control', identity ? 'no-store' : 'no-cache');
+    const reports = await yourReports(s, identity);
+    ctx.body = page.replace('%REPORTS%', () => reports);
   };
 }

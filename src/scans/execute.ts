@@ -10,7 +10,10 @@ import { findScan, type ScanRow } from '../db/scans.js';
 // Not the engine's index: that would load jsdom and axe-core here, where only workers need them.
 import { ScanFetchError } from '../domain/scan/fetch-page.js';
 import type { ScanEngine } from '../domain/scan/engine.js';
-import { scanSite } from '../domain/scan/scan-site.js';
+import { scanSite, type ShotBudget } from '../domain/scan/scan-site.js';
+import type { Issue } from '../domain/scan/types.js';
+import type { ElementShot } from '../domain/scan/types.js';
+import type { ScreenshotStore } from '../reports/screenshots.js';
 import type { Logger } from '../log.js';
 
 const now = () => new Date().toISOString();
@@ -22,6 +25,23 @@ export interface ScanDeps {
   engine: () => ScanEngine;
   fetchOptions: () => { allowPrivateNetworks: boolean; userAgent: string };
   onCompleted?(scan: ScanRow): Promise<void>;
+  /** Where screenshots of failing elements go, and how many to take (Chromium); absent: none. */
+  screenshots?: { store: ScreenshotStore; budget: ShotBudget };
+}
+
+/** Stores a page's screenshots and names each on the issues it shows; a shot that cannot be stored is left out. */
+async function storeShots(deps: ScanDeps, scanId: string, issues: Issue[], shots: readonly ElementShot[] | undefined): Promise<Issue[]> {
+  if (!shots?.length || !deps.screenshots) return issues;
+  const named = issues.map((issue) => ({ ...issue }));
+  for (const shot of shots) {
+    try {
+      const id = await deps.screenshots.store.put(scanId, shot);
+      for (const i of shot.issues) if (named[i]) named[i].screenshot = id;
+    } catch (err) {
+      deps.log.warn({ err: (err as Error).message, scanId }, 'a screenshot could not be stored; the issue is reported without it');
+    }
+  }
+  return named;
 }
 
 /** Why a scan was cut short: the process is stopping (run it again later) or it ran out of time. */
@@ -43,20 +63,26 @@ export async function executeScan(deps: ScanDeps, scan: ScanRow, signal: AbortSi
   const both = AbortSignal.any([signal, timeout]);
   let seq = 0;
   try {
+    // An attempt starts from scratch: images of an earlier one go, as its pages did.
+    await deps.screenshots?.store.removeScan(id);
     const report = await scanSite(
       { siteUrl: scan.site_url, mode: scan.scan_mode, maxPages: scan.max_pages, concurrency: scan.concurrency, standard: scan.standard },
       // Style statistics feed only the brand score, which needs the org's guideline. The org owns
       // the pages: orgs' pages take turns for the engine's slots.
-      { fetch: deps.fetchOptions(), engine: deps.engine(), owner: scan.org_id, styles: Boolean(await db('brand_guidelines').where({ org_id: scan.org_id }).first()), signal: both },
+      {
+        fetch: deps.fetchOptions(), engine: deps.engine(), owner: scan.org_id, styles: Boolean(await db('brand_guidelines').where({ org_id: scan.org_id }).first()), signal: both,
+        ...(deps.screenshots ? { screenshots: deps.screenshots.budget } : {}),
+      },
       {
         onPagesFound: async (total) => {
           await db('scans').where({ id }).update({ total_pages: total, last_updated: now() });
         },
         onPageDone: async (page) => {
+          const issues = await storeShots(deps, id, page.issues, page.screenshots);
           await db.transaction(async (tx) => {
             await tx('scan_pages').insert({
               scan_id: id, seq: seq++, url: page.url, title: page.title, issue_count: page.issueCount, error: page.error ?? null,
-              issues: JSON.stringify(page.issues), style: page.style ? JSON.stringify(page.style) : null, not_evaluated: JSON.stringify(page.notEvaluated ?? []),
+              issues: JSON.stringify(issues), style: page.style ? JSON.stringify(page.style) : null, not_evaluated: JSON.stringify(page.notEvaluated ?? []),
             });
             await tx('scans').where({ id }).increment('pages_scanned', 1).update({ last_updated: now() });
           });

@@ -46,6 +46,7 @@ import { createEngines, engineName, warnUnsandboxed, type Engines } from './engi
 import type { Logger } from '../log.js';
 import { claimedBy, claimScan, releaseScans } from './claims.js';
 import { executeScan, failScan, type ScanDeps } from './execute.js';
+import type { ScreenshotStore } from '../reports/screenshots.js';
 
 /** Attempts before a scan whose runs keep being cut off (restarts, dead workers) is failed. */
 export const MAX_ATTEMPTS = 3;
@@ -58,6 +59,8 @@ export interface ScanRunnerOptions {
   log: Logger;
   /** Called when a scan completes (brand score, fleet totals). */
   onCompleted?(scan: ScanRow): Promise<void>;
+  /** Where screenshots of failing elements are kept (Chromium); absent: none are taken. */
+  screenshots?: ScreenshotStore;
 }
 
 export interface ScanRunner {
@@ -78,8 +81,11 @@ export function createScanRunner(opts: ScanRunnerOptions): ScanRunner {
   // SCAN_ENGINE=chromium without a browser stops the start, naming the setting.
   engineName(opts.config);
   let engines: Engines | null = null;
+  const { screenshots, ...rest } = opts;
+  const shots = opts.config.screenshots;
   const deps: ScanDeps = {
-    ...opts,
+    ...rest,
+    ...(screenshots && shots.perPage > 0 && shots.perScan > 0 ? { screenshots: { store: screenshots, budget: shots } } : {}),
     engine: () => (engines ??= createEngines(opts.config, opts.log)).engine,
     fetchOptions: () => ({ allowPrivateNetworks: opts.config.scanAllowPrivateNetworks, userAgent: 'pactum-scanner/3.4 (+accessibility scan)' }),
   };

@@ -14,6 +14,7 @@ import * as m012 from './012_scan_engines.js';
 import * as m013 from './013_auth_pending.js';
 import * as m014 from './014_partial_reservations.js';
 import * as m015 from './015_scan_claims.js';
+import * as m016 from './016_scan_screenshots.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_core': m001,
@@ -30,6 +31,7 @@ const migrations: Record<string, Knex.Migration> = {
   '013_auth_pending': m013,
   '014_partial_reservations': m014,
   '015_scan_claims': m015,
+  '016_scan_screenshots': m016,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

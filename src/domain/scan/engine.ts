@@ -5,6 +5,7 @@
  */
 import type { FetchOptions } from './fetch-page.js';
 import type { CheckedPage, EngineName, WcagStandard } from './types.js';
+import type { ShotOptions } from './types.js';
 
 /** A page as fetched: its final URL and its markup. */
 export interface PageToCheck {
@@ -13,6 +14,8 @@ export interface PageToCheck {
   standard: WcagStandard;
   /** Also gather the style statistics brand scoring reads (costs a pass over the DOM). */
   styles?: boolean;
+  /** Chromium: screenshots of the first failing elements, at most `max` (jsdom takes none). */
+  screenshots?: ShotOptions;
 }
 
 export interface CheckSession {

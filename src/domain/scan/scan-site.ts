@@ -9,6 +9,7 @@ import { fetchPage, fetchText, ScanFetchError, type FetchedPage, type FetchOptio
 import { parseSitemap } from './sitemap.js';
 import { buildReport, tallyPage, type PageTally } from './summary.js';
 import type { Issue, PageReport, Report, StyleStats, WcagStandard } from './types.js';
+import type { ElementShot, ShotOptions } from './types.js';
 
 export type ScanMode = 'single' | 'site';
 
@@ -25,6 +26,8 @@ export interface ScanDeps {
   engine: ScanEngine;
   /** Gather brand-scoring style statistics of each page. */
   styles?: boolean;
+  /** Screenshots of failing elements (Chromium): each page's share of the scan's budget. */
+  screenshots?: ShotBudget;
   /** Whose scan it is (an org): owners take turns for the engine's page slots. */
   owner?: string;
   signal?: AbortSignal;
@@ -34,7 +37,13 @@ export interface ScanEvents {
   /** How many pages the scan will cover so far (bounded by maxPages); only ever grows. */
   onPagesFound: (total: number) => void | Promise<void>;
   /** Once per page, as it finishes; `error` is set when the page could not be scanned; `style` feeds brand scoring. */
-  onPageDone: (page: PageReport & { issues: Issue[]; style?: StyleStats }) => void | Promise<void>;
+  onPageDone: (page: PageReport & { issues: Issue[]; style?: StyleStats; screenshots?: ElementShot[] }) => void | Promise<void>;
+}
+
+/** A scan's screenshot budget: at most `perPage` a page, at most `perScan` in all. */
+export interface ShotBudget extends Omit<ShotOptions, 'max'> {
+  perPage: number;
+  perScan: number;
 }
 
 /** Nested sitemaps read from a sitemap index; enough for real sites, bounded for hostile ones. */
@@ -86,7 +95,7 @@ class Frontier {
 }
 
 interface PageOutcome {
-  page: (PageReport & { issues: Issue[]; style?: StyleStats }) | null;
+  page: (PageReport & { issues: Issue[]; style?: StyleStats; screenshots?: ElementShot[] }) | null;
   links: string[];
 }
 
@@ -119,11 +128,22 @@ export async function scanSite(input: ScanInput, deps: ScanDeps, events: ScanEve
   await reportTotal();
 
   const session = deps.engine.openSession(fetchOptions, { owner: deps.owner });
+  // Pages in flight reserve their share of the scan's screenshots and give back what they did not use.
+  let shotsLeft = deps.engine.name === 'chromium' ? (deps.screenshots?.perScan ?? 0) : 0;
+  const reserveShots = (): ShotOptions | undefined => {
+    const budget = deps.screenshots;
+    const max = budget ? Math.min(budget.perPage, shotsLeft) : 0;
+    if (!budget || max <= 0) return undefined;
+    shotsLeft -= max;
+    return { max, maxWidth: budget.maxWidth, format: budget.format, quality: budget.quality };
+  };
   const pages: PageReport[] = [];
   const tallies: PageTally[] = [];
   const visit = async (index: number) => {
     const url = frontier.planned[index]!;
-    const outcome = await scanPage(url, index === 0 ? first : null, input.standard, origin, frontier, session, fetchOptions, deps.styles ?? false);
+    const shots = reserveShots();
+    const outcome = await scanPage(url, index === 0 ? first : null, input.standard, origin, frontier, session, fetchOptions, deps.styles ?? false, shots);
+    if (shots) shotsLeft += shots.max - (outcome.page?.screenshots?.length ?? 0);
     signal?.throwIfAborted();
     if (input.mode === 'site') {
       for (const link of outcome.links) {
@@ -135,7 +155,9 @@ export async function scanSite(input: ScanInput, deps: ScanDeps, events: ScanEve
     await reportTotal();
     if (!outcome.page) return;
     const page = outcome.page;
-    pages[index] = page;
+    // The report kept for the summary holds no image bytes: those go to the store with the page.
+    const { screenshots: _shots, ...kept } = page;
+    pages[index] = kept;
     tallies[index] = tallyPage(page);
     await emit(() => events.onPageDone(page));
   };
@@ -159,6 +181,7 @@ async function scanPage(
   session: CheckSession,
   fetchOptions: FetchOptions,
   styles: boolean,
+  screenshots?: ShotOptions,
 ): Promise<PageOutcome> {
   try {
     const fetched = prefetched ?? (await fetchPage(url, fetchOptions));
@@ -170,10 +193,11 @@ async function scanPage(
       frontier.remember(landed);
     }
     if (!frontier.firstContent(fetched.html)) return { page: null, links: [] };
-    const checked = await session.check({ url: fetched.url, html: fetched.html, standard, styles }, fetchOptions.signal);
+    const checked = await session.check({ url: fetched.url, html: fetched.html, standard, styles, ...(screenshots ? { screenshots } : {}) }, fetchOptions.signal);
     const page = {
       url: checked.url, title: checked.title, issueCount: checked.issues.length, notEvaluated: checked.notEvaluated, issues: checked.issues,
       ...(checked.style ? { style: checked.style } : {}),
+      ...(checked.screenshots?.length ? { screenshots: checked.screenshots } : {}),
     };
     return { page, links: checked.links };
   } catch (err) {

@@ -25,6 +25,8 @@ export interface Issue {
   helpUrl: string;
   /** What a heuristic check beyond axe observed (those findings are warnings: needs review). */
   evidence?: string | null;
+  /** The id of the element's screenshot (Chromium engine, the first failing elements of a page). */
+  screenshot?: string | null;
 }
 
 export type NotEvaluatedReason = 'needs a browser' | 'check failed';
@@ -119,6 +121,8 @@ export interface CheckedPage {
   links: string[];
   /** Colours, fonts, classes and custom properties in use, for brand scoring (absent when not asked for). */
   style?: StyleStats;
+  /** Chromium: screenshots of failing elements, when asked for. */
+  screenshots?: ElementShot[];
 }
 
 // Compile-time contract checks: each engine type must be assignable to its schema type.
@@ -135,3 +139,20 @@ export type ContractChecks = [
   Assignable<EngineName, Schemas['scan-engine']>,
   Assignable<Schemas['scan-engine'], EngineName>,
 ];
+
+export interface ShotOptions {
+  /** Shots this page may take. */
+  max: number;
+  maxWidth: number;
+  format: 'webp' | 'png';
+  quality: number;
+}
+
+/** One image, and the issues (indexes into the page's issues) it shows. */
+export interface ElementShot {
+  issues: number[];
+  mime: 'image/webp' | 'image/png';
+  width: number;
+  height: number;
+  bytes: Buffer;
+}

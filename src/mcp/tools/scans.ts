@@ -9,6 +9,7 @@ import { CheckError } from '../../domain/scan/engine.js';
 import { admitScan, queuedOf, retryAfter } from '../../scans/claims.js';
 import { checkScanTarget } from '../../scans/target.js';
 import { computed } from '../compute-call.js';
+import { storedReport } from '../../reports/access.js';
 import { ToolFailure, inScope, type ToolContext, type ToolHandlers } from '../tool-context.js';
 
 /** A scan of the caller's org; another org's scan is "not found", like a missing one. */
@@ -39,7 +40,7 @@ function queueFull(waiting: number, max: number, retryAfterSeconds: number): Too
 
 export const scanTools: Pick<
   ToolHandlers,
-  'dashboard_scan_site' | 'dashboard_get_scan_progress' | 'dashboard_get_report' | 'dashboard_list_reports' | 'dashboard_query_issues' | 'dashboard_scan_page'
+  'dashboard_scan_site' | 'dashboard_get_scan_progress' | 'dashboard_get_report' | 'dashboard_list_reports' | 'dashboard_query_issues' | 'dashboard_scan_page' | 'dashboard_get_screenshot'
 > = {
   async dashboard_scan_site(input, ctx) {
     const url = await target(ctx, input.siteUrl);
@@ -74,6 +75,11 @@ export const scanTools: Pick<
   async dashboard_get_report({ scanId, view, top }, ctx) {
     const row = await ownScan(ctx, scanId);
     if (!hasReport(row)) return reportBase(row);
+    if (view === 'app') {
+      // The report view's model: built in the compute pool from the stored rows, its issue list cut at REPORT_MAX_ISSUES.
+      const app = await computed(ctx, { kind: 'report-view', report: await storedReport(ctx.services.db, row), maxIssues: ctx.services.config.reportMaxIssues }, 'building the report view');
+      return { ...reportBase(row), app };
+    }
     if (view === 'digest') {
       // Grouping every issue of every page grows with the report: in the compute pool, from the rows as stored.
       const pages = (await readPages(ctx.services.db, row.id)).map(({ url, title, issue_count, error, issues, not_evaluated }) => ({ url, title, issue_count, error, issues, not_evaluated }));
@@ -90,6 +96,16 @@ export const scanTools: Pick<
       );
     }
     return readReport(ctx.services.db, row);
+  },
+
+  async dashboard_get_screenshot({ scanId, screenshotId }, ctx) {
+    await ownScan(ctx, scanId);
+    const shot = await ctx.services.screenshots.get(scanId, screenshotId);
+    if (!shot) throw new ToolFailure('not_found', `Scan ${scanId} has no screenshot ${screenshotId}`);
+    const chunks: Buffer[] = [];
+    for await (const chunk of await shot.body()) chunks.push(chunk as Buffer);
+    const { row } = shot;
+    return { scanId, screenshotId, mimeType: row.mime, width: row.width, height: row.height, data: Buffer.concat(chunks).toString('base64') };
   },
 
   async dashboard_list_reports({ siteUrl, status, limit, cursor }, ctx) {

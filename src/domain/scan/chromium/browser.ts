@@ -116,6 +116,12 @@ export class Page {
     return answer.result.value as T;
   }
 
+  /** A screenshot of `clip` (document coordinates, CSS px) scaled by clip.scale, as the image's bytes. */
+  async screenshot(clip: { x: number; y: number; width: number; height: number; scale: number }, format: 'webp' | 'png', quality: number): Promise<Buffer> {
+    const { data } = await this.session.send<{ data: string }>('Page.captureScreenshot', { format, ...(format === 'webp' ? { quality } : {}), clip, fromSurface: true, captureBeyondViewport: false });
+    return Buffer.from(data, 'base64');
+  }
+
   /** Key down and up together, the way a person's press arrives; each key's events in one round trip. */
   async press(key: Key): Promise<void> {
     const shifted = key === 'Shift+Tab';

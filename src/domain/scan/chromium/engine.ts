@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import { createServer, type Server, type Socket } from 'node:net';
 import { cpus } from 'node:os';
 import { axeRunOptions, erroredRules, issuesOf } from '../axe-results.js';
+import { captureElementShots } from './screenshots.js';
 import { checkFailed, checksFor, issueOfFinding, withoutDuplicates, type CheckId, type RawFinding } from '../checks/catalogue.js';
 import { pageCall, surveyDom, type Survey } from '../checks/page-functions.js';
 import { domFindings, SURVEY_LIMITS } from '../checks/dom-findings.js';
@@ -229,6 +230,10 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
         lost.stage = 'loading';
         await page.goto(input.url);
         const checked = await inspect(page, input, lost);
+        if (input.screenshots) {
+          lost.stage = 'taking screenshots of failing elements';
+          checked.screenshots = await captureElementShots(page, checked.issues, input.screenshots);
+        }
         lost.page = null;
         if (!sessionClosed) idle.push(page);
         else await page.close().catch(() => undefined);

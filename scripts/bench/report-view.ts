@@ -1,0 +1,73 @@
+/**
+ * The report view's size and render time: a report of 1,000 issues (200 pages, 40 rules, contrast
+ * details on a quarter of them) drawn by the view's own script in headless Chromium, as the
+ * report page embeds it; the time is the script's own measure from the model to the finished
+ * DOM (window.__pactumRenderMs), plus the first paint after it. Goals (issue 30): the resource
+ * at most 150 kB, 1,000 issues drawn in under 200 ms.
+ *
+ *   npx tsx scripts/bench/report-view.ts [--issues 1000] [--rounds 5]
+ */
+import { gzipSync } from 'node:zlib';
+import { parseArgs } from 'node:util';
+import { chromium } from 'playwright-core';
+import { buildReportView } from '../../src/domain/report/view-model.js';
+import type { Issue, PageReport } from '../../src/domain/scan/types.js';
+import { viewAssets, viewDocument } from '../../src/report-view/document.js';
+import { record } from './lib.js';
+
+const { values: argv } = parseArgs({ options: { issues: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '5' } } });
+const ISSUES = Number(argv.issues);
+const ROUNDS = Number(argv.rounds);
+
+function report() {
+  const pages: PageReport[] = [];
+  for (let p = 0; p < 200; p++) pages.push({ url: `https://www.example.com/page-${p}.html`, title: `Page ${p}`, issueCount: 0, issues: [], notEvaluated: [] });
+  for (let i = 0; i < ISSUES; i++) {
+    const rule = i % 40;
+    const contrast = rule < 10;
+    const issue: Issue = {
+      code: contrast ? `color-contrast${rule ? `-${rule}` : ''}` : `rule-${rule}`, wcagCriterion: contrast ? '1.4.3' : '1.1.1', wcagCriteria: [contrast ? '1.4.3' : '1.1.1'], type: rule % 7 === 0 ? 'warning' : 'error', impact: 'serious',
+      message: contrast ? `Elements must meet minimum color contrast ratio thresholds: element has insufficient color contrast of 2.${i % 10} (foreground color: #999999, background color: #ffffff, font size: 12.0pt (16px), font weight: normal); expected contrast ratio of 4.5:1, at .c${i} (<p class="c${i}">text</p>); see https://dequeuniversity.com/rules/axe/4.14/color-contrast` : `Rule ${rule} must hold: element ${i} breaks it, at #e${i} (<div id="e${i}">…</div>); see https://dequeuniversity.com/rules/axe/4.14/rule-${rule}`,
+      selector: contrast ? `.c${i}` : `#e${i}`, context: contrast ? `<p class="c${i}">text</p>` : `<div id="e${i}">Some content of element ${i}</div>`, helpUrl: `https://dequeuniversity.com/rules/axe/4.14/rule-${rule}`,
+    };
+    const page = pages[i % pages.length]!;
+    page.issues.push(issue);
+    page.issueCount++;
+  }
+  const byLevel = { error: 0, warning: 0, notice: 0 };
+  for (const p of pages) for (const i of p.issues) byLevel[i.type]++;
+  return buildReportView({
+    scan: { scanId: 'scn_bench', siteUrl: 'https://www.example.com/', standard: 'WCAG2AA', status: 'completed', engine: 'chromium', finishedAt: new Date().toISOString() },
+    summary: { pagesScanned: pages.length, pagesFailed: 0, totalIssues: ISSUES, byLevel, byCriterion: {}, notEvaluated: [] },
+    pages, brandScore: 81.5, maxIssues: 5000,
+  });
+}
+
+const assets = await viewAssets();
+const resource = viewDocument(assets);
+const bytes = Buffer.byteLength(resource);
+console.log(`report view resource (ui://pactum/report): ${(bytes / 1000).toFixed(1)} kB, ${(gzipSync(resource).length / 1000).toFixed(1)} kB gzipped (script ${(assets.script.length / 1000).toFixed(1)} kB, style ${(assets.style.length / 1000).toFixed(1)} kB)`);
+const page = viewDocument(assets, { data: { view: report(), progress: null } });
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--headless'] });
+const times: number[] = [];
+try {
+  for (let r = 0; r < ROUNDS; r++) {
+    const tab = await browser.newPage();
+    await tab.setContent(page);
+    await tab.waitForSelector('section.rule');
+    const ms = await tab.evaluate(() => new Promise<number>((resolve) => requestAnimationFrame(() => resolve((window as unknown as { __pactumRenderMs: number }).__pactumRenderMs))));
+    const issues = await tab.evaluate(() => document.querySelectorAll('button.issue').length);
+    if (issues !== ISSUES) throw new Error(`the view drew ${issues} issues, not ${ISSUES}`);
+    times.push(ms);
+    await tab.close();
+  }
+} finally {
+  await browser.close();
+}
+times.sort((a, b) => a - b);
+const median = times[Math.floor(times.length / 2)]!;
+console.log(`${ISSUES} issues drawn in ${median.toFixed(1)} ms (median of ${ROUNDS}; all: ${times.map((t) => t.toFixed(1)).join(', ')} ms)`);
+record(
+  { bench: 'report-view', measure: 'resource size', value: bytes / 1000, unit: 'kB', goal: '<= 150 kB', met: bytes <= 150_000 },
+  { bench: 'report-view', measure: `${ISSUES} issues drawn`, value: median, unit: 'ms', goal: '< 200 ms', met: median < 200 },
+);

@@ -1,0 +1,102 @@
+/**
+ * The report view as one self-contained HTML document: its script (view.ts with ext-apps' App,
+ * bundled by esbuild once, at first use) and its stylesheet inline, allowed by their hashes in
+ * the document's own Content-Security-Policy; no network fetch, no eval. The same document is the
+ * MCP App resource ui://pactum/report and, with its report embedded, the page GET /reports/{id}.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** The sources: beside this module in src/, or in src/ beside dist/src/ for a build. */
+const source = (name: string) => {
+  for (const dir of [here, join(here, '..', '..', '..', 'src', 'report-view')]) {
+    try {
+      return { path: join(dir, name), text: readFileSync(join(dir, name), 'utf8') };
+    } catch {
+      /* try the next */
+    }
+  }
+  throw new Error(`report view: ${name} not found beside ${here}`);
+};
+
+export interface ViewAssets {
+  script: string;
+  style: string;
+  scriptHash: string;
+  styleHash: string;
+}
+
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+
+/**
+ * zod (which ext-apps' App validates messages with) brings every locale of its error messages;
+ * the view needs English only: about half of the script.
+ */
+const englishOnly = {
+  name: 'zod-english-only',
+  setup(build: { onResolve: (o: { filter: RegExp }, cb: (a: { importer: string }) => { path: string; namespace: string } | undefined) => void; onLoad: (o: { filter: RegExp; namespace: string }, cb: () => { contents: string; resolveDir: string }) => void }) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (a) => (a.importer.includes('/zod/') ? { path: 'zod-locales', namespace: 'zod-en' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'zod-en' }, () => ({ contents: "export { default as en } from 'zod/v4/locales/en.js';", resolveDir: here }));
+  },
+};
+
+let assets: Promise<ViewAssets> | null = null;
+
+/** Bundles the view's script (about a second, once per process). esbuild comes with tsx. */
+export function viewAssets(): Promise<ViewAssets> {
+  return (assets ??= (async () => {
+    const esbuild = await import('esbuild');
+    const entry = source('view.ts');
+    const result = await esbuild.build({
+      entryPoints: [entry.path], bundle: true, minify: true, format: 'iife', target: 'es2022', write: false, legalComments: 'none',
+      plugins: [englishOnly as never], logLevel: 'silent',
+    });
+    // A literal "</script" inside the script would end its element early.
+    const script = result.outputFiles[0]!.text.replace(/<\/(script)/gi, '<\\/$1').trim();
+    const style = source('style.css').text.trim();
+    return { script, style, scriptHash: sha256(script), styleHash: sha256(style) };
+  })()).catch((err: unknown) => {
+    assets = null;
+    throw err;
+  });
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** JSON inside a data block: `<` escaped so no "</script>" or "<!--" can occur. */
+const dataBlock = (data: unknown) => JSON.stringify(data).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+
+/** The policy the document carries itself: its own script and style, images as data: URLs (and `imgSelf`: this server's). */
+export function viewPolicy(a: ViewAssets, opts: { imgSelf?: boolean } = {}): string {
+  return [
+    "default-src 'none'",
+    `script-src ${a.scriptHash}`,
+    `style-src ${a.styleHash}`,
+    `img-src data:${opts.imgSelf ? " 'self'" : ''}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+}
+
+/** The document; `data` (the report page) is embedded for the script to draw. */
+export function viewDocument(a: ViewAssets, opts: { title?: string; data?: unknown; imgSelf?: boolean; csp?: boolean } = {}): string {
+  const policy = opts.csp === false ? '' : `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(viewPolicy(a, opts))}">\n`;
+  const data = opts.data === undefined ? '' : `<script type="application/json" id="pactum-data">${dataBlock(opts.data)}</script>\n`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+${policy}<title>${escapeHtml(opts.title ?? 'Accessibility report')}</title>
+<style>${a.style}</style>
+</head>
+<body>
+<main id="app" aria-busy="true"><h1>Accessibility report</h1><p id="status" role="status" class="status">Loading the report…</p></main>
+${data}<script>${a.script}</script>
+</body>
+</html>
+`;
+}

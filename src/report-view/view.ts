@@ -1,0 +1,412 @@
+/**
+ * The report view: runs in the browser, as the MCP App ui://pactum/report inside a host's
+ * sandboxed frame (talking to the host through ext-apps' App), or as the page GET /reports/{id}
+ * (its report embedded in the page). It draws the report model (report-view.json) with the DOM
+ * API only: no innerHTML of report text, no inline style attributes (colours are set through
+ * CSSOM, which a strict CSP allows), no network of its own.
+ */
+import { config as zodConfig } from 'zod/v4';
+import { App, applyDocumentTheme, applyHostStyleVariables } from '@modelcontextprotocol/ext-apps';
+import type { components } from '../../generated/types/dashboard.js';
+
+// The view runs under a CSP without 'unsafe-eval': zod's compiled parsers would only trip it.
+zodConfig({ jitless: true });
+
+type ReportView = components['schemas']['report-view'];
+type Rule = ReportView['rules'][number];
+type ViewIssue = Rule['issues'][number];
+type Progress = components['schemas']['scan-progress'];
+type FleetSite = components['schemas']['fleet-site'];
+
+interface HostContext { theme?: 'light' | 'dark'; styles?: { variables?: Record<string, string | undefined> } }
+interface ToolResult { structuredContent?: Record<string, unknown>; content?: { type: string; text?: string }[]; isError?: boolean }
+
+interface Host {
+  call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+  screenshotSrc(scanId: string, id: string): Promise<string>;
+  canDraftFixes: boolean;
+}
+
+const root = document.getElementById('app')!;
+const FINISHED = new Set(['completed', 'completed_with_errors']);
+
+// ---------------------------------------------------------------------------------------------
+// DOM helpers
+
+type Child = Node | string | null | undefined | false;
+function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, string | number | boolean | undefined> | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  if (props) {
+    for (const [k, v] of Object.entries(props)) {
+      if (v === undefined || v === false) continue;
+      if (k === 'class') el.className = String(v);
+      else if (k === 'text') el.textContent = String(v);
+      else el.setAttribute(k, v === true ? '' : String(v));
+    }
+  }
+  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(c);
+  return el;
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const shortUrl = (url: string) => {
+  try {
+    const u = new URL(url);
+    return `${u.pathname}${u.search}` || '/';
+  } catch {
+    return url;
+  }
+};
+
+function status(text: string) {
+  let live = document.getElementById('status');
+  if (!live) {
+    live = h('p', { id: 'status', role: 'status', class: 'status' });
+    root.prepend(live);
+  }
+  live.textContent = text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the report
+
+function summarySection(view: ReportView): HTMLElement {
+  const s = view.summary;
+  const levels = h('ul', { class: 'counts' },
+    h('li', { class: 'count error' }, h('strong', { text: s.byLevel.error }), ' errors'),
+    h('li', { class: 'count warning' }, h('strong', { text: s.byLevel.warning }), ' warnings (need review)'),
+    h('li', { class: 'count notice' }, h('strong', { text: s.byLevel.notice }), ' notices'),
+    h('li', { class: 'count' }, h('strong', { text: s.pagesScanned }), ` pages checked`),
+    s.pagesFailed > 0 && h('li', { class: 'count error' }, h('strong', { text: s.pagesFailed }), ' could not be checked'),
+    view.brandScore !== null && h('li', { class: 'count' }, 'Brand score ', h('strong', { text: Math.round(view.brandScore) }), ' of 100'),
+  );
+  const table = h('table', { class: 'principles' },
+    h('caption', { text: 'Issues by WCAG principle and conformance level' }),
+    h('thead', null, h('tr', null, h('th', { scope: 'col', text: 'Principle' }), h('th', { scope: 'col', text: 'A' }), h('th', { scope: 'col', text: 'AA' }), h('th', { scope: 'col', text: 'AAA' }))),
+    h('tbody', null, ...s.byPrinciple.map((p) => h('tr', null, h('th', { scope: 'row', text: `${p.principle}. ${p.name}` }), h('td', { text: p.A }), h('td', { text: p.AA }), h('td', { text: p.AAA })))),
+  );
+  const notEvaluated = s.notEvaluated.length > 0 && h('div', { class: 'not-evaluated' },
+    h('h3', { text: 'Not evaluated' }),
+    h('p', { text: `These rules could neither pass nor fail with the ${view.engine ?? 'scan'} engine; they are not counted as passed.` }),
+    h('ul', null, ...s.notEvaluated.map((n) => h('li', null, h('code', { text: n.code }), ` (WCAG ${n.wcagCriteria.join(', ') || '–'}): ${n.reason}, on ${plural(n.pages, 'page')}`))),
+  );
+  return h('section', { 'aria-labelledby': 'summary-h' }, h('h2', { id: 'summary-h', text: 'Summary' }), levels, table, notEvaluated);
+}
+
+function pagesSection(view: ReportView, onFilter: (url: string | null) => void): HTMLElement {
+  const rows = view.pages.map((p) =>
+    h('tr', { class: p.error ? 'failed' : undefined },
+      h('th', { scope: 'row' }, h('span', { class: 'page-title', text: p.title ?? shortUrl(p.url) }), h('br', null), h('span', { class: 'url', text: p.url })),
+      h('td', null, p.error ? h('span', { class: 'badge error', text: 'Could not be checked' }) : String(p.byLevel.error)),
+      h('td', { text: p.error ? '–' : p.byLevel.warning }),
+      h('td', { text: p.notEvaluated.length }),
+      h('td', null, p.error ? h('span', { class: 'why', text: p.error }) : p.issueCount > 0 ? button(`Show issues: ${plural(p.issueCount, 'issue')} on ${shortUrl(p.url)}`, 'Show issues', () => onFilter(p.url)) : 'No issues found'),
+    ),
+  );
+  return h('section', { 'aria-labelledby': 'pages-h' },
+    h('h2', { id: 'pages-h', text: 'Pages, worst first' }),
+    h('div', { class: 'scroll' }, h('table', { class: 'pages' },
+      h('thead', null, h('tr', null, ...['Page', 'Errors', 'Warnings', 'Not evaluated', 'Issues'].map((t) => h('th', { scope: 'col', text: t })))),
+      h('tbody', null, ...rows),
+    )),
+  );
+}
+
+function button(label: string, text: string, onClick: () => void, cls = 'btn'): HTMLButtonElement {
+  const b = h('button', { type: 'button', class: cls, 'aria-label': label !== text ? label : undefined, text });
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+function contrastBlock(c: NonNullable<ViewIssue['contrast']>): HTMLElement {
+  const swatch = (colour: string, what: string) => {
+    const s = h('span', { class: 'swatch', 'data-colour': colour, title: `${what} ${colour}` });
+    s.style.setProperty('background-color', colour);
+    return s;
+  };
+  return h('p', { class: 'contrast' },
+    swatch(c.foreground, 'Text colour'), h('span', { text: ` text ${c.foreground} ` }),
+    swatch(c.background, 'Background colour'), h('span', { text: ` on background ${c.background}` }),
+    h('span', { class: 'ratio' }, ': contrast ', h('strong', { text: `${c.ratio}:1` }), `, needs at least ${c.required}:1`),
+  );
+}
+
+function issueDetail(view: ReportView, rule: Rule, issue: ViewIssue, host: Host | null): HTMLElement {
+  const criterion = issue.wcagCriterion ? `WCAG ${issue.wcagCriterion}${rule.level ? ` (level ${rule.level})` : ''}` : 'no WCAG criterion';
+  const dl = h('dl', null,
+    h('dt', { text: 'Page' }), h('dd', null, h('span', { class: 'url', text: issue.pageUrl })),
+    h('dt', { text: 'Element' }), h('dd', null, h('code', { text: issue.selector })),
+    h('dt', { text: 'Criterion' }), h('dd', { text: `${criterion}; impact ${issue.impact ?? 'not rated'}` }),
+  );
+  const detail = h('div', { class: 'detail' },
+    h('p', { class: 'message', text: issue.message }),
+    dl,
+    h('pre', null, h('code', { text: issue.context })),
+    issue.contrast && contrastBlock(issue.contrast),
+    issue.evidence && h('p', { class: 'evidence' }, h('strong', { text: 'Evidence: ' }), issue.evidence),
+  );
+  if (issue.screenshot) {
+    const figure = h('figure', { class: 'shot' }, h('figcaption', { text: `The element ${issue.selector}, outlined in red` }));
+    detail.append(figure);
+    if (host) {
+      void host.screenshotSrc(view.scanId, issue.screenshot).then((src) => {
+        figure.prepend(h('img', { src, alt: `Screenshot of the element ${issue.selector}` }));
+      }, () => figure.append(h('p', { text: 'The screenshot could not be loaded.' })));
+    }
+  }
+  detail.append(h('p', null, h('a', { href: issue.helpUrl, target: '_blank', rel: 'noopener noreferrer', text: `How to fix ${rule.code} (opens in a new tab)` })));
+  if (host?.canDraftFixes && issue.wcagCriterion) {
+    const out = h('div', { class: 'fix', 'aria-live': 'polite' });
+    const draft = button(`Draft a fix for this ${rule.code} issue`, 'Draft a fix', () => {
+      draft.disabled = true;
+      out.textContent = 'Drafting a fix…';
+      host.call('dashboard_generate_fix', { wcagCriterion: issue.wcagCriterion, issueMessage: issue.message, htmlContext: issue.context }).then((r) => {
+        out.textContent = '';
+        const diff = typeof r.diff === 'string' ? r.diff : '';
+        out.append(h('h5', { text: 'Drafted fix (review before use)' }), diffBlock(diff));
+        if (typeof r.explanation === 'string') out.append(h('p', { text: r.explanation }));
+      }, (err: unknown) => {
+        out.textContent = `No fix could be drafted: ${err instanceof Error ? err.message : String(err)}`;
+      }).finally(() => { draft.disabled = false; });
+    });
+    detail.append(draft, out);
+  }
+  return detail;
+}
+
+function diffBlock(diff: string): HTMLElement {
+  const pre = h('pre', { class: 'diff' });
+  for (const line of diff.split('\n')) {
+    const cls = line.startsWith('+') && !line.startsWith('+++') ? 'add' : line.startsWith('-') && !line.startsWith('---') ? 'del' : undefined;
+    pre.append(h('span', { class: cls, text: `${line}\n` }));
+  }
+  return pre;
+}
+
+/**
+ * The issues of a rule, as a list whose items are buttons: Tab reaches the list once (roving
+ * tabindex), the arrow keys, Home and End move between its issues, Enter or Space opens one.
+ */
+function issueList(view: ReportView, rule: Rule, host: Host | null): HTMLElement {
+  const list = h('ul', { class: 'issues', 'aria-label': `${rule.code} issues` });
+  const buttons: HTMLButtonElement[] = [];
+  rule.issues.forEach((issue, n) => {
+    const detailId = `d-${issue.id}`;
+    const b = h('button', {
+      type: 'button', class: 'issue', id: `i-${issue.id}`, 'aria-expanded': 'false', 'aria-controls': detailId, tabindex: n === 0 ? 0 : -1,
+      'data-page': issue.pageUrl,
+    }, h('span', { class: 'n', text: `${n + 1}.` }), ' ', h('code', { text: issue.selector }), h('span', { class: 'on', text: ` on ${shortUrl(issue.pageUrl)}` }));
+    const slot = h('div', { id: detailId, hidden: true });
+    b.addEventListener('click', () => {
+      const open = b.getAttribute('aria-expanded') === 'true';
+      b.setAttribute('aria-expanded', String(!open));
+      if (!open && !slot.firstChild) slot.append(issueDetail(view, rule, issue, host));
+      slot.hidden = open;
+    });
+    buttons.push(b);
+    list.append(h('li', { 'data-page': issue.pageUrl }, b, slot));
+  });
+  list.addEventListener('keydown', (e) => {
+    const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
+    if (at < 0) return;
+    const visible = buttons.filter((x) => !(x.parentElement as HTMLElement).hidden);
+    const i = visible.indexOf(buttons[at]!);
+    const to = e.key === 'ArrowDown' ? visible[i + 1] : e.key === 'ArrowUp' ? visible[i - 1] : e.key === 'Home' ? visible[0] : e.key === 'End' ? visible[visible.length - 1] : undefined;
+    if (!to) return;
+    e.preventDefault();
+    buttons[at]!.tabIndex = -1;
+    to.tabIndex = 0;
+    to.focus();
+  });
+  return list;
+}
+
+function rulesSection(view: ReportView, host: Host | null): { section: HTMLElement; filter(url: string | null): void } {
+  const filterNote = h('p', { class: 'filter', hidden: true });
+  const groups = view.rules.map((rule, r) => {
+    const bodyId = `rule-${r}`;
+    const head = h('button', { type: 'button', class: 'rule-toggle', 'aria-expanded': r === 0 ? 'true' : 'false', 'aria-controls': bodyId },
+      h('span', { class: `badge ${rule.type}`, text: rule.type }), ' ',
+      h('span', { class: 'rule-code', text: rule.code }), ' ',
+      h('span', { class: 'rule-count', text: `${plural(rule.count, 'issue')} on ${plural(rule.pages, 'page')}` }),
+    );
+    const meta = h('p', { class: 'rule-meta' },
+      rule.help, '. ',
+      rule.wcagCriteria.length ? `WCAG ${rule.wcagCriteria.join(', ')}${rule.level ? ` (level ${rule.level})` : ''}. ` : 'No WCAG criterion (best practice). ',
+      rule.impact ? `Impact: ${rule.impact}. ` : '',
+      h('a', { href: rule.helpUrl, target: '_blank', rel: 'noopener noreferrer', text: `About ${rule.code} (opens in a new tab)` }),
+    );
+    const shownNote = rule.issues.length < rule.count && h('p', { class: 'note', text: `The first ${rule.issues.length} of ${rule.count} are listed (REPORT_MAX_ISSUES); the exports list them all.` });
+    const body = h('div', { id: bodyId, class: 'rule-body', hidden: r !== 0 }, meta, shownNote, issueList(view, rule, host));
+    head.addEventListener('click', () => {
+      const open = head.getAttribute('aria-expanded') === 'true';
+      head.setAttribute('aria-expanded', String(!open));
+      body.hidden = open;
+    });
+    return { rule, el: h('section', { class: `rule ${rule.type}` }, h('h3', null, head), body), body, head };
+  });
+  const section = h('section', { 'aria-labelledby': 'rules-h' }, h('h2', { id: 'rules-h', text: 'Issues by rule' }), filterNote,
+    view.rules.length === 0 ? h('p', { text: 'No issues were found on the pages that could be checked.' }) : null,
+    ...groups.map((g) => g.el));
+  return {
+    section,
+    filter(url) {
+      for (const g of groups) {
+        let shown = 0;
+        for (const li of g.body.querySelectorAll<HTMLElement>('li[data-page]')) {
+          li.hidden = url !== null && li.dataset.page !== url;
+          if (!li.hidden) shown++;
+        }
+        g.el.hidden = shown === 0;
+        if (url !== null && shown > 0) {
+          g.head.setAttribute('aria-expanded', 'true');
+          g.body.hidden = false;
+        }
+      }
+      filterNote.hidden = url === null;
+      filterNote.textContent = '';
+      if (url !== null) {
+        filterNote.append(`Showing the issues of ${url}. `, button('Show all pages', 'Show all pages', () => this.filter(null)));
+        const first = groups.find((g) => !g.el.hidden)?.body.querySelector<HTMLButtonElement>('li:not([hidden]) button.issue');
+        if (first) {
+          for (const b of first.closest('ul')!.querySelectorAll<HTMLButtonElement>('button.issue')) b.tabIndex = -1;
+          first.tabIndex = 0;
+          first.focus();
+        }
+      }
+    },
+  };
+}
+
+export function renderReport(view: ReportView, host: Host | null) {
+  const t0 = performance.now();
+  root.textContent = '';
+  root.setAttribute('aria-busy', 'true');
+  const title = h('h1', { text: 'Accessibility report' });
+  const facts = h('p', { class: 'facts' },
+    h('span', { class: 'url', text: view.siteUrl }),
+    `: checked against ${view.standard} with the ${view.engine ?? 'unknown'} engine; the scan ${view.status === 'completed_with_errors' ? 'completed, but some pages could not be checked' : view.status}`,
+    view.finishedAt ? ` on ${new Date(view.finishedAt).toLocaleString('en')}.` : '.',
+  );
+  const rules = rulesSection(view, host);
+  const pages = pagesSection(view, (url) => rules.filter(url));
+  root.append(title, facts, summarySection(view), pages, rules.section);
+  root.setAttribute('aria-busy', 'false');
+  document.title = `Accessibility report: ${view.siteUrl}`;
+  (window as unknown as { __pactumRenderMs?: number }).__pactumRenderMs = performance.now() - t0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// progress and fleet
+
+function renderProgress(p: Progress) {
+  root.textContent = '';
+  const total = p.totalPages ?? 0;
+  const bar = h('progress', { id: 'scan-progress', max: Math.max(total, 1), value: p.pagesScanned, 'aria-label': 'Pages scanned' });
+  const eta = p.etaSeconds !== null && p.etaSeconds !== undefined ? `, about ${Math.max(1, Math.round(p.etaSeconds))} s left` : '';
+  root.append(
+    h('h1', { text: 'Accessibility scan in progress' }),
+    h('p', { class: 'facts' }, h('span', { class: 'url', text: p.siteUrl })),
+    bar,
+    h('p', { role: 'status', id: 'status', class: 'status', text: `${p.status === 'queued' ? 'Waiting to start' : 'Scanning'}: ${p.pagesScanned} of ${total || 'unknown'} pages scanned${eta}.` }),
+  );
+}
+
+function renderFleet(sites: FleetSite[], open: (scanId: string) => void) {
+  root.textContent = '';
+  root.append(
+    h('h1', { text: 'Sites and their latest scans' }),
+    h('div', { class: 'scroll' }, h('table', { class: 'pages' },
+      h('thead', null, h('tr', null, ...['Site', 'Status', 'Errors', 'Warnings', 'Report'].map((t) => h('th', { scope: 'col', text: t })))),
+      h('tbody', null, ...sites.map((s) => h('tr', null,
+        h('th', { scope: 'row' }, h('span', { class: 'url', text: s.siteUrl })),
+        h('td', { text: s.latestScanStatus ?? 'never scanned' }),
+        h('td', { text: s.byLevel?.error ?? '–' }),
+        h('td', { text: s.byLevel?.warning ?? '–' }),
+        h('td', null, s.latestScanId && FINISHED.has(s.latestScanStatus ?? '') ? button(`Open report: ${s.siteUrl}`, 'Open report', () => open(s.latestScanId!)) : '–'),
+      ))),
+    )),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// wiring: the MCP App, or the page
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Follows a tool's result to what a person wants to see: the report, the scan's progress, or the sites. */
+async function show(result: Record<string, unknown>, host: Host) {
+  if (result.app) return renderReport(result.app as ReportView, host);
+  const sites = (result.sites ?? result.worstSites) as FleetSite[] | undefined;
+  if (Array.isArray(sites)) return renderFleet(sites, (scanId) => void open(scanId, host));
+  if (typeof result.scanId === 'string') return open(result.scanId, host);
+  status('This result has no report to show.');
+}
+
+async function open(scanId: string, host: Host) {
+  status('Loading the report…');
+  for (;;) {
+    const progress = (await host.call('dashboard_get_scan_progress', { scanId })) as unknown as Progress;
+    if (progress.status === 'failed') {
+      root.textContent = '';
+      root.append(h('h1', { text: 'The scan failed' }), h('p', { role: 'status', id: 'status', text: progress.error ?? 'The scan failed.' }));
+      return;
+    }
+    if (progress.finished) break;
+    renderProgress(progress);
+    await sleep(2000);
+  }
+  const report = await host.call('dashboard_get_report', { scanId, view: 'app' });
+  renderReport(report.app as ReportView, host);
+}
+
+function embedded(): { view: ReportView | null; progress: Progress | null } | null {
+  const el = document.getElementById('pactum-data');
+  return el?.textContent ? (JSON.parse(el.textContent) as { view: ReportView | null; progress: Progress | null }) : null;
+}
+
+async function main() {
+  const page = embedded();
+  if (page) {
+    // The report page: everything it needs is in the document; screenshots are files of this server beside it.
+    const host: Host = { call: () => Promise.reject(new Error('not in an MCP host')), screenshotSrc: (scanId, id) => Promise.resolve(`${encodeURIComponent(scanId)}/screenshots/${id}`), canDraftFixes: false };
+    if (page.view) renderReport(page.view, host);
+    else if (page.progress) renderProgress(page.progress);
+    return;
+  }
+  const app = new App({ name: 'pactum report', version: '1.0.0' });
+  const host: Host = {
+    canDraftFixes: true,
+    async call(name, args) {
+      const r = await app.callServerTool({ name, arguments: args });
+      const text = r.content?.find((c) => c.type === 'text')?.text;
+      if (r.isError) throw new Error(text ? ((JSON.parse(text) as { message?: string }).message ?? text) : `${name} failed`);
+      return (r.structuredContent ?? (text ? JSON.parse(text) : {})) as Record<string, unknown>;
+    },
+    async screenshotSrc(scanId, id) {
+      const shot = await this.call('dashboard_get_screenshot', { scanId, screenshotId: id });
+      return `data:${String(shot.mimeType)};base64,${String(shot.data)}`;
+    },
+  };
+  // The package's own helpers apply the host's theme and colours; their parameter types are
+  // spelled out here (the host context type comes from a generated schema module).
+  const applyTheme = applyDocumentTheme as (theme: 'light' | 'dark') => void;
+  const applyVariables = applyHostStyleVariables as (variables: Record<string, string | undefined>) => void;
+  const theme = (ctx: HostContext | undefined) => {
+    if (ctx?.theme) applyTheme(ctx.theme);
+    if (ctx?.styles?.variables) applyVariables(ctx.styles.variables);
+  };
+  app.onhostcontextchanged = (ctx: HostContext) => theme(ctx);
+  app.ontoolresult = (result: ToolResult) => {
+    const content = result.structuredContent ?? (() => {
+      const text = result.content?.find((c) => c.type === 'text')?.text;
+      try { return text ? (JSON.parse(text) as Record<string, unknown>) : null; } catch { return null; }
+    })();
+    if (result.isError || !content) return status('The tool did not return a report.');
+    show(content, host).catch((err: unknown) => status(`The report could not be loaded: ${err instanceof Error ? err.message : String(err)}`));
+  };
+  await app.connect();
+  theme(app.getHostContext() as HostContext | undefined);
+}
+
+void main();

@@ -1,0 +1,38 @@
+/**
+ * A scan's report as people and pipelines read it, for the tool (dashboard_get_report view app)
+ * and the report page and exports alike: the same org scoping, the model built in the compute
+ * pool from the stored rows.
+ */
+import type { Compute } from '../compute/compute.js';
+import type { StoredReport } from '../compute/tasks.js';
+import type { Db } from '../db/knex.js';
+import { findScan, hasReport, readPages, type ScanRow } from '../db/scans.js';
+import type { Identity } from '../auth/identity.js';
+import { isSystemAdmin } from '../auth/identity.js';
+import { grants } from '../auth/permissions.js';
+
+export type ReportAccess = { ok: true; scan: ScanRow } | { ok: false; why: 'forbidden' | 'not_found' };
+
+/** The scan, when `caller` may read its report: reports.view, and the scan in the caller's org (admin.system: any). */
+export async function readableScan(db: Db, caller: Identity, scanId: string): Promise<ReportAccess> {
+  if (!grants(caller.permissions, 'reports.view')) return { ok: false, why: 'forbidden' };
+  const scan = await findScan(db, scanId);
+  if (!scan || (scan.org_id !== caller.orgId && !isSystemAdmin(caller))) return { ok: false, why: 'not_found' };
+  return { ok: true, scan };
+}
+
+/** A finished scan's stored facts, summary, pages and brand score: the compute tasks' input. */
+export async function storedReport(db: Db, scan: ScanRow & { summary: string }): Promise<StoredReport> {
+  const pages = (await readPages(db, scan.id)).map(({ url, title, issue_count, error, issues, not_evaluated }) => ({ url, title, issue_count, error, issues, not_evaluated }));
+  const brand = await db('brand_scores').where({ scan_id: scan.id }).first<{ score: string } | undefined>();
+  const score = brand ? (JSON.parse(brand.score) as { kind: string; overall?: number }) : null;
+  return {
+    scan: { scanId: scan.id, siteUrl: scan.site_url, standard: scan.standard, status: scan.status, engine: scan.engine ?? null, finishedAt: scan.finished_at },
+    summary: scan.summary,
+    pages,
+    brandScore: score?.kind === 'scored' && typeof score.overall === 'number' ? score.overall : null,
+  };
+}
+
+export { hasReport };
+export type { Compute };

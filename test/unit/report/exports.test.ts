@@ -1,0 +1,85 @@
+/** The report model and the exports written from it, on reports made up to hold the awkward cases. */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import Ajv04 from 'ajv-draft-04';
+import addFormats from 'ajv-formats';
+import { JSDOM } from 'jsdom';
+import { buildReportView, contrastOf } from '../../../src/domain/report/view-model.js';
+import { csvField, toCsv, toJunit, toSarif } from '../../../src/domain/report/exports.js';
+import type { Issue, PageReport } from '../../../src/domain/scan/types.js';
+import { parseCsv } from '../../helpers/csv.js';
+
+const issue = (over: Partial<Issue>): Issue => ({
+  code: 'image-alt', wcagCriterion: '1.1.1', wcagCriteria: ['1.1.1'], type: 'error', impact: 'critical', message: 'Images must have alternative text: no alt, at img', selector: 'img', context: '<img src="a.png">', helpUrl: 'https://dequeuniversity.com/rules/axe/4.14/image-alt', ...over,
+});
+const CONTRAST = 'Elements must meet minimum color contrast ratio thresholds: element has insufficient color contrast of 1.91 (foreground color: #bbbbbb, background color: #ffffff, font size: 12.0pt (16px), font weight: normal); expected contrast ratio of 4.5:1, at .faint (<p class="faint">x</p>); see https://dequeuniversity.com/rules/axe/4.14/color-contrast';
+
+const pages: PageReport[] = [
+  { url: 'https://example.com/', title: 'Home', issueCount: 1, issues: [issue({ type: 'warning', code: 'pactum-link-purpose', wcagCriterion: '2.4.4', wcagCriteria: ['2.4.4'], impact: 'moderate', message: 'Needs review: Links must lead: x' })], notEvaluated: [{ code: 'target-size', wcagCriteria: ['2.5.8'], reason: 'needs a browser' }] },
+  { url: 'https://example.com/bad', title: null, issueCount: 0, issues: [], error: 'https://example.com/bad answered HTTP 500', notEvaluated: [] },
+  {
+    url: 'https://example.com/a,"b"', title: 'A', issueCount: 4, notEvaluated: [],
+    issues: [
+      issue({ code: 'color-contrast', wcagCriterion: '1.4.3', wcagCriteria: ['1.4.3'], impact: 'serious', message: CONTRAST, selector: '.faint', context: '<p class="faint">x</p>', screenshot: 'a'.repeat(32) }),
+      issue({ selector: '=HYPERLINK("http://evil")', context: '<img alt="">\u0001\r\n"quoted", line' }),
+      issue({ selector: 'img:nth-child(2)' }),
+      issue({ selector: '+cmd|x' }),
+    ],
+  },
+];
+const summary = { pagesScanned: 3, pagesFailed: 1, totalIssues: 5, byLevel: { error: 4, warning: 1, notice: 0 }, byCriterion: {}, notEvaluated: [{ code: 'target-size', wcagCriteria: ['2.5.8'], reason: 'needs a browser' as const, pages: 1 }] };
+const scan = { scanId: 'scn_1', siteUrl: 'https://example.com/', standard: 'WCAG2AA' as const, status: 'completed_with_errors' as const, engine: 'jsdom' as const, finishedAt: '2026-11-26T10:00:00.000Z' };
+const view = (maxIssues = 100) => buildReportView({ scan, summary, pages, brandScore: null, maxIssues });
+
+describe('the report model', () => {
+  it('puts the page that could not be checked first, then most errors; errors before warnings; counts by principle and level', () => {
+    const v = view();
+    expect(v.pages.map((p) => p.url)).toEqual(['https://example.com/bad', 'https://example.com/a,"b"', 'https://example.com/']);
+    expect(v.rules.map((r) => `${r.type}:${r.code}:${r.count}`)).toEqual(['error:image-alt:3', 'error:color-contrast:1', 'warning:pactum-link-purpose:1']);
+    expect(v.summary.byPrinciple.map((p) => [p.principle, p.A, p.AA])).toEqual([['1', 3, 1], ['2', 1, 0], ['3', 0, 0], ['4', 0, 0]]);
+    expect(v.rules[1]!.issues[0]).toMatchObject({ contrast: { foreground: '#bbbbbb', background: '#ffffff', ratio: 1.91, required: 4.5 }, screenshot: 'a'.repeat(32) });
+    expect(contrastOf({ code: 'image-alt', message: CONTRAST })).toBeNull();
+  });
+
+  it('lists at most maxIssues issues and keeps the counts whole', () => {
+    const v = view(2);
+    expect(v.issuesShown).toBe(2);
+    expect(v.rules.reduce((n, r) => n + r.issues.length, 0)).toBe(2);
+    expect(v.rules.reduce((n, r) => n + r.count, 0)).toBe(5);
+  });
+});
+
+describe('the exports', () => {
+  it('SARIF is valid against the official SARIF 2.1.0 schema', () => {
+    const schema = JSON.parse(readFileSync('node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json', 'utf8')) as object;
+    const ajv = new Ajv04.default({ allErrors: true, strict: false, unicodeRegExp: false });
+    addFormats.default(ajv);
+    const validate = ajv.compile(schema);
+    const sarif = toSarif(view());
+    expect(validate(JSON.parse(JSON.stringify(sarif))), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
+    expect(sarif.runs[0]!.invocations[0]!.toolExecutionNotifications).toHaveLength(1);
+  });
+
+  it('JUnit XML parses, with control characters dropped and markup escaped', () => {
+    const xml = toJunit(view());
+    const doc = new JSDOM(xml, { contentType: 'application/xml' }).window.document;
+    expect(doc.querySelector('parsererror')).toBeNull();
+    expect(doc.querySelectorAll('testsuite')).toHaveLength(3);
+    expect(doc.querySelector('testsuite[name="https://example.com/"] testcase > skipped')?.getAttribute('message')).toBe('not evaluated: needs a browser');
+    expect(doc.querySelector('testsuite[name="https://example.com/bad"] error')?.getAttribute('type')).toBe('page-error');
+    expect(doc.documentElement.getAttribute('failures')).toBe('2');
+  });
+
+  it('CSV is RFC 4180 and safe from formula injection', () => {
+    const rows = parseCsv(toCsv(view()));
+    expect(rows).toHaveLength(1 + 5 + 1);
+    for (const r of rows) expect(r).toHaveLength(12);
+    const evil = rows.find((r) => r[6]!.includes('HYPERLINK'))!;
+    expect(evil[6]).toBe(`'=HYPERLINK("http://evil")`);
+    expect(evil[8]).toBe('<img alt="">\u0001\r\n"quoted", line');
+    expect(rows.find((r) => r[6]!.includes('cmd'))![6]).toBe("'+cmd|x");
+    expect(rows.at(-1)!.slice(0, 3)).toEqual(['https://example.com/bad', 'page-error', 'page-error']);
+    expect(csvField('-1')).toBe("'-1");
+    expect(csvField(-1 as never)).toBe('-1');
+  });
+});
