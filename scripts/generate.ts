@@ -267,10 +267,12 @@ function collectTools(doc: Obj): ToolOut[] {
  * registerAppTool is handed a stand-in that only records what it would register.
  */
 function appToolMeta(name: string, meta: Obj): Obj {
-  let registered: Obj | undefined;
-  const recorder = { registerTool: (_name: string, config: { _meta?: Obj }) => ((registered = config._meta), undefined as never) };
-  registerAppTool(recorder, name, { _meta: meta as never }, () => ({ content: [] }));
-  return registered!;
+  const registered: Obj[] = [];
+  const recorder = { registerTool: (_name: string, config: { _meta?: Obj }) => (registered.push(config._meta ?? {}), undefined as never) };
+  registerAppTool(recorder, name, { _meta: meta }, () => ({ content: [] }));
+  const [recorded] = registered;
+  if (!recorded) throw new Error(`registerAppTool registered nothing for ${name}`);
+  return recorded;
 }
 
 function toolsModule(tools: ToolOut[]): string {

@@ -80,7 +80,7 @@ class HashWorker {
     this.worker = new Worker(WORKER_SOURCE, { eval: true });
     // A worker that throws or exits takes every hash it held with it: those uploads fail with a
     // clear error (never hang), and the next upload gets a new worker.
-    this.worker.on('error', (err) => this.fail(err.message));
+    this.worker.on('error', (err: Error) => this.fail(err.message));
     this.worker.on('exit', (code) => this.fail(`exit code ${code}`));
     this.worker.on('message', (m: { id: number; hashed?: number; digest?: string; released?: true }) => {
       if (m.digest !== undefined || m.released) {
