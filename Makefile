@@ -84,9 +84,9 @@ reliability: install ## the full reliability suite: fuzz, faults, load, security
 clients: install ## partner clients (TypeScript, Java, Python, Go) into .build/clients/ with OpenAPI Generator (needs Java; Maven fetches its jar)
 	@bash scripts/clients.sh
 
-conformance: install ## check a server against the specs: make conformance TARGET=http://host:port [API=all] [TOKEN=...] [BASIC=user:pass] [REPO=org/repo]
-	@test -n "$(TARGET)" || { echo "usage: make conformance TARGET=http://host:port [API=all] [TOKEN=jwt] [BASIC=user:pass] [REPO=org/repo]"; exit 2; }
-	npx tsx src/cli/main.ts conformance --target "$(TARGET)" --api "$(or $(API),all)" $(if $(TOKEN),--token "$(TOKEN)") $(if $(BASIC),--basic "$(BASIC)") $(if $(REPO),--repo "$(REPO)") $(if $(JUNIT),--junit "$(JUNIT)")
+conformance: install ## check a server against the specs: make conformance TARGET=http://host:port [API=all] [TOKEN=...] [BASIC=user:pass] [REPO=org/repo] [ALLOW_WRITES=org/repo]
+	@test -n "$(TARGET)" || { echo "usage: make conformance TARGET=http://host:port [API=all] [TOKEN=jwt] [BASIC=user:pass] [REPO=org/repo] [ALLOW_WRITES=org/repo]"; exit 2; }
+	npx tsx src/cli/main.ts conformance --target "$(TARGET)" --api "$(or $(API),all)" $(if $(TOKEN),--token "$(TOKEN)") $(if $(BASIC),--basic "$(BASIC)") $(if $(REPO),--repo "$(REPO)") $(if $(ALLOW_WRITES),--allow-writes "$(ALLOW_WRITES)") $(if $(JUNIT),--junit "$(JUNIT)")
 
 mock: install ## Prism mock servers of the three specs on ports 4010-4012 (see docs/mock.md)
 	npx tsx scripts/mock.ts

@@ -59,9 +59,11 @@ pactum repo list`,
   proposals: { usage: 'pactum proposals import <file.json>   regulatory update proposals', run: proposals },
   conformance: {
     usage: `pactum conformance --target URL [--api dashboard|legacy|batch|all] [--token T] [--basic user:pass]
-                   [--repo org/repo] [--seed N] [--max-examples N] [--junit out.xml] [--read-only]
+                   [--repo org/repo] [--allow-writes org/repo] [--seed N] [--max-examples N] [--junit out.xml] [--read-only]
                    [--phases examples,generated,negative,mcp,flow]
-                                 check any server against the specs`,
+                                 check any server against the specs; exit 2 when the target is down or
+                                 refuses the credentials. Writes (uploads, locks) only to --allow-writes;
+                                 removes the locks and sessions it made, even when it fails`,
     run: conformance,
   },
   token: {

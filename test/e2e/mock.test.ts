@@ -292,7 +292,7 @@ describe('the mock servers', () => {
       expect(Object.keys(down.objects[0]!.actions)).toEqual(['download']);
       const got = await fetch(down.objects[0]!.actions.download!.href, { headers: down.objects[0]!.actions.download!.header });
       expect(got.status).toBe(200);
-      expect(got.headers.get('x-pactum-mock')).toBe('prism; stateless');
+      expect(got.headers.get('x-pactum-mock')).toBe('prism; stateless; api=batch');
       await got.body?.cancel(); // the example's bytes: the mock keeps nothing
     });
 
