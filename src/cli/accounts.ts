@@ -33,7 +33,7 @@ export async function org(args: string[]): Promise<number> {
         if (isUniqueViolation(err)) throw new UsageError(`the slug ${slug} is taken`);
         throw err;
       }
-    });
+    }, { creates: true });
   }
   if (sub === 'list') {
     noArguments(rest);

@@ -6,7 +6,7 @@
  */
 import { restoreYoungGenerationGrowth } from './startup-heap.js'; // first: before any other module loads
 import { createLogger } from '../log.js';
-import { isUsageError } from './args.js';
+import { isUsageError, useConfigFile } from './args.js';
 import { ConfigError } from '../config.js';
 
 // Each command's module is loaded when it runs: the conformance runner's generators stay out of
@@ -82,11 +82,32 @@ const USAGE = `pactum — the dashboard MCP endpoint and the Git LFS object APIs
 Usage:
 ${Object.values(commands).map((c) => indent(c.usage)).join('\n')}
   pactum <command> --help          that command's usage
+  pactum --config FILE <command>   read the settings from FILE instead of pactum.env
 
 Roles: system_admin, org_admin, member, viewer, service.
-Settings come from the environment; see the README.`;
+Settings (DATA_DIR, DATABASE_URL, JWT_SECRET, …) come from the environment, over the settings
+file pactum.env in the working directory or the nearest parent (or --config FILE), the same way
+for the server and for every command: docs/configuration.md.`;
 
-export async function run(argv: string[]): Promise<number> {
+/** `--config FILE` (or --config=FILE), anywhere on the line: the settings file of every command. */
+function takeConfig(argv: string[]): { argv: string[]; file?: string } {
+  const i = argv.findIndex((a) => a === '--config' || a.startsWith('--config='));
+  if (i < 0) return { argv };
+  const file = argv[i]!.startsWith('--config=') ? argv[i]!.slice('--config='.length) : argv[i + 1];
+  if (!file || file.startsWith('-')) throw new Error('--config takes a file: pactum --config FILE <command>');
+  return { argv: [...argv.slice(0, i), ...argv.slice(i + (argv[i] === '--config' ? 2 : 1))], file };
+}
+
+export async function run(argvWithConfig: string[]): Promise<number> {
+  let argv: string[];
+  try {
+    const taken = takeConfig(argvWithConfig);
+    argv = taken.argv;
+    useConfigFile(taken.file);
+  } catch (err) {
+    console.error(`pactum: ${(err as Error).message}`);
+    return 2;
+  }
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     console.log(USAGE);
