@@ -16,7 +16,7 @@ export npm_config_fund := false
 export npm_config_audit := false
 export npm_config_update_notifier := false
 
-.PHONY: env help install install-conformance generate clients conformance mock check-generated lint typecheck build migrate run serve test reliability bench clean
+.PHONY: env help install install-conformance generate clients conformance mcp-conformance mock check-generated lint typecheck build migrate run serve test reliability bench clean clean-data
 
 env: ## the line that puts pactum's Node first on PATH in your shell: eval "$$(make -s env)"
 	@$(if $(NODE_BIN),echo 'export PATH="$(NODE_BIN):$$PATH"',echo '# this machine'"'"'s node is recent enough: nothing to change')
@@ -94,5 +94,11 @@ mock: install ## Prism mock servers of the three specs on ports 4010-4012 (see d
 bench: install build ## benchmarks as ratios against baselines run alongside; bench-results.json and .md (QUICK=1: a short smoke run)
 	npx tsx scripts/bench/run-all.ts $(if $(QUICK),--quick)
 
-clean: ## remove build output and local data
-	rm -rf dist data .tmp
+clean: ## remove build output (dist/, .tmp/); keeps data/, the local database and objects
+	rm -rf dist .tmp
+
+clean-data: ## DELETE data/: the local SQLite database, its keys and every stored object (asks first; FORCE=1 does not)
+	@test -d data || { echo "no data/ here: nothing to delete"; exit 0; }; \
+	  if [ "$(FORCE)" != 1 ]; then read -r -p "delete $$(pwd)/data, the local database and objects? [y/N] " answer; \
+	    [ "$$answer" = y ] || { echo "kept data/"; exit 1; }; fi; \
+	  rm -rf data && echo "deleted data/"
