@@ -88,6 +88,10 @@ conformance: install ## check a server against the specs: make conformance TARGE
 	@test -n "$(TARGET)" || { echo "usage: make conformance TARGET=http://host:port [API=all] [TOKEN=jwt] [BASIC=user:pass] [REPO=org/repo] [ALLOW_WRITES=org/repo]"; exit 2; }
 	npx tsx src/cli/main.ts conformance --target "$(TARGET)" --api "$(or $(API),all)" $(if $(TOKEN),--token "$(TOKEN)") $(if $(BASIC),--basic "$(BASIC)") $(if $(REPO),--repo "$(REPO)") $(if $(ALLOW_WRITES),--allow-writes "$(ALLOW_WRITES)") $(if $(JUNIT),--junit "$(JUNIT)")
 
+mcp-conformance: install install-conformance ## the official MCP conformance suite against a server: make mcp-conformance TARGET=http://host:port TOKEN=<jwt> (docs/mcp.md)
+	@test -n "$(TARGET)" -a -n "$(TOKEN)" || { echo "usage: make mcp-conformance TARGET=http://127.0.0.1:8080 TOKEN=<a bearer token of that server, e.g. from pactum token --user NAME>"; exit 2; }
+	@npx tsx scripts/mcp-conformance.ts --target "$(TARGET)" --token "$(TOKEN)"
+
 mock: install ## Prism mock servers of the three specs on ports 4010-4012 (see docs/mock.md)
 	npx tsx scripts/mock.ts
 
