@@ -92,7 +92,7 @@ mcp-conformance: install install-conformance ## the official MCP conformance sui
 	@test -n "$(TARGET)" -a -n "$(TOKEN)" || { echo "usage: make mcp-conformance TARGET=http://127.0.0.1:8080 TOKEN=<a bearer token of that server, e.g. from pactum token --user NAME>"; exit 2; }
 	@npx tsx scripts/mcp-conformance.ts --target "$(TARGET)" --token "$(TOKEN)"
 
-mock: install ## Prism mock servers of the three specs on ports 4010-4012 (see docs/mock.md)
+mock: install ## Prism mock servers of the three specs, one API per port: dashboard 4010, legacy 4011, batch 4012 (MOCK_PORT_BASE=N moves them to N..N+2; docs/mock.md)
 	npx tsx scripts/mock.ts
 
 bench: install build ## benchmarks as ratios against baselines run alongside; bench-results.json and .md (QUICK=1: a short smoke run)
