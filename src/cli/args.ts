@@ -1,5 +1,6 @@
 /** Shared by the CLI commands: usage errors, reading a password without echoing it in argv. */
-import { ConfigError, describeDatabase, loadConfig, loadSettings, type Config, type Settings } from '../config.js';
+import { ConfigError, describeDatabase, loadConfig, loadSettings, nearest, type Config, type Settings } from '../config.js';
+import { ROLE_PERMISSIONS } from '../auth/permissions.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -8,6 +9,12 @@ import { recordedServerUrl } from '../db/server-settings.js';
 import { findOrgById, findOrgBySlug } from '../db/users.js';
 
 export class UsageError extends Error {}
+
+/** The refusal of a role that does not exist, with the ones that do. */
+export const unknownRole = (role: string) => {
+  const near = nearest(role, Object.keys(ROLE_PERMISSIONS));
+  return `unknown role ${role}${near ? ` (did you mean ${near}?)` : ''}; the roles are ${Object.keys(ROLE_PERMISSIONS).join(', ')}`;
+};
 
 export const isUsageError = (err: unknown) =>
   err instanceof UsageError || err instanceof ConfigError || String((err as { code?: string }).code).startsWith('ERR_PARSE_ARGS');

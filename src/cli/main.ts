@@ -7,7 +7,7 @@
 import { restoreYoungGenerationGrowth } from './startup-heap.js'; // first: before any other module loads
 import { createLogger } from '../log.js';
 import { isUsageError, useConfigFile } from './args.js';
-import { ConfigError } from '../config.js';
+import { ConfigError, nearest } from '../config.js';
 
 // Each command's module is loaded when it runs: the conformance runner's generators stay out of
 // the server's memory, and `pactum token` does not load the server.
@@ -34,7 +34,8 @@ pactum org list`,
   user: {
     usage: `pactum user create <username> --org <slug|id> (--role ROLE | --admin) --password-stdin
 pactum user passwd <username> --password-stdin
-pactum user token <username> [--name NAME] [--ttl 90d]   a personal token, the Git LFS password
+pactum user token <username> [--name NAME] [--ttl 90d]   a personal token, the Git LFS password; without --ttl it
+                                 never expires (until revoked); names are unique per user
 pactum user tokens <username>    its personal tokens: id, name, created, expires, last used, state
 pactum user token revoke <username> <name|id>
 pactum user list`,
@@ -77,6 +78,15 @@ pactum token --sub <id> --org <slug|id> [--perm P1,P2] [--role ROLE] [--ttl 1h] 
 
 const indent = (text: string) => text.replace(/^/gm, '  ');
 
+/** For an unknown option: the option of the command's usage it is closest to, if one is close. */
+function didYouMean(err: unknown, usage: string): string {
+  if ((err as { code?: string }).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return '';
+  const given = /Unknown option '(-{1,2}[^']+)'/.exec((err as Error).message)?.[1];
+  if (!given) return '';
+  const near = nearest(given.replace(/=.*$/, ''), [...new Set(usage.match(/--[a-z][a-z-]*/g) ?? [])]);
+  return near ? ` (did you mean ${near}?)` : '';
+}
+
 const USAGE = `pactum — the dashboard MCP endpoint and the Git LFS object APIs
 
 Usage:
@@ -115,7 +125,8 @@ export async function run(argvWithConfig: string[]): Promise<number> {
   }
   const command = commands[name];
   if (!command) {
-    console.error(`pactum: unknown command ${name}\n\n${USAGE}`);
+    const near = nearest(name, Object.keys(commands));
+    console.error(`pactum: unknown command ${name}${near ? ` (did you mean ${near}?)` : ''}\n\n${USAGE}`);
     return 2;
   }
   // Before anything runs: `pactum serve --help` must not start a server.
@@ -127,8 +138,8 @@ export async function run(argvWithConfig: string[]): Promise<number> {
     return await command.run(rest);
   } catch (err) {
     if (isUsageError(err)) {
-      // One line: the message names the setting or the argument to fix.
-      console.error(`pactum ${name}: ${(err as Error).message.replace(/\n\s*/g, ' ')}`);
+      // One line: the message names the setting or the argument to fix, and the likely one meant.
+      console.error(`pactum ${name}: ${(err as Error).message.replace(/\n\s*/g, ' ')}${didYouMean(err, command.usage)}`);
       if (!(err instanceof ConfigError) && !/usage:/.test((err as Error).message)) console.error(`usage:\n${indent(command.usage)}`);
       return 2;
     }

@@ -146,6 +146,11 @@ describe('pactum CLI', () => {
       [['repo', 'list', '--public'], /--public is an option of repo create only/],
       [['user', 'tokens', 'ada', 'extra'], /usage: pactum user tokens/],
       [['token', '--user', 'ada', '--colour'], /Unknown option '--colour'/],
+      // A likely typo is named; a role that does not exist lists the ones that do.
+      [['tokn', '--user', 'ada'], /unknown command tokn \(did you mean token\?\)/],
+      [['token', '--user', 'ada', '--tll', '1h'], /Unknown option '--tll' \(did you mean --ttl\?\)/],
+      [['user', 'create', 'eve', '--org', 'acme', '--role', 'superuser', '--password-stdin'], /unknown role superuser; the roles are system_admin, org_admin, member, viewer, service/, {}, 'long enough pw\n'],
+      [['token', '--sub', 'svc_x', '--org', 'acme', '--role', 'admin'], /unknown role admin; the roles are system_admin, org_admin, member, viewer, service/],
     ];
     await pactum(['org', 'create', 'acme'], env); // exists already unless this test runs alone
     // Three at a time: each case is a process of its own (node and tsx start in about 2 s).
@@ -159,6 +164,27 @@ describe('pactum CLI', () => {
       );
     }
   }, 240_000);
+
+  it('personal tokens: names unique per user, revoke by name revokes that one, no --ttl never expires as the usage says', async () => {
+    await pactum(['org', 'create', 'acme'], env); // exists already unless this test runs alone
+    await pactum(['user', 'create', 'tess', '--org', 'acme', '--role', 'member', '--password-stdin'], env, 'tess-password-1\n');
+    const first = await pactum(['user', 'token', 'tess', '--name', 'ci'], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/a personal token for tess \(ci, pat_\w+, never expires: --ttl 90d sets an expiry\)/);
+    const again = await pactum(['user', 'token', 'tess', '--name', 'ci', '--ttl', '30d'], env);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/tess has a live token named ci already \(pat_\w+, created .*\): choose another --name, or revoke it first \(pactum user token revoke tess ci\)/);
+    const other = await pactum(['user', 'token', 'tess', '--name', 'laptop', '--ttl', '30d'], env);
+    expect(other.stderr).toMatch(/valid until \d{4}-/);
+    const revoked = await pactum(['user', 'token', 'revoke', 'tess', 'ci'], env);
+    expect(revoked.stdout).toMatch(/^revoked 1 token of tess \(ci\)/);
+    const listed = (await pactum(['user', 'tokens', 'tess'], env)).stdout.trim().split('\n').map((l) => l.split('\t'));
+    expect(listed.map((t) => [t[1], t[3] === 'no-expiry', t[5]!.split(' ')[0]]).sort()).toEqual([['ci', true, 'revoked'], ['laptop', false, 'live']]);
+    // A revoked name may be used again.
+    expect((await pactum(['user', 'token', 'tess', '--name', 'ci'], env)).code).toBe(0);
+    const usage = await pactum(['user', '--help'], env);
+    expect(usage.stdout).toMatch(/\[--ttl 90d\] .*without --ttl it\s+never expires/);
+  }, 120_000);
 
   it('prints each command\'s usage for --help and exits 0, without running it', async () => {
     for (const name of ['serve', 'migrate', 'token', 'org', 'user', 'repo', 'proposals', 'conformance']) {
