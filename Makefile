@@ -38,8 +38,9 @@ $(CONFORMANCE_STAMP): test/conformance/mcp/package.json test/conformance/mcp/pac
 
 install-conformance: $(CONFORMANCE_STAMP) ## install the official MCP conformance suite (apart from the project)
 
-generate: $(NPM_STAMP) ## regenerate generated/ from specs/
+generate: $(NPM_STAMP) ## regenerate generated/ from specs/ (and docs/tools.md from the tool catalogue)
 	npx tsx scripts/generate.ts
+	npx tsx scripts/docs-tools.ts
 
 check-generated: install ## fail when generated/ differs from what specs/ produce
 	@tmp=$$(mktemp -d) && npx tsx scripts/generate.ts --out "$$tmp" >/dev/null && \

@@ -4,7 +4,8 @@
  * DATABASE_URL, JWT_SECRET, ...), so what it writes or signs is what a server started with that
  * environment sees and accepts.
  */
-import { restoreYoungGenerationGrowth } from './startup-heap.js'; // first: before any other module loads
+import './node-version.js'; // first: an old Node gets one line, not a native crash
+import { restoreYoungGenerationGrowth } from './startup-heap.js'; // before any other module loads
 import { createLogger } from '../log.js';
 import { isUsageError, useConfigFile } from './args.js';
 import { ConfigError, nearest } from '../config.js';

@@ -185,6 +185,11 @@ describe('the mock servers', () => {
     if (want.mediaType && want.body !== undefined) {
       expect(res.headers['content-type'], where).toBe(want.mediaType);
       expect(bodyOf(res), where).toEqual(want.body);
+    } else if (want.mediaType?.startsWith('image/')) {
+      // An image has no example a spec can hold as text: Prism answers placeholder bytes of the
+      // declared type (docs/mock.md, what the mock cannot do).
+      expect(res.headers['content-type'], where).toBe(want.mediaType);
+      expect(res.body?.length, where).toBeGreaterThan(0);
     } else {
       expect(res.body, where).toBeNull();
     }
