@@ -40,7 +40,6 @@ export async function serve(args: string[], started: () => void = () => {}): Pro
   started();
   const log = running.services.log;
   guardProcess(log, running.close, running.services.config.shutdownTimeoutMs);
-  log.info({ url: running.url, dataDir: running.services.config.dataDir }, 'pactum is serving');
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'shutting down');

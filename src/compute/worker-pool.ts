@@ -60,6 +60,8 @@ export interface WorkerPoolOptions {
    * yields to every other process on the host, which page checks (beside Chromium) cannot afford.
    */
   niceIncrement?: number;
+  /** What the pool is called in the metrics (pactum_worker_pool_tasks{pool}). */
+  name?: string;
 }
 
 export interface RunOptions {
@@ -107,6 +109,9 @@ interface Job {
   timeoutMs: number;
   settled: boolean;
 }
+
+/** The open pools of this process by name, read by the metrics when scraped. */
+export const livePools = new Map<string, Set<Pick<WorkerPool<unknown, unknown>, 'queued' | 'pending'>>>();
 
 const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 const RUN_TIME_SAMPLES = 20;
@@ -210,7 +215,10 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     }
   }
 
-  return {
+  const name = options.name ?? 'worker';
+  const live = livePools.get(name) ?? new Set();
+  livePools.set(name, live);
+  const self: WorkerPool<In, Out> = {
     run,
     get queued() { return piscina?.queueSize ?? 0; },
     get pending() { return jobs.size; },
@@ -218,11 +226,14 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     get meanRunMs() { return runTimes.length ? runTimes.reduce((a, b) => a + b, 0) / runTimes.length : 0; },
     async close() {
       closed = true;
+      live.delete(self);
       if (idle) clearTimeout(idle);
       await piscina?.destroy();
       piscina = null;
     },
   };
+  live.add(self);
+  return self;
 }
 
 function duration(ms: number): string {

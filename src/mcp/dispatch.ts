@@ -68,6 +68,9 @@ export async function callTool(name: string, rawArgs: unknown, ctx: ToolContext)
       result = errorResult('failed', `${name} failed unexpectedly; the request id ${ctx.requestId} identifies it in the server log`);
     }
   }
+  const { mcp } = ctx.services.metrics;
+  mcp.calls.inc({ tool: name, outcome });
+  mcp.duration.observe({ tool: name }, (performance.now() - started) / 1000);
   await ctx.services.audit.write({
     requestId: ctx.requestId,
     subject: ctx.caller.subject,

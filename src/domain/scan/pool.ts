@@ -55,6 +55,7 @@ export function createCheckPool(size: number, options: CheckPoolOptions = {}): C
     maxQueue: Infinity,
     timeoutMs: jobTimeoutMs,
     idleTimeoutMs: IDLE_TIMEOUT_MS,
+    name: 'page-check',
   });
 
   // Jobs wait here, in turns by owner, until a thread is free; the pool below then never queues.
