@@ -47,7 +47,8 @@ export function requestContext(log: Logger, metrics?: Metrics): Middleware {
       const aborted = !ctx.res.writableFinished;
       const declaredIn = Number(ctx.get('content-length') || 0);
       const bytesIn = state.bytesIn ?? (ctx.req.complete ? declaredIn : undefined);
-      const bytesOut = state.bytesOut ?? (Number(ctx.res.getHeader('content-length') ?? NaN) || socket.bytesWritten - written);
+      // What the socket took (headers included) when the answer was cut off, else its declared length.
+      const bytesOut = state.bytesOut ?? ((!aborted && Number(ctx.res.getHeader('content-length') ?? NaN)) || socket.bytesWritten - written);
       const transfer = transferOf(operationId);
       const params = state.params;
       const identity = state.identity;
@@ -82,7 +83,8 @@ export function requestContext(log: Logger, metrics?: Metrics): Middleware {
     } finally {
       // Koa writes the body after this returns, streamed and transport-written responses later
       // still; a response closes once finished, or when its client left before that.
-      if (ctx.res.writableFinished) end();
+      // A client that left before the handler ended has closed the response already.
+      if (ctx.res.writableFinished || ctx.res.destroyed) end();
       else ctx.res.once('close', end);
     }
   };
