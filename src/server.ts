@@ -42,6 +42,9 @@ import { databaseStartError, ensureDataDir, listenError, storageStartError, uses
 import { swaggerUiStyleHashes } from './ops/docs.js';
 import { recordServerUrl } from './db/server-settings.js';
 import { createMetrics } from './ops/metrics.js';
+import { startTracing, stopTracing, traced, tracingOn } from './ops/tracing.js';
+import { traceQueries } from './db/query-spans.js';
+import { VERSION } from './version.js';
 import { listenerUrl, startMetricsListener } from './ops/metrics-endpoint.js';
 import { effectiveSettings } from './ops/settings-line.js';
 
@@ -70,7 +73,8 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const backend = await openBackend(config, log, metrics);
   const leased = withUploadLeases(backend.store, db, config.lfs.uploadLeaseSeconds);
   // A kept tus hash is trusted only while its upload cannot have expired (and been sent again).
-  const store = contentStore(leased, { keptHashMaxAgeMs: (config.lfs.partialTtlSeconds * 1000) / 2 });
+  const store = traced(contentStore(leased, { keptHashMaxAgeMs: (config.lfs.partialTtlSeconds * 1000) / 2 }), 'storage', ['put', 'writeTo', 'stat', 'delete', 'uploadOffset', 'appendUpload', 'discardUpload'], { 'pactum.storage': config.storage.kind });
+  if (tracingOn()) traceQueries(db);
   const passwords = createPasswordThrottle(db, config.authThrottle);
   const screenshots = screenshotStore(db, await screenshotBackend(config));
   const services: Services = {
@@ -125,6 +129,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   // Port 0 means any free port: the public URL (and so hrefs and audience) follows the real one.
   if (config.port === 0) config = loadConfig({ ...env, PORT: String((server.address() as AddressInfo).port) });
   const log = opts.log ?? createLogger(config.logLevel, undefined, config.logFormat);
+  if (config.otlpEndpoint) await startTracing(config.otlpEndpoint, VERSION);
   if (loosened !== null) log.warn({ dataDir: config.dataDir, mode: loosened.toString(8).padStart(4, '0') }, 'DATA_DIR was open to other users; it is now 0700');
   let services: Services;
   try {
@@ -133,6 +138,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   } catch (err) {
     // A refused key file, say: stop listening, so the process can exit with the message.
     abandon();
+    if (config.otlpEndpoint) await stopTracing();
     throw err;
   }
   let metricsServer: Server | null = null;
@@ -161,6 +167,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     services.objects.backend.close();
     services.reads.close();
     await services.db.destroy();
+    if (config.otlpEndpoint) await stopTracing();
     throw err;
   }
 
@@ -230,6 +237,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       services.objects.backend.close();
       services.reads.close();
       await timed('database', () => services.db.destroy());
+      if (config.otlpEndpoint) await timed('traces', () => stopTracing());
       log.info({ ms: Math.round(performance.now() - began), connections: inFlight, requestsCut: cut, auditRows, waitedMs: waited }, 'shut down');
     })());
 

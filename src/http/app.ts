@@ -15,6 +15,7 @@ import { requestScope } from './request-scope.js';
 import { writeStatus } from './router.js';
 import { apiLabel, stateOf } from './state.js';
 import { statusClass, type Metrics } from '../ops/metrics.js';
+import { serverSpan } from '../ops/tracing.js';
 
 /** The transfer an object operation moves bytes with; undefined for the others. */
 export const transferOf = (operationId: string | undefined) =>
@@ -36,6 +37,7 @@ export function requestContext(log: Logger, metrics?: Metrics): Middleware {
     const socket = ctx.req.socket;
     const written = socket.bytesWritten;
     metrics?.http.inFlight.inc();
+    const span = serverSpan(ctx.req.headers, `${ctx.method} unmatched`, { 'http.request.method': ctx.method });
     let ended = false;
     const end = () => {
       if (ended) return;
@@ -52,6 +54,12 @@ export function requestContext(log: Logger, metrics?: Metrics): Middleware {
       const transfer = transferOf(operationId);
       const params = state.params;
       const identity = state.identity;
+      if (span) {
+        if (operationId) span.setName(operationId);
+        span.setAttributes({ 'http.response.status_code': ctx.status, 'pactum.api': api, 'pactum.operation': operationId, 'pactum.transfer': transfer, 'pactum.aborted': aborted || undefined });
+        if (ctx.status >= 500) span.fail(new Error('server error'));
+        span.end();
+      }
       if (metrics) {
         metrics.http.inFlight.dec();
         const operation = operationId ?? 'none';
@@ -79,7 +87,8 @@ export function requestContext(log: Logger, metrics?: Metrics): Middleware {
       );
     };
     try {
-      await requestScope.run({ requestId, method: ctx.method, path: ctx.path }, next);
+      const handle = () => requestScope.run({ requestId, method: ctx.method, path: ctx.path }, next);
+      await (span ? span.run(handle) : handle());
     } finally {
       // Koa writes the body after this returns, streamed and transport-written responses later
       // still; a response closes once finished, or when its client left before that.

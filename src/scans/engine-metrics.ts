@@ -4,6 +4,7 @@
  */
 import type { ScanEngine } from '../domain/scan/engine.js';
 import type { Metrics } from '../ops/metrics.js';
+import { inSpan } from '../ops/tracing.js';
 
 export function measuredEngine(engine: ScanEngine, metrics: Metrics): ScanEngine {
   const { scans } = metrics;
@@ -22,7 +23,8 @@ export function measuredEngine(engine: ScanEngine, metrics: Metrics): ScanEngine
           const name = engine.name;
           const end = scans.pageDuration.startTimer({ engine: name });
           try {
-            const checked = await session.check(page, signal);
+            // The page's URL is an attribute of the span; no trace context is sent to the site.
+            const checked = await inSpan('scan page', { 'pactum.engine': name, 'url.full': page.url }, () => session.check(page, signal));
             scans.pages.inc({ engine: name, outcome: 'checked' });
             if (checked.notEvaluated.length) scans.notEvaluated.inc({ engine: name }, checked.notEvaluated.length);
             return checked;
