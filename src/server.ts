@@ -94,7 +94,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     compute: createCompute(config),
     metrics,
   };
-  metrics.observe({ db, auditPending: () => services.audit.pending });
+  metrics.observe({ db, auditPending: () => services.audit.pending, ...(config.storage.kind === 'fs' ? { freeBytes: () => store.freeBytes() } : {}) });
   return services;
 }
 

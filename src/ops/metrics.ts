@@ -76,8 +76,19 @@ export function createMetrics() {
       browserLaunches: null as null | (() => number),
     },
     /** Called once the services exist: gauges read from them when scraped. */
-    observe(sources: { db: Db; auditPending?: () => number }) {
+    observe(sources: { db: Db; auditPending?: () => number; freeBytes?: () => Promise<number | null> }) {
       const { db } = sources;
+      const freeBytes = sources.freeBytes;
+      // Only where the store can tell (STORAGE=fs): a 0 standing in for "unknown" would read as a full disk.
+      if (freeBytes) {
+        new Gauge({
+          name: 'pactum_storage_free_bytes', help: 'Free space on the file system objects are stored in (STORAGE=fs only).', registers: r,
+          async collect() {
+            const free = await freeBytes().catch(() => null);
+            if (free !== null) this.set(free);
+          },
+        });
+      }
       new Gauge({
         name: 'pactum_db_pool_connections', help: 'Database connections of the pool, by state (used, free, pending: requests waiting for one).', labelNames: ['state'] as const, registers: r,
         collect() {

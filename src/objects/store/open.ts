@@ -39,7 +39,7 @@ const MULTIPART_MAX_AGE_MS = 24 * 3600 * 1000;
 export async function openBackend(config: Config, log: Logger, metrics?: Metrics): Promise<StorageLifecycle> {
   const fsRoot = join(config.dataDir, 'lfs');
   // The AWS SDK (about 25 MB resident) is loaded only by servers that store in S3.
-  const s3 = config.storage.kind === 's3' ? (await import('./s3.js')).s3Backend(config.storage) : null;
+  const s3 = config.storage.kind === 's3' ? (await import('./s3.js')).s3Backend({ ...config.storage, ...(metrics ? { onRequest: (command: string, seconds: number) => metrics.objects.s3Duration.observe({ command }, seconds) } : {}) }) : null;
   const store: BlobBackend = s3 ?? fsBackend(fsRoot);
   const partialTtlMs = config.lfs.partialTtlSeconds * 1000;
   let timer: NodeJS.Timeout | null = null;
