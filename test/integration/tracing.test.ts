@@ -11,7 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { lfsFixture } from '../helpers/git-lfs.js';
 import { bearer, mcpClient, ok } from '../helpers/mcp.js';
-import { tracingOn } from '../../src/ops/tracing.js';
+import { inSpan, startTracing, stopTracing, tracingOn } from '../../src/ops/tracing.js';
+import { testConnection } from '../../src/domain/connections/client.js';
+import { fetchPage } from '../../src/domain/scan/fetch-page.js';
 
 interface OtlpSpan {
   traceId: string;
@@ -131,5 +133,34 @@ describe('traces', () => {
     }
     await new Promise((r) => setTimeout(r, 1500));
     expect(spans.length).toBe(before);
+  });
+});
+
+describe('the trace context on outbound calls', () => {
+  it('goes to a connected service, and never to a scanned site', async () => {
+    const seen: { url: string; traceparent: string | undefined }[] = [];
+    const peer = createServer((req, res) => {
+      seen.push({ url: req.url!, traceparent: req.headers.traceparent as string | undefined });
+      if (req.url === '/api/v1/oauth/token') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"t","token_type":"bearer"}');
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html lang="en"><title>x</title></html>');
+    });
+    await new Promise<void>((r) => peer.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(peer.address() as AddressInfo).port}`;
+    await startTracing(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}`, 'test');
+    try {
+      await inSpan('outer', {}, async () => {
+        await testConnection({ url, clientId: 'pactum', clientSecret: 'secret-of-the-test', policy: { allowPrivateNetworks: true } }, 2000);
+        await fetchPage(`${url}/page.html`, { allowPrivateNetworks: true, timeoutMs: 2000 });
+      });
+      const token = seen.find((x) => x.url === '/api/v1/oauth/token')!;
+      expect(token.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+      expect(token.traceparent!.split('-')[1]).not.toBe('0'.repeat(32));
+      const page = seen.find((x) => x.url === '/page.html')!;
+      expect(page).toBeDefined();
+      expect(page.traceparent).toBeUndefined();
+    } finally {
+      await stopTracing();
+      await new Promise<void>((r) => peer.close(() => r()));
+    }
   });
 });
