@@ -60,8 +60,8 @@ export interface WorkerPoolOptions {
    * yields to every other process on the host, which page checks (beside Chromium) cannot afford.
    */
   niceIncrement?: number;
-  /** What the pool is called in the metrics (pactum_worker_pool_tasks{pool}). */
-  name?: string;
+  /** What the pool is called in the metrics (pactum_worker_pool_tasks{pool}); null: its owner lists it. */
+  name?: string | null;
 }
 
 export interface RunOptions {
@@ -110,8 +110,17 @@ interface Job {
   settled: boolean;
 }
 
+type Listed = Pick<WorkerPool<unknown, unknown>, 'queued' | 'pending'>;
+
 /** The open pools of this process by name, read by the metrics when scraped. */
-export const livePools = new Map<string, Set<Pick<WorkerPool<unknown, unknown>, 'queued' | 'pending'>>>();
+export const livePools = new Map<string, Set<Listed>>();
+
+/** The set of live pools called `name`, where a pool adds itself while open. */
+export function listed(name: string): Set<Listed> {
+  const set = livePools.get(name) ?? new Set<Listed>();
+  livePools.set(name, set);
+  return set;
+}
 
 const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 const RUN_TIME_SAMPLES = 20;
@@ -215,9 +224,7 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     }
   }
 
-  const name = options.name ?? 'worker';
-  const live = livePools.get(name) ?? new Set();
-  livePools.set(name, live);
+  const live = options.name === null ? new Set<WorkerPool<In, Out>>() : listed(options.name ?? 'worker');
   const self: WorkerPool<In, Out> = {
     run,
     get queued() { return piscina?.queueSize ?? 0; },

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { lfsFixture } from '../helpers/git-lfs.js';
 import { bearer, mcpClient } from '../helpers/mcp.js';
+import { listed } from '../../src/compute/worker-pool.js';
 
 const TOKEN = 'metrics-token-0123456789';
 const GIT_LFS = 'application/vnd.git-lfs+json';
@@ -162,6 +163,21 @@ describe('what the counters count', () => {
       expect(text, name).toMatch(new RegExp(`^# TYPE ${name} `, 'm'));
     }
     expect(value(text, 'pactum_db_pool_connections', { state: 'used' }) + value(text, 'pactum_db_pool_connections', { state: 'free' })).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('the worker pools', () => {
+  it('are read when scraped: running is what is pending and not queued', async () => {
+    const pool = { queued: 2, pending: 5 };
+    const set = listed('compute');
+    set.add(pool);
+    try {
+      const text = await scrape();
+      expect(value(text, 'pactum_worker_pool_tasks', { pool: 'compute', state: 'running' })).toBe(3);
+      expect(value(text, 'pactum_worker_pool_tasks', { pool: 'compute', state: 'queued' })).toBe(2);
+    } finally {
+      set.delete(pool);
+    }
   });
 });
 
