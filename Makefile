@@ -16,7 +16,7 @@ export npm_config_fund := false
 export npm_config_audit := false
 export npm_config_update_notifier := false
 
-.PHONY: env help install install-conformance generate clients conformance mock check-generated lint typecheck build migrate run serve test reliability bench clean
+.PHONY: env help install install-conformance generate clients conformance mcp-conformance mock check-generated lint typecheck build migrate run serve test reliability bench clean clean-data
 
 env: ## the line that puts pactum's Node first on PATH in your shell: eval "$$(make -s env)"
 	@$(if $(NODE_BIN),echo 'export PATH="$(NODE_BIN):$$PATH"',echo '# this machine'"'"'s node is recent enough: nothing to change')
@@ -38,8 +38,9 @@ $(CONFORMANCE_STAMP): test/conformance/mcp/package.json test/conformance/mcp/pac
 
 install-conformance: $(CONFORMANCE_STAMP) ## install the official MCP conformance suite (apart from the project)
 
-generate: $(NPM_STAMP) ## regenerate generated/ from specs/
+generate: $(NPM_STAMP) ## regenerate generated/ from specs/ (and docs/tools.md from the tool catalogue)
 	npx tsx scripts/generate.ts
+	npx tsx scripts/docs-tools.ts
 
 check-generated: install ## fail when generated/ differs from what specs/ produce
 	@tmp=$$(mktemp -d) && npx tsx scripts/generate.ts --out "$$tmp" >/dev/null && \
@@ -84,15 +85,25 @@ reliability: install ## the full reliability suite: fuzz, faults, load, security
 clients: install ## partner clients (TypeScript, Java, Python, Go) into .build/clients/ with OpenAPI Generator (needs Java; Maven fetches its jar)
 	@bash scripts/clients.sh
 
-conformance: install ## check a server against the specs: make conformance TARGET=http://host:port [API=all] [TOKEN=...] [BASIC=user:pass] [REPO=org/repo]
-	@test -n "$(TARGET)" || { echo "usage: make conformance TARGET=http://host:port [API=all] [TOKEN=jwt] [BASIC=user:pass] [REPO=org/repo]"; exit 2; }
-	npx tsx src/cli/main.ts conformance --target "$(TARGET)" --api "$(or $(API),all)" $(if $(TOKEN),--token "$(TOKEN)") $(if $(BASIC),--basic "$(BASIC)") $(if $(REPO),--repo "$(REPO)") $(if $(JUNIT),--junit "$(JUNIT)")
+conformance: install ## check a server against the specs: make conformance TARGET=http://host:port [API=all] [TOKEN=...] [BASIC=user:pass] [REPO=org/repo] [ALLOW_WRITES=org/repo]
+	@test -n "$(TARGET)" || { echo "usage: make conformance TARGET=http://host:port [API=all] [TOKEN=jwt] [BASIC=user:pass] [REPO=org/repo] [ALLOW_WRITES=org/repo]"; exit 2; }
+	npx tsx src/cli/main.ts conformance --target "$(TARGET)" --api "$(or $(API),all)" $(if $(TOKEN),--token "$(TOKEN)") $(if $(BASIC),--basic "$(BASIC)") $(if $(REPO),--repo "$(REPO)") $(if $(ALLOW_WRITES),--allow-writes "$(ALLOW_WRITES)") $(if $(JUNIT),--junit "$(JUNIT)")
 
-mock: install ## Prism mock servers of the three specs on ports 4010-4012 (see docs/mock.md)
+mcp-conformance: install install-conformance ## the official MCP conformance suite against a server: make mcp-conformance TARGET=http://host:port TOKEN=<jwt> (docs/mcp.md)
+	@test -n "$(TARGET)" -a -n "$(TOKEN)" || { echo "usage: make mcp-conformance TARGET=http://127.0.0.1:8080 TOKEN=<a bearer token of that server, e.g. from pactum token --user NAME>"; exit 2; }
+	@npx tsx scripts/mcp-conformance.ts --target "$(TARGET)" --token "$(TOKEN)"
+
+mock: install ## Prism mock servers of the three specs, one API per port: dashboard 4010, legacy 4011, batch 4012 (MOCK_PORT_BASE=N moves them to N..N+2; docs/mock.md)
 	npx tsx scripts/mock.ts
 
 bench: install build ## benchmarks as ratios against baselines run alongside; bench-results.json and .md (QUICK=1: a short smoke run)
 	npx tsx scripts/bench/run-all.ts $(if $(QUICK),--quick)
 
-clean: ## remove build output and local data
-	rm -rf dist data .tmp
+clean: ## remove build output (dist/, .tmp/); keeps data/, the local database and objects
+	rm -rf dist .tmp
+
+clean-data: ## DELETE data/: the local SQLite database, its keys and every stored object (asks first; FORCE=1 does not)
+	@test -d data || { echo "no data/ here: nothing to delete"; exit 0; }; \
+	  if [ "$(FORCE)" != 1 ]; then read -r -p "delete $$(pwd)/data, the local database and objects? [y/N] " answer; \
+	    [ "$$answer" = y ] || { echo "kept data/"; exit 1; }; fi; \
+	  rm -rf data && echo "deleted data/"

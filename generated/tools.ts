@@ -227,10 +227,10 @@ export const tools: { readonly [N in ToolName]: ToolSpec<N> } = {
   dashboard_get_org: {
     name: 'dashboard_get_org',
     title: "Read an organization",
-    description: "Returns one organization. admin.system may read any org; admin.org only the caller's own (the caller's org comes from its credentials). Client secrets of the org's service connections are never part of it.",
+    description: "Returns one organization: the caller's own when targetOrgId is left out. admin.system may read any org; admin.org only the caller's own (the caller's org comes from its credentials). Client secrets of the org's service connections are never part of it.",
     permission: 'admin.org',
     annotations: {"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false},
-    inputSchema: {"title":"dashboard_get_org arguments","type":"object","required":["targetOrgId"],"properties":{"targetOrgId":{"type":"string","minLength":1,"description":"The org to inspect. Only admin.system may name an org other than the caller's own (which comes from the token)."}},"additionalProperties":true,"examples":[{"targetOrgId":"org_01jdq3v8k2m5n7p9r1s3t5v7x9"}]} as ToolSpec['inputSchema'],
+    inputSchema: {"title":"dashboard_get_org arguments","type":"object","properties":{"targetOrgId":{"type":"string","minLength":1,"description":"The org to inspect; default: the caller's own (which comes from the token). Only admin.system may name another org."}},"additionalProperties":true,"examples":[{"targetOrgId":"org_01jdq3v8k2m5n7p9r1s3t5v7x9"},{}]} as ToolSpec['inputSchema'],
     outputSchema: {"title":"dashboard_get_org result","type":"object","required":["id","name","slug","createdAt","updatedAt"],"properties":{"id":{"type":"string","pattern":"^org_[0-9a-z]{26}$"},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Display name."},"slug":{"title":"OrgSlug","description":"URL-safe, unique: lower-case letters, digits and inner hyphens. It is the {org} part of object-store URLs.","type":"string","minLength":1,"maxLength":63,"pattern":"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$","examples":["acme"]},"createdAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]},"updatedAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]}},"additionalProperties":false,"examples":[{"id":"org_01jdq3v8k2m5n7p9r1s3t5v7x9","name":"Acme Web Team","slug":"acme","createdAt":"2026-11-20T09:30:00.000Z","updatedAt":"2026-11-20T09:30:00.000Z"}]} as ToolSpec['outputSchema'],
     validateInput: v.schema_dashboard_get_org_input,
     validateOutput: v.schema_dashboard_get_org_output,
@@ -461,7 +461,7 @@ export const tools: { readonly [N in ToolName]: ToolSpec<N> } = {
   dashboard_revoke_user_token: {
     name: 'dashboard_revoke_user_token',
     title: "Revoke a user's personal token",
-    description: "Revokes a user's live personal tokens with the given id or name. They stop working at their next request, on every instance; Git LFS credentials remembered for them are dropped. Only for a user the caller may manage; any other user is not_found, word for word like a missing one.",
+    description: "Revokes one live personal token of a user, named by its id or its name (names are unique among a user's live tokens; when several older ones share a name, the answer is a conflict error listing their ids, and none is revoked). It stops working at its next request, on every instance; Git LFS credentials remembered for it are dropped. Only for a user the caller may manage; any other user is not_found, word for word like a missing one.",
     permission: 'admin.users',
     annotations: {"readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false},
     inputSchema: {"title":"dashboard_revoke_user_token arguments","description":"Revoke a user's live personal tokens with this id or name. The token stops working at its next request on every instance.","type":"object","required":["userId","token"],"properties":{"userId":{"type":"string","minLength":1},"token":{"type":"string","minLength":1,"maxLength":100,"description":"The token's id (pat_…) or its name."}},"additionalProperties":true,"examples":[{"userId":"usr_01jdq3v8k2m5n7p9r1s3t5v7x9","token":"laptop"}]} as ToolSpec['inputSchema'],

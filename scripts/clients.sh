@@ -3,7 +3,7 @@
 # (@openapitools/openapi-generator-cli), as openapitools.json configures them, into .build/clients/:
 #   pactum.openapi.json   the three specs as one document (scripts/clients/spec.ts)
 #   typescript/           typescript-fetch, plus the MCP tool wrapper and the object-API fetch
-#   java/                 java (native library), with its pom.xml
+#   java/                 java (the okhttp-gson library, as openapitools.json sets), with its pom.xml
 #   python/               python, with its pyproject.toml
 #   go/                   go, with its go.mod
 #

@@ -1,6 +1,6 @@
 /**
  * The fixture corpus (test/fixtures/corpus, each page a known failure or a known pass) scanned
- * with both engines, summed up by the row of issue 17's table or the check it covers: for each
+ * with both engines, summed up by the accessibility requirement or the check it covers: for each
  * engine, how many known failures were found, how many known passes stayed clean, and how many
  * expected codes were listed as not evaluated instead (what jsdom cannot decide). The corpus test
  * (test/unit/scan/corpus.test.ts) asserts these; this prints them.

@@ -48,7 +48,7 @@ export interface MockOptions {
   specs?: Partial<Record<MockApi, JsonObject>>;
   /** Point example hrefs at the mock instead of the real server (default true). */
   rewriteLinks?: boolean;
-  /** Each line Prism prints; default: kept in memory only (see RunningMock.output). */
+  /** Each line Prism prints, its private address replaced by the mock's; default: kept in memory only (see RunningMock.output). */
   log?: (api: MockApi, line: string) => void;
   /** Extra arguments for `prism mock`, e.g. ['--errors'] or ['-v', 'warn']. */
   prismArgs?: readonly string[];
@@ -63,7 +63,7 @@ export interface RunningMock {
   specs: Record<MockApi, JsonObject>;
   specFiles: Record<MockApi, string>;
   pids: Record<MockApi, number>;
-  /** The last lines each Prism printed. */
+  /** The last lines each Prism printed (its private address replaced by the mock's). */
   output(api: MockApi): string[];
   /** Settles when that API's Prism process has exited (stopped, or died). */
   exited: Record<MockApi, Promise<void>>;
@@ -110,7 +110,18 @@ interface Server {
   exited: Promise<void>;
 }
 
-function launch(api: MockApi, file: string, host: string, port: number, opts: MockOptions): { server: Server; ready: Promise<void> } {
+/**
+ * A line of Prism's output as the user should read it: Prism listens on a private port behind the
+ * front, so its own address is replaced by the mock's (the one to call), and its "listening" line
+ * says it is behind the front.
+ */
+export function publicLine(line: string, prismOrigin: string, mockUrl: string): string {
+  if (/Prism is listening on/.test(line)) return line.replace(/Prism is listening on \S+/, `Prism is ready behind the mock's front at ${mockUrl}`);
+  return line.split(prismOrigin).join(mockUrl);
+}
+
+function launch(api: MockApi, file: string, host: string, port: number, opts: MockOptions, mockUrl: string): { server: Server; ready: Promise<void> } {
+  const prismOrigin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const child = spawn(process.execPath, [prismCli, 'mock', file, '--host', host, '--port', String(port), ...(opts.prismArgs ?? [])], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -133,9 +144,10 @@ function launch(api: MockApi, file: string, host: string, port: number, opts: Mo
       rest = parts.pop()!;
       for (const line of parts) {
         if (!line.trim()) continue;
-        lines.push(line);
+        const shown = publicLine(line, prismOrigin, mockUrl);
+        lines.push(shown);
         if (lines.length > 500) lines.shift();
-        opts.log?.(api, line);
+        opts.log?.(api, shown);
         onLine?.(line);
       }
     });
@@ -209,7 +221,7 @@ export async function startMock(opts: MockOptions = {}): Promise<RunningMock> {
       // Prism listens on a private port; the front (lib/mock-front.ts) on the public one picks the
       // example that answers each request and hands it to Prism.
       const prismPort = await anyFreePort(host);
-      const { server, ready } = launch(api, specFiles[api], host, prismPort, opts);
+      const { server, ready } = launch(api, specFiles[api], host, prismPort, opts, urls[api]);
       servers.push(server);
       readies.push(ready);
       const front = createMockFront({ api, spec: specs[api], prism: { host, port: prismPort } });
@@ -278,6 +290,8 @@ function wrap(words: string[], indent: string, width = 100): string[] {
 export function describeMock(mock: RunningMock): string {
   const out = [
     'pactum mock servers (Prism), on the specs in generated/; Ctrl-C stops them. Docs: docs/mock.md',
+    `One API per port: ${MOCK_APIS.map((a) => `${a} ${new URL(mock.urls[a]).port}`).join(', ')} (MOCK_PORT_BASE=N moves them to N, N+1, N+2).`,
+    `Check one with the conformance runner: make conformance TARGET=${mock.urls.batch} API=batch BASIC=ada:any`,
     '',
     `  dashboard  ${mock.urls.dashboard}${MCP_PATH}   (send Authorization: Bearer <anything>, or Cookie: session=<anything>)`,
     `  legacy     ${mock.urls.legacy}${EXAMPLE_REPO_PATH}   (any org and repo)`,

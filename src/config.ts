@@ -3,7 +3,8 @@
  * listed here and in the README; a bad value stops the process with a message naming it.
  */
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { trustedProxies } from './http/client-address.js';
 
@@ -283,4 +284,105 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
           }
         : { kind: 'fs' as const },
   };
+}
+
+/** The settings file the server and the CLI read: in the working directory or the nearest parent. */
+export const SETTINGS_FILE = 'pactum.env';
+
+export interface Settings {
+  /** The environment over the settings file: what loadConfig reads. */
+  env: NodeJS.ProcessEnv;
+  /** The settings file read, or null. */
+  file: string | null;
+  /** Where each setting of the file or the environment came from. */
+  sourceOf(name: string): string;
+}
+
+/** The nearest settings file from `dir` upward, or null. */
+export function findSettingsFile(dir: string): string | null {
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    const candidate = join(d, SETTINGS_FILE);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(d) === d) return null;
+  }
+}
+
+/**
+ * NAME=value lines; blank lines and # comments are skipped, `export ` and quotes around the value
+ * are allowed. A name that is not a setting is refused (with the nearest one), as a typo would
+ * otherwise be ignored silently.
+ */
+export function parseSettingsFile(text: string, file: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) return;
+    const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
+    if (!m) throw new ConfigError(`${file}:${i + 1}: expected NAME=value, found ${line.slice(0, 60)}`);
+    const [, name, value] = m as unknown as [string, string, string];
+    if (!(name in schema.shape)) {
+      const near = nearest(name, SETTING_NAMES);
+      throw new ConfigError(`${file}:${i + 1}: ${name} is not a setting${near ? ` (did you mean ${near}?)` : ''}; docs/configuration.md lists them`);
+    }
+    out[name] = /^(['"])(.*)\1$/.exec(value)?.[2] ?? value;
+  });
+  return out;
+}
+
+/**
+ * The settings of this process: the environment, over the settings file (`configFile`, else
+ * pactum.env in `cwd` or the nearest parent). A relative DATA_DIR in a file is relative to the
+ * file, so every command run anywhere below it reaches the same database.
+ */
+export function loadSettings(opts: { configFile?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {}): Settings {
+  const env = opts.env ?? process.env;
+  const cwd = opts.cwd ?? process.cwd();
+  let file: string | null = null;
+  if (opts.configFile) {
+    file = resolve(cwd, opts.configFile);
+    if (!existsSync(file)) throw new ConfigError(`--config ${opts.configFile}: no such file (${file})`);
+  } else {
+    file = findSettingsFile(cwd);
+  }
+  const fromFile = file ? parseSettingsFile(readFileSync(file, 'utf8'), file) : {};
+  if (file && fromFile.DATA_DIR) fromFile.DATA_DIR = resolve(dirname(file), fromFile.DATA_DIR);
+  const set = (name: string) => env[name] !== undefined && env[name] !== '';
+  return {
+    env: { ...fromFile, ...Object.fromEntries(Object.entries(env).filter(([k]) => set(k))) },
+    file,
+    sourceOf: (name) => (set(name) ? 'the environment' : name in fromFile ? file! : 'the default'),
+  };
+}
+
+/** Which database a configuration opens, and where that came from: for a person to check. */
+export function describeDatabase(config: { databaseUrl: string | null; dataDir: string }, settings: Settings): string {
+  if (config.databaseUrl) {
+    const url = new URL(config.databaseUrl);
+    url.password = '';
+    return `PostgreSQL ${url.href} (DATABASE_URL from ${settings.sourceOf('DATABASE_URL')})`;
+  }
+  const source = settings.sourceOf('DATA_DIR');
+  const why = source === 'the default' ? `DATA_DIR unset: ./data of the working directory; no ${SETTINGS_FILE} here or above` : `DATA_DIR from ${source}`;
+  return `SQLite ${join(config.dataDir, 'pactum.sqlite')} (${why})`;
+}
+
+/** The candidate closest to `word` when it is close enough to be a likely typo. */
+export function nearest(word: string, candidates: readonly string[]): string | null {
+  let best: string | null = null;
+  let bestDistance = Infinity;
+  for (const c of candidates) {
+    const d = editDistance(word.toLowerCase(), c.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [c, d];
+  }
+  return best !== null && bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : null;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length]!;
 }

@@ -63,6 +63,8 @@ export interface StartOptions {
   log?: Logger;
   /** Middleware placed before the router (tests use it to check every response against the specs). */
   before?: Middleware[];
+  /** More fields for the start line (the CLI: which settings file, which database). */
+  announce?: (config: Config) => Record<string, unknown>;
 }
 
 export async function createServices(config: Config, log: Logger): Promise<Services> {
@@ -202,7 +204,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   // Only once the start has succeeded: a start that fails says one thing, its reason.
   services.scans.startupWarnings();
   const metricsUrl = metricsServer ? listenerUrl(metricsServer) : null;
-  log.info({ url: config.publicUrl, dataDir: config.dataDir, metricsUrl, settings: effectiveSettings(config) }, 'pactum is serving');
+  log.info({ url: config.publicUrl, dataDir: config.dataDir, ...opts.announce?.(config), metricsUrl, settings: effectiveSettings(config) }, 'pactum is serving');
 
   let closing: Promise<void> | null = null;
   const close = () =>

@@ -388,7 +388,7 @@ export interface paths {
         put?: never;
         /**
          * Read an organization
-         * @description Returns one organization. admin.system may read any org; admin.org only the caller's own (the caller's org comes from its credentials). Client secrets of the org's service connections are never part of it.
+         * @description Returns one organization: the caller's own when targetOrgId is left out. admin.system may read any org; admin.org only the caller's own (the caller's org comes from its credentials). Client secrets of the org's service connections are never part of it.
          */
         post: operations["mcp.tool.dashboard_get_org"];
         delete?: never;
@@ -548,7 +548,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke a user's personal token
-         * @description Revokes a user's live personal tokens with the given id or name. They stop working at their next request, on every instance; Git LFS credentials remembered for them are dropped. Only for a user the caller may manage; any other user is not_found, word for word like a missing one.
+         * @description Revokes one live personal token of a user, named by its id or its name (names are unique among a user's live tokens; when several older ones share a name, the answer is a conflict error listing their ids, and none is revoked). It stops working at its next request, on every instance; Git LFS credentials remembered for it are dropped. Only for a user the caller may manage; any other user is not_found, word for word like a missing one.
          */
         post: operations["mcp.tool.dashboard_revoke_user_token"];
         delete?: never;
@@ -2781,10 +2781,11 @@ export interface components {
          * @example {
          *       "targetOrgId": "org_01jdq3v8k2m5n7p9r1s3t5v7x9"
          *     }
+         * @example {}
          */
         "dashboard_get_org.input": {
-            /** @description The org to inspect. Only admin.system may name an org other than the caller's own (which comes from the token). */
-            targetOrgId: string;
+            /** @description The org to inspect; default: the caller's own (which comes from the token). Only admin.system may name another org. */
+            targetOrgId?: string;
         } & {
             [key: string]: unknown;
         };

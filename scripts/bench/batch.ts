@@ -1,5 +1,5 @@
 /**
- * Batch latency with a repository that already holds many objects (issue 15 §4): p50 and p99 of
+ * Batch latency with a repository that already holds many objects: p50 and p99 of
  * sequential batch requests naming 100 and 1,000 objects, downloads of stored objects and uploads
  * of new ones, on SQLite and on PostgreSQL, against pactum (`pactum serve` from dist/) and a bare
  * node:http server doing the same indexed query and signing (targets/batch-servers.ts), run side by

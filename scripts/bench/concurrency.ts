@@ -1,5 +1,5 @@
 /**
- * Many clients at once (issue 15 §5): C clients each uploading and downloading 16 MiB objects
+ * Many clients at once: C clients each uploading and downloading 16 MiB objects
  * (alternately, each upload a new object) against one `pactum serve` for D seconds, against the
  * same loop run by one client: aggregate throughput, per-object p50/p99, errors, and pactum's
  * peak RSS. Goals: aggregate >= 0.8 of the single client's, 0 errors, peak <= idle + 25 MB.

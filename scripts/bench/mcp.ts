@@ -2,7 +2,7 @@
  * tools/call throughput and latency at 32 concurrent clients: pactum's dashboard_get_org (auth,
  * validation, a database read, the audit row; a real user's token; logging at info) against a bare
  * MCP SDK stateless server with one trivial tool built the fast way the SDK allows, in
- * alternating rounds. Goals (issue 15 §3): ratio >= 2.0, pactum p99 <= 12 ms.
+ * alternating rounds. Goals: ratio >= 2.0, pactum p99 <= 12 ms.
  *
  *   npx tsx scripts/bench/mcp.ts [--rounds 3] [--duration 10]
  */

@@ -1,5 +1,5 @@
 /**
- * Object transfer throughput and memory (issue 15 §1-2), each figure side by side in one run:
+ * Object transfer throughput and memory, each figure side by side in one run:
  *   - the disk itself: `dd if=/dev/zero bs=1M conv=fdatasync` into the same directory;
  *   - (every transfer made by curl, as in the issue's figures)
  *   - basic upload through pactum (SHA-256 checked while streaming, fsync, atomic rename) against a

@@ -2,7 +2,7 @@
  * The report view's size and render time: a report of 1,000 issues (200 pages, 40 rules, contrast
  * details on a quarter of them) drawn by the view's own script in headless Chromium, as the
  * report page embeds it; the time is the script's own measure from the model to the finished
- * DOM (window.__pactumRenderMs), plus the first paint after it. Goals (issue 30): the resource
+ * DOM (window.__pactumRenderMs), plus the first paint after it. Goals: the resource
  * at most 150 kB, 1,000 issues drawn in under 200 ms.
  *
  *   npx tsx scripts/bench/report-view.ts [--issues 1000] [--rounds 5]

@@ -13,11 +13,11 @@
  * Element screenshots: the engine `chromium` takes them (SCREENSHOTS_PER_PAGE as configured),
  * `chromium-noshots` is the same engine with SCREENSHOTS_PER_PAGE=0; with --failing every page
  * also has two failing elements (low-contrast text), so each page takes screenshots. The goal
- * (issue 30): a scan with screenshots within 20% of its time without them:
+ *: a scan with screenshots within 20% of its time without them:
  *
  *   npx tsx scripts/bench/scans.ts --engines chromium-noshots,chromium --failing
  *
- * Goals (issue 17): Chromium >= 4 pages/s on 2 cores with server + browser <= 600 MB; jsdom >= 8 pages/s.
+ * Goals: Chromium >= 4 pages/s on 2 cores with server + browser <= 600 MB; jsdom >= 8 pages/s.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';

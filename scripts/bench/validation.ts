@@ -3,7 +3,7 @@
  * .../objects/batch: route match, media-type negotiation, parameter and body validation with the
  * generated validators) against a plain Koa + @koa/router route that only parses the body, run
  * side by side in alternating rounds. Goal: ratio >= 0.8. Also openapi-backend doing the same
- * (matching by the library, validation by the same generated validators): issue 16 asked for it
+ * (matching by the library, validation by the same generated validators): it was asked for
  * as the binder if it reached 0.8 of the plain route.
  *
  *   npx tsx scripts/bench/validation.ts [--rounds 3] [--duration 5]

@@ -33,7 +33,8 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as 
  * of this mock instead of failures.
  */
 export const MOCK_HEADER = 'x-pactum-mock';
-const MOCK_HEADER_VALUE = 'prism; stateless';
+/** Also names the one API this port serves: the runner pointed at the wrong port says so. */
+export const mockHeaderValue = (api: MockApi) => `prism; stateless; api=${api}`;
 /** A mock takes small bodies; a larger one is refused rather than buffered. */
 const MAX_BODY = 64 * 1024 * 1024;
 
@@ -87,7 +88,7 @@ const apiError = (api: MockApi, status: number, message: string) => errorBody(ap
 
 function sendError(res: ServerResponse, api: MockApi, accept: string | undefined, status: number, message: string, headers: Record<string, string> = {}) {
   const body = JSON.stringify(apiError(api, status, message));
-  res.writeHead(status, { ...headers, [MOCK_HEADER]: MOCK_HEADER_VALUE, 'content-type': errorType(api, accept), 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, { ...headers, [MOCK_HEADER]: mockHeaderValue(api), 'content-type': errorType(api, accept), 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
 
@@ -258,7 +259,7 @@ export function createMockFront(o: FrontOptions): Server {
       const declared = op && Object.keys((op.responses ?? {}) as JsonObject).includes(String(status));
       const problem = type === 'application/problem+json' && declared;
       const rewrite = problem || ((choice.adapt || choice.rpcId !== undefined) && (isJson(type) || type?.startsWith('text/event-stream')));
-      answer.headers[MOCK_HEADER] = MOCK_HEADER_VALUE;
+      answer.headers[MOCK_HEADER] = mockHeaderValue(o.api);
       if (choice.headers && status < 300) Object.assign(answer.headers, choice.headers);
       if (!rewrite || method === 'HEAD') {
         res.writeHead(status, answer.headers);

@@ -91,6 +91,11 @@ export function createTokenService(config: Config): TokenService {
         return claims;
       } catch (err) {
         if (err instanceof TokenError) throw err;
+        // jose says '"exp" claim timestamp check failed': say when, for the person who must renew it.
+        if ((err as { code?: string }).code === 'ERR_JWT_EXPIRED') {
+          const exp = (err as { payload?: JWTPayload }).payload?.exp;
+          throw new TokenError(typeof exp === 'number' ? `token expired at ${new Date(exp * 1000).toISOString()}` : 'token expired');
+        }
         throw new TokenError((err as Error).message);
       }
     },

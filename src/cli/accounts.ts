@@ -7,9 +7,10 @@ import { tools } from '../../generated/tools.js';
 import { describeErrors } from '../http/router.js';
 import { hashPassword } from '../auth/passwords.js';
 import { isRole } from '../auth/permissions.js';
+import { unknownRole } from './args.js';
 import { findUserByName, insertOrg, type OrgRow, type UserRow, insertUser, isUniqueViolation, changeUser } from '../db/users.js';
 import { UsageError, noArguments, orgOf, readPasswordFromStdin, withDb } from './args.js';
-import { createPersonalToken, listPersonalTokens, revokePersonalTokens } from '../db/repos.js';
+import { AmbiguousTokenName, createPersonalToken, listPersonalTokens, revokePersonalTokens } from '../db/repos.js';
 import { parseTtl } from '../auth/jwt.js';
 
 function check(validate: (typeof tools)[keyof typeof tools]['validateInput'], input: unknown) {
@@ -33,7 +34,7 @@ export async function org(args: string[]): Promise<number> {
         if (isUniqueViolation(err)) throw new UsageError(`the slug ${slug} is taken`);
         throw err;
       }
-    });
+    }, { creates: true });
   }
   if (sub === 'list') {
     noArguments(rest);
@@ -58,7 +59,7 @@ export async function user(args: string[]): Promise<number> {
     if (!username || !values.org || !role || !values['password-stdin']) {
       throw new UsageError('usage: pactum user create <username> --org <slug> (--role ROLE | --admin) --password-stdin');
     }
-    if (!isRole(role)) throw new UsageError(`unknown role ${role}`);
+    if (!isRole(role)) throw new UsageError(unknownRole(role));
     const password = await readPasswordFromStdin();
     check(tools.dashboard_create_user.validateInput, { username, password, role });
     return withDb(async (db) => {
@@ -93,7 +94,10 @@ export async function user(args: string[]): Promise<number> {
     return withDb(async (db) => {
       const u = await findUserByName(db, username);
       if (!u) throw new UsageError(`no user ${username}`);
-      const n = await revokePersonalTokens(db, u.id, ref);
+      const n = await revokePersonalTokens(db, u.id, ref).catch((err: unknown) => {
+        if (err instanceof AmbiguousTokenName) throw new UsageError(`${err.message} (list them with: pactum user tokens ${username})`);
+        throw err;
+      });
       if (!n) throw new UsageError(`${username} has no live token named ${ref} (list them with: pactum user tokens ${username})`);
       console.log(`revoked ${n} token${n === 1 ? '' : 's'} of ${username} (${ref}); it stops working at its next request`);
       return 0;
@@ -101,7 +105,7 @@ export async function user(args: string[]): Promise<number> {
   }
   if (sub === 'token') {
     const { positionals, values } = parseArgs({ args: rest, allowPositionals: true, options: { name: { type: 'string', default: 'git-lfs' }, ttl: { type: 'string' } } });
-    if (!positionals[0]) throw new UsageError('usage: pactum user token <username> [--name NAME] [--ttl 90d]');
+    if (!positionals[0]) throw new UsageError('usage: pactum user token <username> [--name NAME] [--ttl 90d] (without --ttl the token never expires)');
     let ttl: number | undefined;
     try {
       ttl = values.ttl ? parseTtl(values.ttl) : undefined;
@@ -112,9 +116,12 @@ export async function user(args: string[]): Promise<number> {
       const u = await findUserByName(db, positionals[0]!);
       if (!u) throw new UsageError(`no user ${positionals[0]}`);
       if (!u.active) throw new UsageError(`${u.username} is deactivated`);
+      const now = new Date().toISOString();
+      const same = (await listPersonalTokens(db, u.id)).find((t) => t.name === values.name && !t.revoked_at && (!t.expires_at || t.expires_at > now));
+      if (same) throw new UsageError(`${u.username} has a live token named ${values.name} already (${same.id}, created ${same.created_at}): choose another --name, or revoke it first (pactum user token revoke ${u.username} ${values.name})`);
       const created = await createPersonalToken(db, u.id, values.name, ttl);
       console.log(created.token);
-      const until = created.expiresAt ? `, valid until ${created.expiresAt}` : '';
+      const until = created.expiresAt ? `, valid until ${created.expiresAt}` : ', never expires: --ttl 90d sets an expiry';
       console.error(`a personal token for ${u.username} (${values.name}, ${created.id}${until}): use it as the password of Git LFS; it is shown only once`);
       return 0;
     });

@@ -1,11 +1,20 @@
 /** Shared by the CLI commands: usage errors, reading a password without echoing it in argv. */
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import { ConfigError, describeDatabase, loadConfig, loadSettings, nearest, type Config, type Settings } from '../config.js';
+import { ROLE_PERMISSIONS } from '../auth/permissions.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { migrate, openDb, type Db } from '../db/knex.js';
 import { recordedServerUrl } from '../db/server-settings.js';
 import { findOrgById, findOrgBySlug } from '../db/users.js';
 
 export class UsageError extends Error {}
+
+/** The refusal of a role that does not exist, with the ones that do. */
+export const unknownRole = (role: string) => {
+  const near = nearest(role, Object.keys(ROLE_PERMISSIONS));
+  return `unknown role ${role}${near ? ` (did you mean ${near}?)` : ''}; the roles are ${Object.keys(ROLE_PERMISSIONS).join(', ')}`;
+};
 
 export const isUsageError = (err: unknown) =>
   err instanceof UsageError || err instanceof ConfigError || String((err as { code?: string }).code).startsWith('ERR_PARSE_ARGS');
@@ -19,12 +28,39 @@ export async function readPasswordFromStdin(): Promise<string> {
   return password;
 }
 
-/** Opens the configured database, migrated, for the length of `fn`. */
-export async function withDb<T>(fn: (db: Db, config: Config) => Promise<T>): Promise<T> {
-  const config = loadConfig();
+/** The settings file named by `pactum --config FILE` (else pactum.env from the working directory up). */
+let configFile: string | undefined;
+export const useConfigFile = (file: string | undefined) => void (configFile = file);
+
+/** The settings the server would start with here: the environment over the settings file. */
+export function cliSettings(): Settings {
+  return loadSettings({ configFile });
+}
+
+/** The configuration the server would start with here. */
+export function cliConfig(): Config {
+  return loadConfig(cliSettings().env);
+}
+
+/**
+ * Opens the server's database, migrated, for the length of `fn`. Only a command that creates
+ * something (`creates`) may start a new database, and it says which one it started: any other
+ * command run where no database is (another directory, a mistyped DATA_DIR) is refused with
+ * where it looked, instead of answering from a new empty one.
+ */
+export async function withDb<T>(fn: (db: Db, config: Config) => Promise<T>, opts: { creates?: boolean } = {}): Promise<T> {
+  const settings = cliSettings();
+  const config = loadConfig(settings.env);
+  const where = describeDatabase(config, settings);
+  const fresh = !config.databaseUrl && !existsSync(join(config.dataDir, 'pactum.sqlite'));
+  if (fresh && !opts.creates) throw new UsageError(`no pactum database here: looked for ${where}. Run this where the server's ${'pactum.env'} is, set DATA_DIR or DATABASE_URL as the server has them, or pass --config FILE`);
   const db = openDb(config);
   try {
-    await migrate(db);
+    if (config.databaseUrl && !opts.creates && !(await db.schema.hasTable('orgs'))) {
+      throw new UsageError(`no pactum tables in ${where}: start the server on it first (pactum serve or pactum migrate), or point DATABASE_URL at the server's database`);
+    }
+    const applied = await migrate(db);
+    if (fresh || (config.databaseUrl && applied.length && applied[0]!.startsWith('001'))) console.error(`pactum: started a new database: ${where}`);
     return await fn(db, config);
   } finally {
     await db.destroy();

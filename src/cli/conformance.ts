@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ApiName } from '../../generated/operations.js';
-import { runConformance } from '../conformance/index.js';
+import { TargetProblem, runConformance } from '../conformance/index.js';
 import { failureReport, junitXml, progress, summaryTable, type Phase, type SkippedPhase } from '../conformance/report.js';
 import { UsageError } from './args.js';
 
@@ -17,7 +17,8 @@ export async function conformance(args: string[]): Promise<number> {
       api: { type: 'string', default: 'all' },
       token: { type: 'string' },
       basic: { type: 'string' },
-      repo: { type: 'string', default: 'acme/site' },
+      repo: { type: 'string' },
+      'allow-writes': { type: 'string' },
       seed: { type: 'string', default: '1' },
       'max-examples': { type: 'string', default: '5' },
       junit: { type: 'string' },
@@ -26,7 +27,7 @@ export async function conformance(args: string[]): Promise<number> {
       phases: { type: 'string', default: 'examples,generated,negative,mcp,flow' },
     },
   });
-  if (!values.target) throw new UsageError('usage: pactum conformance --target <base-url> [--api dashboard|legacy|batch|all] [--token T] [--basic user:pass] [--repo org/repo] [--seed N] [--max-examples N] [--junit out.xml] [--read-only] [--phases examples,generated,negative,mcp,flow]');
+  if (!values.target) throw new UsageError('usage: pactum conformance --target <base-url> [--api dashboard|legacy|batch|all] [--token T] [--basic user:pass] [--repo org/repo] [--allow-writes org/repo] [--seed N] [--max-examples N] [--junit out.xml] [--read-only] [--phases examples,generated,negative,mcp,flow]');
   try {
     new URL(values.target);
   } catch {
@@ -37,19 +38,35 @@ export async function conformance(args: string[]): Promise<number> {
   if (values.basic && !values.basic.includes(':')) throw new UsageError('--basic takes user:password');
   const phases = values.phases.split(',').map((p) => p.trim()) as Phase[];
   for (const p of phases) if (!['examples', 'generated', 'negative', 'mcp', 'flow'].includes(p)) throw new UsageError(`--phases ${p}: choose among examples, generated, negative, mcp, flow`);
+  const allowWrites = values['allow-writes'];
+  if (allowWrites !== undefined && !/^[^/\s]+\/[^/\s]+$/.test(allowWrites)) throw new UsageError(`--allow-writes ${allowWrites}: name the repository as org/repo`);
+  if (allowWrites && values.repo && values.repo !== allowWrites) throw new UsageError(`--allow-writes ${allowWrites} names another repository than --repo ${values.repo}: the run writes only to the repository it checks`);
+  const repo = values.repo ?? allowWrites ?? 'acme/site';
   const seed = Number(values.seed);
   const maxExamples = Number(values['max-examples']);
   if (!Number.isInteger(seed) || !Number.isInteger(maxExamples) || maxExamples < 0) throw new UsageError('--seed and --max-examples take whole numbers');
 
   const skipped: SkippedPhase[] = [];
-  const results = await runConformance({
-    target: values.target, apis, token: values.token, basic: values.basic, repo: values.repo, seed, maxExamples,
+  const run = runConformance({
+    target: values.target, apis, token: values.token, basic: values.basic, repo, allowWrites, seed, maxExamples,
     readOnly: values['read-only'], concurrency: Number(values.concurrency), phases, onProgress: progress(process.stderr),
     onSkip: (s) => {
       skipped.push(s);
-      process.stderr.write(`warning: skipping the ${s.phase} phase: ${s.reason}\n`);
+      process.stderr.write(`warning: skipping ${s.phase}: ${s.reason}\n`);
     },
+    onNotice: (line) => process.stderr.write(`note: ${line}\n`),
   });
+  let results: Awaited<typeof run>;
+  try {
+    results = await run;
+  } catch (err) {
+    // A target that cannot be checked: one line, not a failure per check.
+    if (err instanceof TargetProblem) {
+      console.error(`pactum conformance: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
   const failed = results.filter((r) => r.problems.length);
   const limited = results.filter((r) => r.limitation);
   console.log(summaryTable(results));

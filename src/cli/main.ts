@@ -4,10 +4,11 @@
  * DATABASE_URL, JWT_SECRET, ...), so what it writes or signs is what a server started with that
  * environment sees and accepts.
  */
-import { restoreYoungGenerationGrowth } from './startup-heap.js'; // first: before any other module loads
+import './node-version.js'; // first: an old Node gets one line, not a native crash
+import { restoreYoungGenerationGrowth } from './startup-heap.js'; // before any other module loads
 import { createLogger } from '../log.js';
-import { isUsageError } from './args.js';
-import { ConfigError } from '../config.js';
+import { isUsageError, useConfigFile } from './args.js';
+import { ConfigError, nearest } from '../config.js';
 
 // Each command's module is loaded when it runs: the conformance runner's generators stay out of
 // the server's memory, and `pactum token` does not load the server.
@@ -34,7 +35,8 @@ pactum org list`,
   user: {
     usage: `pactum user create <username> --org <slug|id> (--role ROLE | --admin) --password-stdin
 pactum user passwd <username> --password-stdin
-pactum user token <username> [--name NAME] [--ttl 90d]   a personal token, the Git LFS password
+pactum user token <username> [--name NAME] [--ttl 90d]   a personal token, the Git LFS password; without --ttl it
+                                 never expires (until revoked); names are unique per user
 pactum user tokens <username>    its personal tokens: id, name, created, expires, last used, state
 pactum user token revoke <username> <name|id>
 pactum user list`,
@@ -59,9 +61,11 @@ pactum repo list`,
   proposals: { usage: 'pactum proposals import <file.json>   regulatory update proposals', run: proposals },
   conformance: {
     usage: `pactum conformance --target URL [--api dashboard|legacy|batch|all] [--token T] [--basic user:pass]
-                   [--repo org/repo] [--seed N] [--max-examples N] [--junit out.xml] [--read-only]
+                   [--repo org/repo] [--allow-writes org/repo] [--seed N] [--max-examples N] [--junit out.xml] [--read-only]
                    [--phases examples,generated,negative,mcp,flow]
-                                 check any server against the specs`,
+                                 check any server against the specs; exit 2 when the target is down or
+                                 refuses the credentials. Writes (uploads, locks) only to --allow-writes;
+                                 removes the locks and sessions it made, even when it fails`,
     run: conformance,
   },
   token: {
@@ -75,16 +79,46 @@ pactum token --sub <id> --org <slug|id> [--perm P1,P2] [--role ROLE] [--ttl 1h] 
 
 const indent = (text: string) => text.replace(/^/gm, '  ');
 
+/** For an unknown option: the option of the command's usage it is closest to, if one is close. */
+function didYouMean(err: unknown, usage: string): string {
+  if ((err as { code?: string }).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return '';
+  const given = /Unknown option '(-{1,2}[^']+)'/.exec((err as Error).message)?.[1];
+  if (!given) return '';
+  const near = nearest(given.replace(/=.*$/, ''), [...new Set(usage.match(/--[a-z][a-z-]*/g) ?? [])]);
+  return near ? ` (did you mean ${near}?)` : '';
+}
+
 const USAGE = `pactum — the dashboard MCP endpoint and the Git LFS object APIs
 
 Usage:
 ${Object.values(commands).map((c) => indent(c.usage)).join('\n')}
   pactum <command> --help          that command's usage
+  pactum --config FILE <command>   read the settings from FILE instead of pactum.env
 
 Roles: system_admin, org_admin, member, viewer, service.
-Settings come from the environment; see the README.`;
+Settings (DATA_DIR, DATABASE_URL, JWT_SECRET, …) come from the environment, over the settings
+file pactum.env in the working directory or the nearest parent (or --config FILE), the same way
+for the server and for every command: docs/configuration.md.`;
 
-export async function run(argv: string[]): Promise<number> {
+/** `--config FILE` (or --config=FILE), anywhere on the line: the settings file of every command. */
+function takeConfig(argv: string[]): { argv: string[]; file?: string } {
+  const i = argv.findIndex((a) => a === '--config' || a.startsWith('--config='));
+  if (i < 0) return { argv };
+  const file = argv[i]!.startsWith('--config=') ? argv[i]!.slice('--config='.length) : argv[i + 1];
+  if (!file || file.startsWith('-')) throw new Error('--config takes a file: pactum --config FILE <command>');
+  return { argv: [...argv.slice(0, i), ...argv.slice(i + (argv[i] === '--config' ? 2 : 1))], file };
+}
+
+export async function run(argvWithConfig: string[]): Promise<number> {
+  let argv: string[];
+  try {
+    const taken = takeConfig(argvWithConfig);
+    argv = taken.argv;
+    useConfigFile(taken.file);
+  } catch (err) {
+    console.error(`pactum: ${(err as Error).message}`);
+    return 2;
+  }
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     console.log(USAGE);
@@ -92,7 +126,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   const command = commands[name];
   if (!command) {
-    console.error(`pactum: unknown command ${name}\n\n${USAGE}`);
+    const near = nearest(name, Object.keys(commands));
+    console.error(`pactum: unknown command ${name}${near ? ` (did you mean ${near}?)` : ''}\n\n${USAGE}`);
     return 2;
   }
   // Before anything runs: `pactum serve --help` must not start a server.
@@ -104,8 +139,8 @@ export async function run(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (err) {
     if (isUsageError(err)) {
-      // One line: the message names the setting or the argument to fix.
-      console.error(`pactum ${name}: ${(err as Error).message.replace(/\n\s*/g, ' ')}`);
+      // One line: the message names the setting or the argument to fix, and the likely one meant.
+      console.error(`pactum ${name}: ${(err as Error).message.replace(/\n\s*/g, ' ')}${didYouMean(err, command.usage)}`);
       if (!(err instanceof ConfigError) && !/usage:/.test((err as Error).message)) console.error(`usage:\n${indent(command.usage)}`);
       return 2;
     }

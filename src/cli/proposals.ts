@@ -35,5 +35,5 @@ export async function proposals(args: string[]): Promise<number> {
     for (const p of checked) await upsertProposal(db, p);
     console.log(`imported ${checked.length} proposal${checked.length === 1 ? '' : 's'}`);
     return 0;
-  });
+  }, { creates: true });
 }

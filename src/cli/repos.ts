@@ -5,7 +5,6 @@
  */
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.js';
 import type { Db } from '../db/knex.js';
 import { createRepo, findRepo, setGrant, type RepoAccess } from '../db/repos.js';
 import { findOrgBySlug, findUserByName, isUniqueViolation } from '../db/users.js';
@@ -15,7 +14,7 @@ import { createLogger } from '../log.js';
 import { contentStore } from '../objects/store/content-store.js';
 import { deleteObject, restoreObject } from '../objects/objects-table.js';
 import { createAuditLog } from '../mcp/audit.js';
-import { UsageError, serverUrl, withDb } from './args.js';
+import { UsageError, cliConfig, serverUrl, withDb } from './args.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
@@ -102,7 +101,7 @@ export async function repo(args: string[]): Promise<number> {
       return withDb(async (db) => {
         const started = Date.now();
         const r = await repoOf(db, ref);
-        const backend = await openBackend(loadConfig(), createLogger('error'));
+        const backend = await openBackend(cliConfig(), createLogger('error'));
         try {
           if (!(await deleteObject(db, contentStore(backend.store), r.id, oid, values.reason!))) throw new UsageError(`${ref} has no object ${oid}`);
         } finally {
@@ -119,7 +118,7 @@ export async function repo(args: string[]): Promise<number> {
       return withDb(async (db) => {
         const started = Date.now();
         const r = await repoOf(db, ref);
-        const backend = await openBackend(loadConfig(), createLogger('error'));
+        const backend = await openBackend(cliConfig(), createLogger('error'));
         let state: 'live' | 'absent' | null;
         try {
           state = await restoreObject(db, contentStore(backend.store), r.id, oid);

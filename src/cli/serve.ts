@@ -1,5 +1,5 @@
-import { ConfigError, loadConfig } from '../config.js';
-import { noArguments } from './args.js';
+import { ConfigError, describeDatabase, loadConfig } from '../config.js';
+import { cliSettings, noArguments } from './args.js';
 import { migrate, openDb } from '../db/knex.js';
 import { startServer } from '../server.js';
 import { requestScope } from '../http/request-scope.js';
@@ -32,7 +32,8 @@ export function guardProcess(log: Logger, shutdown: () => Promise<void>, timeout
 /** `started`: called once the server listens (main.ts lets the young generation grow again). */
 export async function serve(args: string[], started: () => void = () => {}): Promise<number> {
   noArguments(args);
-  const running = await startServer().catch((err: unknown) => {
+  const settings = cliSettings();
+  const running = await startServer({ env: settings.env, announce: (config) => ({ settingsFile: settings.file, database: describeDatabase(config, settings) }) }).catch((err: unknown) => {
     if (err instanceof ConfigError) throw err;
     // Not a setting we recognise: still one line, with what the error said.
     throw new ConfigError(`cannot start: ${err instanceof Error ? err.message : String(err)}`);
@@ -55,9 +56,12 @@ export async function serve(args: string[], started: () => void = () => {}): Pro
 /** `pactum migrate`: apply migrations and exit. */
 export async function migrateCommand(args: string[]): Promise<number> {
   noArguments(args);
-  const db = openDb(loadConfig());
+  const settings = cliSettings();
+  const config = loadConfig(settings.env);
+  const db = openDb(config);
   try {
     const applied = await migrate(db);
+    console.error(`pactum migrate: ${describeDatabase(config, settings)}`);
     console.log(applied.length ? `applied ${applied.join(', ')}` : 'the database is up to date');
   } finally {
     await db.destroy();

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { createTokenService, parseTtl } from '../auth/jwt.js';
 import { isPermission, isRole, type Permission, type Role } from '../auth/permissions.js';
 import { findUserById, findUserByName } from '../db/users.js';
-import { UsageError, orgOf, serverUrl, withDb } from './args.js';
+import { UsageError, orgOf, serverUrl, unknownRole, withDb } from './args.js';
 
 const MCP_PATH = '/api/v1/mcp';
 
@@ -46,7 +46,7 @@ export async function token(args: string[]): Promise<number> {
   const scopes = (values.perm ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   const unknown = scopes.filter((p) => !isPermission(p));
   if (unknown.length) throw new UsageError(`unknown permission ${unknown.join(', ')}`);
-  if (values.role && !isRole(values.role)) throw new UsageError(`unknown role ${values.role}`);
+  if (values.role && !isRole(values.role)) throw new UsageError(unknownRole(values.role));
   if (values.user && (values.sub || values.org)) throw new UsageError('--user takes the user\'s org and id: leave out --sub and --org');
   if (!values.user) {
     if (!values.sub || !values.org) throw new UsageError('token needs --user <username>, or --sub <id> and --org <slug|id>');

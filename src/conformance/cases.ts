@@ -10,6 +10,9 @@ import { deref, inline, loadBundledSpec, type Json, type JsonObject, type Parame
 import type { ConformanceRequest } from './http.js';
 import type { Phase } from './report.js';
 
+/** Generated strings stay short (a lock path is stored and listed): at most this many characters. */
+const MAX_STRING = 200;
+
 export interface Credentials {
   token?: string;
   /** user:password */
@@ -85,7 +88,7 @@ export function operationDocs(api: ApiName): OperationDoc[] {
 const dedupe = (xs: Json[]) => [...new Map(xs.map((x) => [JSON.stringify(x), x])).values()];
 
 function fake(schema: Json, seed: number): Json {
-  return generateSync(schema as never, { seed, optionalsProbability: 0.5, maxDefaultItems: 3 }) as Json;
+  return generateSync(schema as never, { seed, optionalsProbability: 0.5, maxDefaultItems: 3, maxLength: MAX_STRING }) as Json;
 }
 
 function paramValues(od: OperationDoc, seed: number | null, drop?: string): Record<string, Json> {

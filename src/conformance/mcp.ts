@@ -35,6 +35,9 @@ export function messageOf(res: ConformanceResponse): JsonRpc | null {
   }
 }
 
+/** Generated strings stay short: what a run sends may be stored and shown by the target. */
+const MAX_STRING = 200;
+
 let nextId = 1;
 function rpc(target: Target, method: string, params?: unknown) {
   return {
@@ -93,7 +96,7 @@ function checkToolResult(tool: ToolSpec, m: JsonRpc, mustFail: boolean): string[
 
 function validArguments(tool: ToolSpec, seed: number): Record<string, unknown> {
   const example = (tool.inputSchema.examples as unknown[] | undefined)?.[0];
-  return (example as Record<string, unknown>) ?? (generateSync(tool.inputSchema, { seed }) as Record<string, unknown>);
+  return (example as Record<string, unknown>) ?? (generateSync(tool.inputSchema, { seed, maxLength: MAX_STRING }) as Record<string, unknown>);
 }
 
 function invalidArguments(tool: ToolSpec): Record<string, unknown> | null {
@@ -141,12 +144,16 @@ export function toolsListCase(target: Target, listed: string[]): McpCase {
   });
 }
 
-export function toolCallCases(target: Target, names: string[], opts: { seed: number; readOnly: boolean }): McpCase[] {
+/**
+ * readOnly: only the read-only tools. changeState false: a tool that changes state gets only its
+ * invalid-arguments call (the target keeps what a valid call would change).
+ */
+export function toolCallCases(target: Target, names: string[], opts: { seed: number; readOnly: boolean; changeState?: boolean }): McpCase[] {
   const cases: McpCase[] = [];
   for (const name of names) {
     const tool = (tools as Record<string, ToolSpec>)[name]!;
     if (opts.readOnly && !tool.annotations.readOnlyHint) continue;
-    cases.push(mcpCase(`tools/call ${name}`, rpc(target, 'tools/call', { name, arguments: validArguments(tool, opts.seed) }), (m) => checkToolResult(tool, m, false), `tool ${name}`));
+    if (tool.annotations.readOnlyHint || opts.changeState !== false) cases.push(mcpCase(`tools/call ${name}`, rpc(target, 'tools/call', { name, arguments: validArguments(tool, opts.seed) }), (m) => checkToolResult(tool, m, false), `tool ${name}`));
     const bad = invalidArguments(tool);
     if (bad) cases.push(mcpCase(`tools/call ${name} with invalid arguments`, rpc(target, 'tools/call', { name, arguments: bad }), (m) => checkToolResult(tool, m, true), `tool ${name}`));
   }

@@ -75,16 +75,28 @@ export const listPersonalTokens = (db: Db, userId: string) =>
  * Revokes a user's live tokens named `ref` (an id, or a name) and moves the user's credential
  * version, so Basic credentials remembered by any instance stop at once. Returns how many.
  */
+/** A name that several live tokens of a user share (made before names were unique): revoke by id. */
+export class AmbiguousTokenName extends Error {
+  constructor(readonly tokenName: string, readonly ids: string[]) {
+    super(`${ids.length} live tokens are named ${tokenName} (${ids.join(', ')}): revoke one by its id`);
+  }
+}
+
+/** Revokes one live token of the user, named by its id or its name; 0 when there is none. */
 export async function revokePersonalTokens(db: Db, userId: string, ref: string): Promise<number> {
   return db.transaction(async (trx) => {
     const now = new Date().toISOString();
-    const n = await trx('personal_tokens')
+    const live = await trx('personal_tokens')
       .where({ user_id: userId })
       .whereNull('revoked_at')
       .where((q) => {
         q.where({ id: ref }).orWhere({ name: ref });
       })
-      .update({ revoked_at: now });
+      .select<{ id: string; name: string }[]>('id', 'name');
+    const byId = live.filter((t) => t.id === ref);
+    const target = byId.length ? byId : live;
+    if (target.length > 1) throw new AmbiguousTokenName(ref, target.map((t) => t.id));
+    const n = target.length ? await trx('personal_tokens').where({ id: target[0]!.id }).whereNull('revoked_at').update({ revoked_at: now }) : 0;
     if (n) await trx('users').where({ id: userId }).update({ credential_version: trx.raw('credential_version + 1'), updated_at: now });
     return n;
   });

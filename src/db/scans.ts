@@ -33,7 +33,7 @@ export interface ScanRow {
   attempts: number;
   /** What claimed it to run (a queue job, or this process): set while it runs, kept when a shutdown requeues it for the same job's retry. */
   job_id?: string | null;
-  /** Which engine checked the pages (null for scans from before issue 17). */
+  /** Which engine checked the pages (null for scans from before engines were recorded). */
   engine?: 'chromium' | 'jsdom' | null;
   created_at: string;
   started_at: string | null;

@@ -154,6 +154,24 @@ export function describeErrors(errors: ErrorObject[] | null | undefined, where: 
     .join('; ');
 }
 
+/** A header's name as a person writes it: tus-resumable → Tus-Resumable. */
+const headerName = (name: string) => name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => `${dash}${c.toUpperCase()}`);
+
+/** Parameter errors, naming a header as a header ("the header Tus-Resumable is required"). */
+function describeParamErrors(errors: ErrorObject[] | null | undefined, headers: ReadonlySet<string>): string {
+  return (errors ?? [])
+    .slice(0, 5)
+    .map((e) => {
+      const missing = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : null;
+      const name = missing ?? e.instancePath.slice(1).split('/')[0]!;
+      if (!headers.has(name)) return describeErrors([e], 'parameter ');
+      if (missing) return `the header ${headerName(name)} is required`;
+      if (e.keyword === 'enum') return `the header ${headerName(name)} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+      return `the header ${headerName(name)} ${e.message}`;
+    })
+    .join('; ');
+}
+
 function convert(raw: string | string[] | undefined, type: string): unknown {
   if (raw === undefined) return undefined;
   const value = Array.isArray(raw) && type !== 'array' ? raw[raw.length - 1]! : raw;
@@ -338,7 +356,7 @@ export function createRouter(options: RouterOptions): Middleware {
       const header = route.preconditionRefusal && validateParams.errors?.some((e) =>
           route.headerParams.has(e.instancePath.slice(1).split('/')[0] || String((e.params as { missingProperty?: string }).missingProperty)),
         );
-      throw new HttpError(header ? 412 : route.paramRefusal, describeErrors(validateParams.errors, 'parameter '));
+      throw new HttpError(header ? 412 : route.paramRefusal, describeParamErrors(validateParams.errors, route.headerParams));
     }
 
     // A declared Content-Type is required whenever one is sent, body or not: a browser's form post

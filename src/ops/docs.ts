@@ -153,7 +153,7 @@ export const OBJECT_API_ERRORS: readonly [number, string][] = [
   [410, 'The object was deleted (taken down) by an operator; the message gives the reason. Uploads of it are refused too until an operator lifts the takedown (pactum repo restore-object).'],
   [413, 'Too much in one request: more objects than LFS_MAX_BATCH_OBJECTS, a body over LFS_MAX_BATCH_BYTES, or a size the server refuses.'],
   [415, 'The Content-Type is not application/vnd.git-lfs+json (or application/json).'],
-  [422, 'Well-formed but invalid: an unknown operation, a malformed oid, a negative size.'],
+  [422, 'Well-formed but invalid: an unknown operation, a malformed oid, a negative size, or an upload whose bytes do not hash to its oid or whose length is not its announced size (nothing is stored).'],
   [429, 'Too many requests (LFS_RATE_LIMIT_PER_MINUTE) or too many failed passwords; Retry-After says when to retry.'],
   [503, 'A part of the server (the database, the storage) is unavailable; Retry-After says when to retry.'],
   [507, 'The store has less free space than LFS_MIN_FREE_BYTES, or unfinished resumable uploads already declare as many bytes as LFS_PARTIAL_BYTES_PER_REPO or LFS_PARTIAL_BYTES_PER_ORG allow.'],

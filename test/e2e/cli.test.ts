@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { freePort } from '../helpers/ports.js';
@@ -146,6 +146,11 @@ describe('pactum CLI', () => {
       [['repo', 'list', '--public'], /--public is an option of repo create only/],
       [['user', 'tokens', 'ada', 'extra'], /usage: pactum user tokens/],
       [['token', '--user', 'ada', '--colour'], /Unknown option '--colour'/],
+      // A likely typo is named; a role that does not exist lists the ones that do.
+      [['tokn', '--user', 'ada'], /unknown command tokn \(did you mean token\?\)/],
+      [['token', '--user', 'ada', '--tll', '1h'], /Unknown option '--tll' \(did you mean --ttl\?\)/],
+      [['user', 'create', 'eve', '--org', 'acme', '--role', 'superuser', '--password-stdin'], /unknown role superuser; the roles are system_admin, org_admin, member, viewer, service/, {}, 'long enough pw\n'],
+      [['token', '--sub', 'svc_x', '--org', 'acme', '--role', 'admin'], /unknown role admin; the roles are system_admin, org_admin, member, viewer, service/],
     ];
     await pactum(['org', 'create', 'acme'], env); // exists already unless this test runs alone
     // Three at a time: each case is a process of its own (node and tsx start in about 2 s).
@@ -160,6 +165,27 @@ describe('pactum CLI', () => {
     }
   }, 240_000);
 
+  it('personal tokens: names unique per user, revoke by name revokes that one, no --ttl never expires as the usage says', async () => {
+    await pactum(['org', 'create', 'acme'], env); // exists already unless this test runs alone
+    await pactum(['user', 'create', 'tess', '--org', 'acme', '--role', 'member', '--password-stdin'], env, 'tess-password-1\n');
+    const first = await pactum(['user', 'token', 'tess', '--name', 'ci'], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/a personal token for tess \(ci, pat_\w+, never expires: --ttl 90d sets an expiry\)/);
+    const again = await pactum(['user', 'token', 'tess', '--name', 'ci', '--ttl', '30d'], env);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/tess has a live token named ci already \(pat_\w+, created .*\): choose another --name, or revoke it first \(pactum user token revoke tess ci\)/);
+    const other = await pactum(['user', 'token', 'tess', '--name', 'laptop', '--ttl', '30d'], env);
+    expect(other.stderr).toMatch(/valid until \d{4}-/);
+    const revoked = await pactum(['user', 'token', 'revoke', 'tess', 'ci'], env);
+    expect(revoked.stdout).toMatch(/^revoked 1 token of tess \(ci\)/);
+    const listed = (await pactum(['user', 'tokens', 'tess'], env)).stdout.trim().split('\n').map((l) => l.split('\t'));
+    expect(listed.map((t) => [t[1], t[3] === 'no-expiry', t[5]!.split(' ')[0]]).sort()).toEqual([['ci', true, 'revoked'], ['laptop', false, 'live']]);
+    // A revoked name may be used again.
+    expect((await pactum(['user', 'token', 'tess', '--name', 'ci'], env)).code).toBe(0);
+    const usage = await pactum(['user', '--help'], env);
+    expect(usage.stdout).toMatch(/\[--ttl 90d\] .*without --ttl it\s+never expires/);
+  }, 120_000);
+
   it('prints each command\'s usage for --help and exits 0, without running it', async () => {
     for (const name of ['serve', 'migrate', 'token', 'org', 'user', 'repo', 'proposals', 'conformance']) {
       const r = await pactum([name, '--help'], { ...env, PORT: '1' }); // a serve that ran would fail on port 1
@@ -171,6 +197,59 @@ describe('pactum CLI', () => {
     expect(all.code).toBe(0);
     expect(all.stdout).toContain('pactum <command> --help');
    }, 180_000);
+});
+
+describe('which server the CLI manages', () => {
+  // Nothing from the environment: where the database is comes from the directory and pactum.env.
+  const bare = { DATA_DIR: '', DATABASE_URL: '' };
+
+  it('refuses a read command where there is no database, naming where it looked, and creates nothing', async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'pactum-elsewhere-'));
+    for (const args of [['user', 'list'], ['org', 'list'], ['repo', 'list'], ['user', 'tokens', 'ada'], ['token', '--user', 'ada']]) {
+      const r = await pactum(args, bare, undefined, { cwd: elsewhere });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout, args.join(' ')).toBe('');
+      expect(r.stderr, args.join(' ')).toContain(`no pactum database here: looked for SQLite ${join(elsewhere, 'data', 'pactum.sqlite')} (DATA_DIR unset: ./data of the working directory; no pactum.env here or above)`);
+    }
+    expect(existsSync(join(elsewhere, 'data'))).toBe(false);
+    // A command that creates says which database it started.
+    const created = await pactum(['org', 'create', 'acme'], bare, undefined, { cwd: elsewhere });
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stderr).toContain(`pactum: started a new database: SQLite ${join(elsewhere, 'data', 'pactum.sqlite')}`);
+    expect((await pactum(['org', 'list'], bare, undefined, { cwd: elsewhere })).stdout).toMatch(/^acme\t/m);
+  }, 120_000);
+
+  it('reads pactum.env from the working directory upward, or --config FILE; the environment wins', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'pactum-home-'));
+    writeFileSync(join(home, 'pactum.env'), '# the server of this directory\nexport DATA_DIR=./srv-data\nLOG_LEVEL="error"\n');
+    const deep = join(home, 'a', 'b');
+    mkdirSync(deep, { recursive: true });
+    const created = await pactum(['org', 'create', 'acme'], bare, undefined, { cwd: deep });
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stderr).toContain(`started a new database: SQLite ${join(home, 'srv-data', 'pactum.sqlite')} (DATA_DIR from ${join(home, 'pactum.env')})`);
+    expect((await pactum(['org', 'list'], bare, undefined, { cwd: join(home, 'a') })).stdout).toMatch(/^acme\t/m);
+    const other = mkdtempSync(join(tmpdir(), 'pactum-other-'));
+    expect((await pactum(['--config', join(home, 'pactum.env'), 'org', 'list'], bare, undefined, { cwd: other })).stdout).toMatch(/^acme\t/m);
+    // DATA_DIR in the environment is taken over the file's.
+    const overridden = await pactum(['org', 'list'], { ...bare, DATA_DIR: join(other, 'data') }, undefined, { cwd: deep });
+    expect(overridden.code).toBe(2);
+    expect(overridden.stderr).toContain(`(DATA_DIR from the environment)`);
+    const missing = await pactum(['--config', join(other, 'nope.env'), 'org', 'list'], bare, undefined, { cwd: other });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--config .*nope\.env: no such file/);
+  }, 120_000);
+
+  it('refuses a mistyped name in pactum.env, and serve reads the same file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pactum-typo-'));
+    writeFileSync(join(dir, 'pactum.env'), 'DATA_DIRR=./data\n');
+    const r = await pactum(['org', 'list'], bare, undefined, { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([`pactum org: ${join(dir, 'pactum.env')}:1: DATA_DIRR is not a setting (did you mean DATA_DIR?); docs/configuration.md lists them`]);
+    writeFileSync(join(dir, 'pactum.env'), 'PORT=eighty\n');
+    const serve = await pactum(['serve'], bare, undefined, { cwd: dir });
+    expect(serve.code).toBe(2);
+    expect(serve.stderr).toMatch(/PORT/);
+  }, 120_000);
 });
 
 describe('pactum serve with a bad setting', () => {

@@ -30,7 +30,7 @@ const failuresOf = (results: CaseResult[]) => results.filter((r) => r.problems.l
 
 describe('against pactum', () => {
   it('passes every phase of all three APIs', async () => {
-    const results = await runConformance({ target: s.url, apis: ['dashboard', 'legacy', 'batch'], token, basic, repo: 'acme/site', seed: 7, maxExamples: 3 });
+    const results = await runConformance({ target: s.url, apis: ['dashboard', 'legacy', 'batch'], token, basic, repo: 'acme/site', allowWrites: 'acme/site', seed: 7, maxExamples: 3 });
     expect(failuresOf(results).map((r) => `${r.operationId} ${r.name}: ${r.problems.join('; ')}`)).toEqual([]);
     const phases = new Set(results.map((r) => r.phase));
     expect([...phases].sort()).toEqual(['examples', 'flow', 'generated', 'mcp', 'negative']);
@@ -56,6 +56,91 @@ describe('against pactum', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/\d+ passed, 0 failed/);
     expect(readFileSync(junit, 'utf8')).toMatch(/<testsuites name="pactum conformance" tests="\d+" failures="0" skipped="0">/);
+  });
+});
+
+/** What a run could leave behind on the server: compared before and after. */
+async function serverState() {
+  const db = s.services.db;
+  const ids = async (table: string, cols: string[]) => (await db(table).select(cols).orderBy(cols[0]!)).map((r: Record<string, unknown>) => JSON.stringify(r));
+  return {
+    locks: await ids('lfs_locks', ['id', 'path']),
+    connections: await ids('service_connections', ['org_id', 'service_id', 'url']),
+    tokens: await ids('personal_tokens', ['id', 'revoked_at']),
+    sessions: await ids('sessions', ['token_hash', 'revoked_at']),
+    repos: await ids('repos', ['id']),
+    objects: await ids('lfs_objects', ['oid', 'repo_id']),
+    orgs: await ids('orgs', ['id', 'slug', 'name']),
+    users: await ids('users', ['id', 'username', 'role', 'active']),
+  };
+}
+
+describe('leaves no trace on the server it checks', () => {
+  it('without --allow-writes: nothing changes, and one line says what was left out', async () => {
+    const before = await serverState();
+    const skipped: string[] = [];
+    const results = await runConformance({ target: s.url, apis: ['dashboard', 'legacy', 'batch'], token, basic, repo: 'acme/site', seed: 5, maxExamples: 2, onSkip: (x) => skipped.push(`${x.phase}: ${x.reason}`) });
+    expect(failuresOf(results).map((r) => `${r.operationId} ${r.name}: ${r.problems.join('; ')}`)).toEqual([]);
+    expect(await serverState()).toEqual(before);
+    expect(skipped.join('\n')).toMatch(/^writes: .*--allow-writes acme\/site/m);
+    expect(skipped.join('\n')).toMatch(/^mcp writes: .*dashboard_create_service_connection/m);
+    expect(results.some((r) => r.operationId === 'locks.create' && r.status === 201)).toBe(false);
+  });
+
+  it('with --allow-writes: the locks it took are gone, no connection, token, session, org or user is left, and its strings are short', async () => {
+    const before = await serverState();
+    const results = await runConformance({ target: s.url, apis: ['dashboard', 'legacy', 'batch'], token, basic, repo: 'acme/site', allowWrites: 'acme/site', seed: 11, maxExamples: 4 });
+    expect(failuresOf(results).map((r) => `${r.operationId} ${r.name}: ${r.problems.join('; ')}`)).toEqual([]);
+    // It did take locks outside the flow (which unlocks its own): the cleanup removed them.
+    const taken = results.filter((r) => r.operationId === 'locks.create' && r.status === 201);
+    expect(taken.filter((r) => r.phase !== 'flow').length).toBeGreaterThan(0);
+    for (const r of taken) expect((JSON.parse(String(r.request.body)) as { path: string }).path.length).toBeLessThanOrEqual(200);
+    const after = await serverState();
+    // Objects stay: the object APIs have no delete, which is why writes need --allow-writes.
+    expect({ ...after, objects: [] }).toEqual({ ...before, objects: [] });
+  });
+
+  it('removes what it created even when the run fails halfway', async () => {
+    const before = await serverState();
+    let tookLocks = false;
+    const run = runConformance({
+      target: s.url, apis: ['batch'], basic, repo: 'acme/site', allowWrites: 'acme/site', seed: 11, maxExamples: 4,
+      onProgress: (_done, _total, phase) => {
+        if (phase === 'negative') throw new Error('interrupted');
+      },
+    });
+    await expect(run).rejects.toThrow('interrupted');
+    expect(await serverState()).toEqual({ ...before, objects: (await serverState()).objects });
+    // The same run without the interruption does hold locks when it reaches that point.
+    await runConformance({
+      target: s.url, apis: ['batch'], basic, repo: 'acme/site', allowWrites: 'acme/site', seed: 11, maxExamples: 4, phases: ['examples', 'generated'],
+      onProgress: () => {},
+    }).then((rs) => (tookLocks = rs.some((r) => r.operationId === 'locks.create' && r.status === 201)));
+    expect(tookLocks).toBe(true);
+  });
+
+  it('a dead target, a refused token or refused Basic credentials: one line and exit 2', async () => {
+    const dead = createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => dead.once('listening', r));
+    const port = (dead.address() as AddressInfo).port;
+    await new Promise((r) => dead.close(r));
+    const down = await pactum(['conformance', '--target', `http://127.0.0.1:${port}`], {});
+    expect(down.code).toBe(2);
+    expect(down.stdout).toBe('');
+    expect(down.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^pactum conformance: cannot reach http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED/)]);
+
+    const badToken = await pactum(['conformance', '--target', s.url, '--api', 'dashboard', '--token', 'garbage'], {});
+    expect(badToken.code).toBe(2);
+    expect(badToken.stdout).toBe('');
+    expect(badToken.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^pactum conformance: the target refuses --token \(401: /)]);
+
+    const badBasic = await pactum(['conformance', '--target', s.url, '--api', 'batch', '--basic', 'wally:wrong-password'], {});
+    expect(badBasic.code).toBe(2);
+    expect(badBasic.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^pactum conformance: the target refuses --basic for wally on acme\/site \(401/)]);
+
+    const noRepo = await pactum(['conformance', '--target', s.url, '--api', 'batch', '--basic', basic, '--repo', 'acme/nothing-here'], {});
+    expect(noRepo.code).toBe(2);
+    expect(noRepo.stderr.trim().split('\n')).toEqual([expect.stringMatching(/no repository acme\/nothing-here/)]);
   });
 });
 

@@ -67,3 +67,28 @@ it('passes the official MCP conformance suite, but for the listed expected failu
   for (const must of ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection']) expect(results.has(must), `${must} ran`).toBe(true);
   s.expectConformant();
 });
+
+/** `make mcp-conformance` (scripts/mcp-conformance.ts), as a person runs it against their server. */
+it('runs by hand against a server that needs a token: make mcp-conformance TARGET=… TOKEN=…', async () => {
+  // A server as started by hand: its default ALLOWED_HOSTS, nothing set up for a proxy.
+  const own = await startTestServer();
+  try {
+    const script = join(import.meta.dirname, '..', '..', 'scripts', 'mcp-conformance.ts');
+    const tsx = import.meta.resolve('tsx');
+    const run = (token: string) =>
+      new Promise<{ code: number; out: string; err: string }>((resolve) =>
+        execFile(process.execPath, ['--import', tsx, script, '--target', own.url, '--token', token], { timeout: 180_000 }, (err, stdout, stderr) =>
+          resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: stdout, err: stderr }),
+        ),
+      );
+    const refused = await run('not-a-token');
+    expect(refused.code).toBe(2);
+    expect(refused.err.trim().split('\n')).toEqual([expect.stringMatching(/refuses TOKEN \(401\): make one for this server with pactum token --user <name>$/)]);
+    const passed = await run(await own.token({ perms: ['admin.system'] }));
+    expect(passed.code, passed.out + passed.err).toBe(0);
+    for (const scenario of ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection']) expect(passed.out, scenario).toMatch(new RegExp(`${scenario}`));
+    expect(passed.out).not.toMatch(/✗ (server-initialize|ping|tools-list|dns-rebinding-protection)\b/);
+  } finally {
+    await own.stop();
+  }
+}, 240_000);

@@ -19,7 +19,7 @@ import { operations, type OperationSpec } from '../../generated/operations.js';
 import { toolNames, tools } from '../../generated/tools.js';
 import { deref, loadBundledSpec, type JsonObject } from '../../src/spec/documents.js';
 import { deriveMockSpec, EXAMPLE_CONTENT, MCP_LIFECYCLE_EXAMPLES, type MockApi } from '../../scripts/lib/mock-spec.js';
-import { describeMock, startMock, type RunningMock } from '../../scripts/mock.js';
+import { describeMock, publicLine, startMock, type RunningMock } from '../../scripts/mock.js';
 import { runConformance } from '../../src/conformance/index.js';
 import {
   basePathOf,
@@ -185,6 +185,11 @@ describe('the mock servers', () => {
     if (want.mediaType && want.body !== undefined) {
       expect(res.headers['content-type'], where).toBe(want.mediaType);
       expect(bodyOf(res), where).toEqual(want.body);
+    } else if (want.mediaType?.startsWith('image/')) {
+      // An image has no example a spec can hold as text: Prism answers placeholder bytes of the
+      // declared type (docs/mock.md, what the mock cannot do).
+      expect(res.headers['content-type'], where).toBe(want.mediaType);
+      expect(res.body?.length, where).toBeGreaterThan(0);
     } else {
       expect(res.body, where).toBeNull();
     }
@@ -192,9 +197,10 @@ describe('the mock servers', () => {
     return res;
   }
 
-  it('prints the URLs and the Prefer example names', () => {
+  it('prints the URLs, one API per port, MOCK_PORT_BASE and the Prefer example names', () => {
     const text = describeMock(mock);
     for (const api of APIS) expect(text).toContain(mock.urls[api]);
+    expect(text).toContain(`One API per port: ${APIS.map((a) => `${a} ${new URL(mock.urls[a]).port}`).join(', ')} (MOCK_PORT_BASE=N moves them to N, N+1, N+2).`);
     for (const name of [...MCP_LIFECYCLE_EXAMPLES, ...toolNames]) expect(text).toContain(name);
   });
 
@@ -240,6 +246,15 @@ describe('the mock servers', () => {
       const limited = results.filter((r) => r.limitation).map((r) => `${r.operationId} ${r.name}`);
       expect(limited).toEqual(api === 'dashboard' ? [] : LIMITATIONS[api]);
       expect(results.filter((r) => r.phase === (api === 'dashboard' ? 'mcp' : 'flow')).length).toBeGreaterThan(5);
+    });
+
+    it('pointed at one port with API=all, says which API that port serves and checks that one only', async () => {
+      const notices: string[] = [];
+      const results = await runConformance({ target: url('legacy'), apis: ['dashboard', 'legacy', 'batch'], repo: 'acme/site', seed: 1, maxExamples: 1, phases: ['examples', 'generated'], onNotice: (n) => notices.push(n) });
+      expect(notices).toEqual([expect.stringContaining(`${url('legacy')} is the pactum mock's legacy port: it serves only the legacy API`)]);
+      expect(new Set(results.map((r) => r.api))).toEqual(new Set(['legacy']));
+      expect(results.filter((r) => r.problems.length)).toEqual([]);
+      await expect(runConformance({ target: url('legacy'), apis: ['dashboard'], repo: 'acme/site', seed: 1, maxExamples: 0 })).rejects.toThrow(/serves only the legacy API.*run with --api legacy/);
     });
 
     it('says which phases it skips without credentials', async () => {
@@ -292,7 +307,7 @@ describe('the mock servers', () => {
       expect(Object.keys(down.objects[0]!.actions)).toEqual(['download']);
       const got = await fetch(down.objects[0]!.actions.download!.href, { headers: down.objects[0]!.actions.download!.header });
       expect(got.status).toBe(200);
-      expect(got.headers.get('x-pactum-mock')).toBe('prism; stateless');
+      expect(got.headers.get('x-pactum-mock')).toBe('prism; stateless; api=batch');
       await got.body?.cancel(); // the example's bytes: the mock keeps nothing
     });
 
@@ -516,6 +531,18 @@ describe('the mock servers', () => {
       const unknownCode = await send(url('dashboard'), req, { prefer: 'code=418' });
       expect(unknownCode.status).toBe(404);
       expect(contractProblems(bundled.dashboard, mcpPost, unknownCode)).not.toEqual([]);
+    });
+
+    it('logs no Prism violation for the tool stubs, and no address but the mock\'s own', async () => {
+      for (const { op } of toolStubs.slice(0, 5)) expect((await fetch(`${url('dashboard')}${op.path}`, { method: 'POST' })).status).toBe(405);
+      await new Promise((r) => setTimeout(r, 200)); // Prism's log lines follow its answer
+      const lines = APIS.flatMap((api) => mock.output(api).map((line) => ({ api, line })));
+      // (Other tests send invalid requests on purpose: Prism reports those, rightly.)
+      expect(lines.filter(({ line }) => /Violation: response\.header/.test(line)).map(({ line }) => line)).toEqual([]);
+      const foreign = lines.filter(({ api, line }) => [...line.matchAll(/https?:\/\/[\w.[\]:-]+:\d+/g)].some((m) => m[0] !== url(api)));
+      expect(foreign.map(({ line }) => line)).toEqual([]);
+      // Prism's own listening line (printed at start, maybe out of the kept lines by now) names the mock's port.
+      expect(publicLine('[CLI] ▶  start     Prism is listening on http://127.0.0.1:45678', 'http://127.0.0.1:45678', url('batch'))).toBe(`[CLI] ▶  start     Prism is ready behind the mock's front at ${url('batch')}`);
     });
 
     it('points the example links at the mock itself', async () => {

@@ -3,10 +3,13 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 const main = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
+// By URL: the command may run in a directory outside the checkout.
+const tsx = import.meta.resolve('tsx');
 
-export function pactum(args: string[], env: Record<string, string>, stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+/** `cwd`: where it runs (the settings file pactum.env is looked for from there upward). */
+export function pactum(args: string[], env: Record<string, string>, stdin?: string, opts: { cwd?: string } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', main, ...args], { env: { ...process.env, LOG_LEVEL: 'error', ...env } });
+    const child = spawn(process.execPath, ['--import', tsx, main, ...args], { env: { ...process.env, LOG_LEVEL: 'error', ...env }, cwd: opts.cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -1,5 +1,5 @@
 /**
- * What vanished clients and killed servers leave behind goes away (issue 13 §3), and nothing live
+ * What vanished clients and killed servers leave behind goes away, and nothing live
  * goes with it. `pactum serve` runs as its own process on a DATA_DIR the test controls, with
  * short settings so the periodic sweep acts within seconds:
  *

@@ -1,6 +1,6 @@
 /**
  * A database error on a write path never puts a credential into the response, the log or the
- * audit trail (issue 14 §5). knex writes the SQL with its bound values into err.message; the
+ * audit trail. knex writes the SQL with its bound values into err.message; the
  * table a write needs is renamed away, so the driver fails the insert with those values in hand.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

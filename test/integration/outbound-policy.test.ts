@@ -1,5 +1,5 @@
 /**
- * Service-connection calls obey the outbound address policy (issue 14 §4): a loopback url is
+ * Service-connection calls obey the outbound address policy: a loopback url is
  * refused before any byte is sent (a canary listener counts requests), by IP and by host name,
  * the refusal names the setting that opens private addresses, and redirects are never followed.
  */

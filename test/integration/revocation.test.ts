@@ -1,6 +1,6 @@
 /**
  * Privilege changes and revocations take effect at the next request: bearer JWTs carry the
- * user's current role (issue 14 §1), and personal tokens, cached Basic credentials, sessions and
+ * user's current role, and personal tokens, cached Basic credentials, sessions and
  * transfer tokens die with the user's credential version or grant (§2). Changes come both from
  * this process (MCP tools) and from another one writing the database (the CLI).
  */

@@ -1,5 +1,5 @@
 /**
- * Slow clients (issue 14, section 6): a long body at a steady rate passes, whatever the whole
+ * Slow clients: a long body at a steady rate passes, whatever the whole
  * request takes; a stalled body, a trickling body and headers sent a byte at a time are cut; the
  * server keeps serving. The thresholds are set small through the environment so this runs fast.
  */

@@ -1,5 +1,5 @@
 /**
- * Clients that go away mid-transfer (issue 13): downloads dropped mid-body (full and ranged, basic
+ * Clients that go away mid-transfer: downloads dropped mid-body (full and ranged, basic
  * and legacy links), uploads cut mid-body (basic PUT and tus PATCH), and a client that stops
  * reading. After each, the server still serves, nothing half-written is visible, no file handle
  * is left open, and the next transfer of the same object is intact. Runs on both backends (files

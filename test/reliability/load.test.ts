@@ -109,9 +109,17 @@ async function uploadAndCheck(c: Content): Promise<void> {
     const { upload, verify } = obj.actions;
     const put = await call('basic PUT', { method: 'PUT', url: upload.href, headers: { ...upload.header, 'content-type': 'application/octet-stream' }, body: c.bytes });
     if (!put) return;
-    if (put.status !== 200) return fail(`basic PUT answered ${put.status}: ${put.body.toString().slice(0, 200)}`);
-    uploads++;
-    if (verify) {
+    if (put.status === 409) {
+      // Another client committed the same object between this batch and this PUT: the href is
+      // spent. As git-lfs does, ask the batch again, which must now ask for nothing.
+      const again = await call('batch upload', lfsJson(`${lfsBase()}/objects/batch`, { operation: 'upload', transfers: ['basic'], objects: [{ oid: c.oid, size: c.size }] }));
+      if (!again) return;
+      const o = again.status === 200 ? parse(again).objects[0] : null;
+      if (!o || o.error || o.actions?.upload) return fail(`after a 409 PUT, the batch still asks for an upload: ${again.body.toString().slice(0, 200)}`);
+      dedupedUploads++;
+    } else if (put.status !== 200) return fail(`basic PUT answered ${put.status}: ${put.body.toString().slice(0, 200)}`);
+    else uploads++;
+    if (put.status === 200 && verify) {
       const v = await call('verify', lfsJson(verify.href, { oid: c.oid, size: c.size }, verify.header));
       if (v && v.status !== 200) return fail(`verify answered ${v.status}: ${v.body.toString().slice(0, 200)}`);
     }

@@ -391,6 +391,8 @@ describe('cross-org isolation, for every tool of the catalogue', () => {
       ['dashboard_get_proposal', { proposalId: 'prp_01jdq3v8k2m5n7p9r1s3t5v7x9', targetOrgId: bId }, 'refused'],
       ['dashboard_get_regulation', { regulationId: 'EU-EAA', targetOrgId: bId }, 'scoped', (r) => (r.source === 'compliance-service' ? "answered from B's compliance service" : null)],
       ['dashboard_get_report', { scanId: b.scanId }, 'refused'],
+      // B's scan ran on jsdom and has no screenshots: A is told exactly what a missing one gets.
+      ['dashboard_get_screenshot', { scanId: b.scanId, screenshotId: '0f8a5c2e9b7d41a3c6e5f4d3b2a19087' }, 'refused'],
       ['dashboard_get_scan_progress', { scanId: b.scanId }, 'refused'],
       ['dashboard_get_service_connection', { serviceId: 'llm' }, 'refused'],
       ['dashboard_get_service_connection', { serviceId: 'llm', targetOrgId: bId }, 'refused'],

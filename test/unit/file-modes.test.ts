@@ -1,5 +1,5 @@
 /**
- * Files on disk (issue 14, section 6): the SQLite database (and its -wal and -shm), the keys and
+ * Files on disk: the SQLite database (and its -wal and -shm), the keys and
  * the content store are created for the owner only (0600 files, 0700 directories), whatever the
  * umask; a key file others may read stops the server with one line naming the file and the fix.
  * A DATA_DIR (or keys directory) that existed with a looser mode is tightened to 0700 when it is

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Issue 17: which engine checked a scan's pages, what each page could not evaluate, and room in
+ * Which engine checked a scan's pages, what each page could not evaluate, and room in
  * scans.status for "completed_with_errors" (21 characters; PostgreSQL enforces varchar(12)).
  */
 export async function up(db: Knex) {

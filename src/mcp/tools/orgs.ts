@@ -18,8 +18,9 @@ export const orgTools: Pick<ToolHandlers, 'dashboard_create_org' | 'dashboard_ge
   },
 
   async dashboard_get_org({ targetOrgId }, { caller, services }) {
-    const row = await services.reads.org(targetOrg(caller, targetOrgId));
-    if (!row) throw new ToolFailure('not_found', `No organization ${targetOrgId}`);
+    const id = targetOrg(caller, targetOrgId); // left out: the caller's own
+    const row = await services.reads.org(id);
+    if (!row) throw new ToolFailure('not_found', `No organization ${id}`);
     return toOrg(row);
   },
 

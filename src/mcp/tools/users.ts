@@ -3,7 +3,7 @@ import type { Identity } from '../../auth/identity.js';
 import { hashPassword } from '../../auth/passwords.js';
 import { ROLE_PERMISSIONS, grants, type Role } from '../../auth/permissions.js';
 import { page } from '../../db/pagination.js';
-import { listPersonalTokens, revokePersonalTokens, type PersonalTokenRow } from '../../db/repos.js';
+import { AmbiguousTokenName, listPersonalTokens, revokePersonalTokens, type PersonalTokenRow } from '../../db/repos.js';
 import { findOrgById, findUserById, insertUser, isUniqueViolation, toUser, changeUser, type UserChanges, type UserRow } from '../../db/users.js';
 import { ToolFailure, inScope, targetOrg, type ToolHandlers } from '../tool-context.js';
 
@@ -95,7 +95,10 @@ export const userTools: Pick<ToolHandlers, UserTool> = {
 
   async dashboard_revoke_user_token({ userId, token }, { caller, services }) {
     await tokenOwner(caller, userId, services.db);
-    const revoked = await revokePersonalTokens(services.db, userId, token);
+    const revoked = await revokePersonalTokens(services.db, userId, token).catch((err: unknown) => {
+      if (err instanceof AmbiguousTokenName) throw new ToolFailure('conflict', err.message);
+      throw err;
+    });
     if (!revoked) throw new ToolFailure('not_found', `User ${userId} has no live token ${token}`);
     services.objects.basic.forget(userId);
     return { revoked, tokens: (await listPersonalTokens(services.db, userId)).map((t) => toPersonalToken(t)) };

@@ -111,7 +111,7 @@ describe('check pool', () => {
       if (!(answer instanceof CheckPoolError && answer.code === 'timeout')) break;
     }
     expect(answer).toMatchObject({ issues: [] });
-  }, 30_000);
+  }, 120_000);
 
   it('withdraws a queued job when its signal aborts', async () => {
     pool = createCheckPool(1);

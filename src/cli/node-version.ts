@@ -1,0 +1,13 @@
+/**
+ * pactum needs Node 22 or later (better-sqlite3 13's binaries, pg-boss 12): on an older Node the
+ * native module crashes the process without a word. Checked before anything else loads, so an
+ * old `node` gets one line that names the fix instead.
+ */
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 22) {
+  process.stderr.write(
+    `pactum needs Node 22 or later; this is Node ${process.versions.node}. Run bin/pactum from the checkout (it uses the Node 24 that make fetched into .node/), or eval "$(make -s env)" first.\n`,
+  );
+  process.exit(2);
+}
+export {};
