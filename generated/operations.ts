@@ -54,6 +54,7 @@ export type OperationId =
   | 'auth.protectedResource'
   | 'auth.protectedResourceForMcp'
   | 'ops.health'
+  | 'ops.metrics'
   | 'ops.ready'
   | 'ops.home'
   | 'ops.docs'
@@ -217,6 +218,22 @@ export const operations: readonly OperationSpec[] = [
     responses: {
       '200': { mediaTypes: ["application/json"], validate: dashboard.response_ops_health_200, headers: [] },
       '406': { mediaTypes: ["application/json"], validate: dashboard.response_ops_health_406, headers: [] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'ops.metrics',
+    method: 'GET',
+    path: '/metrics',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["text/plain"], validate: null, headers: [] },
+      '401': { mediaTypes: ["application/json"], validate: dashboard.response_ops_metrics_401, headers: [{"name":"www-authenticate","required":true}] },
+      '404': { mediaTypes: ["application/json"], validate: dashboard.response_ops_metrics_404, headers: [] },
     },
     tool: null,
   },
@@ -1268,6 +1285,7 @@ export interface OperationInputs {
   'auth.protectedResource': { params: { }; body: undefined };
   'auth.protectedResourceForMcp': { params: { }; body: undefined };
   'ops.health': { params: { }; body: undefined };
+  'ops.metrics': { params: { }; body: undefined };
   'ops.ready': { params: { }; body: undefined };
   'ops.home': { params: { }; body: undefined };
   'ops.docs': { params: { }; body: undefined };
@@ -1384,6 +1402,7 @@ export const routes: readonly RouteSpec[] = [
   { template: '/api/v1/auth/login', routerPath: '/api/v1/auth/login', methods: { POST: 'auth.login' } },
   { template: '/api/v1/mcp', routerPath: '/api/v1/mcp', methods: { POST: 'mcp.post' } },
   { template: '/healthz', routerPath: '/healthz', methods: { GET: 'ops.health' } },
+  { template: '/metrics', routerPath: '/metrics', methods: { GET: 'ops.metrics' } },
   { template: '/readyz', routerPath: '/readyz', methods: { GET: 'ops.ready' } },
   { template: '/docs', routerPath: '/docs', methods: { GET: 'ops.docs' } },
   { template: '/', routerPath: '/', methods: { GET: 'ops.home' } },

@@ -22,6 +22,16 @@ const schema = z.object({
   /** Where documentation_url in object-API error bodies points. Default: this server's landing page, PUBLIC_URL/#object-api-errors. */
   LFS_ERROR_DOCS_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** json: one JSON object a line (for a log collector); pretty: coloured lines for a person at a terminal. */
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+  /** A second listener serving only GET /metrics (0: any free port); unset: none. */
+  METRICS_PORT: int(0, 65535).optional(),
+  /** The address of the METRICS_PORT listener. */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /** A bearer token that opens GET /metrics on the main port (and is then required on METRICS_PORT too); unset: /metrics is 404 on the main port. */
+  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must have at least 16 characters').optional(),
+  /** OTLP/HTTP endpoint traces are exported to (the OpenTelemetry SDK is loaded only when this is set). */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   /** postgres://… selects PostgreSQL; unset means SQLite in DATA_DIR. */
   DATABASE_URL: z.string().optional(),
   /** HS256 key (at least 32 characters). Unset: a key generated into DATA_DIR/keys at first start. */
@@ -201,6 +211,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     publicUrlExplicit: Boolean(e.PUBLIC_URL),
     errorDocsUrl: e.LFS_ERROR_DOCS_URL ?? `${publicBase}/#object-api-errors`,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
+    metrics: { port: e.METRICS_PORT ?? null, host: e.METRICS_HOST, token: e.METRICS_TOKEN ?? null },
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
     databaseUrl: e.DATABASE_URL ?? null,
     jwt: {
       secret: e.JWT_SECRET ?? null,

@@ -3,12 +3,37 @@
  * never headers or bodies, so credentials cannot reach a log line. Anything else that might hold
  * a secret goes through `redactSecrets` first.
  */
+import { createRequire } from 'node:module';
 import { pino, type Logger, type DestinationStream } from 'pino';
 import { isDatabaseError, summariseDatabaseError } from './db/errors.js';
 
 export type { Logger };
 
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+/**
+ * LOG_FORMAT=pretty: pino-pretty (a development dependency) formats lines for a person at a
+ * terminal, in this thread. Where it is not installed (a production install), lines stay JSON and
+ * the first says why.
+ */
+function prettyStream(destination?: DestinationStream): { stream?: DestinationStream; missing: boolean } {
+  try {
+    const pretty = createRequire(import.meta.url)('pino-pretty') as (o: object) => DestinationStream;
+    return { stream: pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', ...(destination ? { destination } : {}) }), missing: false };
+  } catch {
+    return { ...(destination ? { stream: destination } : {}), missing: true };
+  }
+}
+
+export function createLogger(level: string, destination?: DestinationStream, format: 'json' | 'pretty' = 'json'): Logger {
+  if (format === 'pretty') {
+    const { stream, missing } = prettyStream(destination);
+    const logger = build(level, stream);
+    if (missing) logger.warn('LOG_FORMAT=pretty needs the pino-pretty package, which is not installed; logging JSON');
+    return logger;
+  }
+  return build(level, destination);
+}
+
+function build(level: string, destination?: DestinationStream): Logger {
   return pino(
     {
       level,

@@ -41,12 +41,20 @@ import type { Services } from './services.js';
 import { databaseStartError, ensureDataDir, listenError, storageStartError, usesDataDir } from './ops/startup-checks.js';
 import { swaggerUiStyleHashes } from './ops/docs.js';
 import { recordServerUrl } from './db/server-settings.js';
+import { createMetrics } from './ops/metrics.js';
+import { startTracing, stopTracing, traced, tracingOn } from './ops/tracing.js';
+import { traceQueries } from './db/query-spans.js';
+import { VERSION } from './version.js';
+import { listenerUrl, startMetricsListener } from './ops/metrics-endpoint.js';
+import { effectiveSettings } from './ops/settings-line.js';
 
 
 export interface RunningServer {
   url: string;
   services: Services;
   server: Server;
+  /** The METRICS_PORT listener's URL, or null without one. */
+  metricsUrl: string | null;
   close: () => Promise<void>;
 }
 
@@ -55,16 +63,20 @@ export interface StartOptions {
   log?: Logger;
   /** Middleware placed before the router (tests use it to check every response against the specs). */
   before?: Middleware[];
+  /** More fields for the start line (the CLI: which settings file, which database). */
+  announce?: (config: Config) => Record<string, unknown>;
 }
 
 export async function createServices(config: Config, log: Logger): Promise<Services> {
   const db = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const reads = createPointReads(db);
   const secrets = createSecretBox(config);
-  const backend = await openBackend(config, log);
+  const metrics = createMetrics();
+  const backend = await openBackend(config, log, metrics);
   const leased = withUploadLeases(backend.store, db, config.lfs.uploadLeaseSeconds);
   // A kept tus hash is trusted only while its upload cannot have expired (and been sent again).
-  const store = contentStore(leased, { keptHashMaxAgeMs: (config.lfs.partialTtlSeconds * 1000) / 2 });
+  const store = traced(contentStore(leased, { keptHashMaxAgeMs: (config.lfs.partialTtlSeconds * 1000) / 2 }), 'storage', ['put', 'writeTo', 'stat', 'delete', 'uploadOffset', 'appendUpload', 'discardUpload'], { 'pactum.storage': config.storage.kind });
+  if (tracingOn()) traceQueries(db);
   const passwords = createPasswordThrottle(db, config.authThrottle);
   const screenshots = screenshotStore(db, await screenshotBackend(config));
   const services: Services = {
@@ -74,15 +86,17 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     tokens: createTokenService(config),
     secrets,
     connections: connectionStore(db, secrets, { allowPrivateNetworks: config.outboundAllowPrivateNetworks }),
-    audit: createAuditLog(db),
+    audit: createAuditLog(db, { onWritten: (rows) => metrics.mcp.auditRows.inc(rows) }),
     reads,
     users: createUserState(reads),
     passwords,
     objects: { store, backend, leased, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), partialQuota: createPartialQuota(db, config.lfs), basic: basicAuth(db, passwords) },
-    scans: createScanRunner({ db, config, log, screenshots, onCompleted: (scan) => afterScan(services, scan) }),
+    scans: createScanRunner({ db, config, log, screenshots, metrics, onCompleted: (scan) => afterScan(services, scan) }),
     screenshots,
     compute: createCompute(config),
+    metrics,
   };
+  metrics.observe({ db, auditPending: () => services.audit.pending, ...(config.storage.kind === 'fs' ? { freeBytes: () => store.freeBytes() } : {}) });
   return services;
 }
 
@@ -98,7 +112,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   // No limit on a whole request (a multi-GiB upload takes minutes); headers, silence and a body's
   // average rate are bounded instead (http/slow-clients.ts).
   const server = createServer(serverTimeouts(config.http));
-  guardSlowClients(server, config.http);
+  let metrics: Services['metrics'] | null = null;
+  guardSlowClients(server, config.http, () => metrics?.http.cut.inc({ reason: 'body_rate' }));
   drainUnreadBodies(server);
   // Requests that arrive while the database is migrated and the store started wait for the app
   // (a client that polls /healthz during start-up gets its answer when it is ready, not never).
@@ -115,16 +130,20 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   });
   // Port 0 means any free port: the public URL (and so hrefs and audience) follows the real one.
   if (config.port === 0) config = loadConfig({ ...env, PORT: String((server.address() as AddressInfo).port) });
-  const log = opts.log ?? createLogger(config.logLevel);
+  const log = opts.log ?? createLogger(config.logLevel, undefined, config.logFormat);
+  if (config.otlpEndpoint) await startTracing(config.otlpEndpoint, VERSION);
   if (loosened !== null) log.warn({ dataDir: config.dataDir, mode: loosened.toString(8).padStart(4, '0') }, 'DATA_DIR was open to other users; it is now 0700');
   let services: Services;
   try {
     services = await createServices(config, log);
+    metrics = services.metrics;
   } catch (err) {
     // A refused key file, say: stop listening, so the process can exit with the message.
     abandon();
+    if (config.otlpEndpoint) await stopTracing();
     throw err;
   }
+  let metricsServer: Server | null = null;
   try {
     await migrate(services.db).catch((err: unknown) => {
       throw databaseStartError(err, config);
@@ -141,21 +160,24 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     await services.objects.backend.start({ exclusive: oneInstanceAtATime(services.db, 'storage-sweep'), partials: services.objects.leased.partials });
     await services.scans.recover();
     await recordServerUrl(services.db, config.publicUrl);
+    if (config.metrics.port !== null) metricsServer = await startMetricsListener(config, services.metrics);
   } catch (err) {
     abandon();
+    metricsServer?.close();
     await services.scans.stop().catch(() => {});
     await services.compute.close();
     services.objects.backend.close();
     services.reads.close();
     await services.db.destroy();
+    if (config.otlpEndpoint) await stopTracing();
     throw err;
   }
 
   const app = createKoa([
     clientAddressMiddleware(config.trustedProxies, config.trustedProxyHeader),
-    requestContext(log),
+    requestContext(log, services.metrics),
     securityHeaders(config.publicUrl, swaggerUiStyleHashes),
-    errorBoundary(config.errorDocsUrl),
+    errorBoundary(config.errorDocsUrl, services.metrics),
     ...(opts.before ?? []),
     originGuard(config),
     createRouter({
@@ -181,26 +203,45 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   for (const [req, res] of early.splice(0)) void handle(req, res);
   // Only once the start has succeeded: a start that fails says one thing, its reason.
   services.scans.startupWarnings();
+  const metricsUrl = metricsServer ? listenerUrl(metricsServer) : null;
+  log.info({ url: config.publicUrl, dataDir: config.dataDir, ...opts.announce?.(config), metricsUrl, settings: effectiveSettings(config) }, 'pactum is serving');
 
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
+      const began = performance.now();
+      const inFlight = await new Promise<number>((resolve) => server.getConnections((_err, n) => resolve(n ?? 0)));
+      const waited: Record<string, number> = {};
+      const timed = async (what: string, work: () => unknown) => {
+        const t = performance.now();
+        await work();
+        waited[what] = Math.round(performance.now() - t);
+      };
       // Stop accepting, let in-flight requests finish, then cut what is left after the timeout.
       const done = new Promise<void>((resolve) => server.close(() => resolve()));
       // A keep-alive connection whose request finishes during shutdown becomes idle: close it then, not at the timeout.
       server.closeIdleConnections();
       const idle = setInterval(() => server.closeIdleConnections(), 50);
-      const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
-      await done;
+      let cut = false;
+      const timer = setTimeout(() => {
+        cut = true;
+        server.closeAllConnections();
+      }, config.shutdownTimeoutMs);
+      await timed('requests', () => done);
       clearInterval(idle);
       clearTimeout(timer);
-      await services.scans.stop();
-      await services.compute.close();
-      await services.audit.flush();
+      metricsServer?.close();
+      metricsServer?.closeAllConnections();
+      await timed('scans', () => services.scans.stop());
+      await timed('compute', () => services.compute.close());
+      const auditRows = services.audit.pending;
+      await timed('audit', () => services.audit.flush());
       services.objects.backend.close();
       services.reads.close();
-      await services.db.destroy();
+      await timed('database', () => services.db.destroy());
+      if (config.otlpEndpoint) await timed('traces', () => stopTracing());
+      log.info({ ms: Math.round(performance.now() - began), connections: inFlight, requestsCut: cut, auditRows, waitedMs: waited }, 'shut down');
     })());
 
-  return { url: config.publicUrl, services, server, close };
+  return { url: config.publicUrl, services, server, metricsUrl, close };
 }

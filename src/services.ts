@@ -23,6 +23,7 @@ import type { basicAuth } from './objects/access.js';
 import type { ScanRunner } from './scans/runner.js';
 import type { Compute } from './compute/compute.js';
 import type { ScreenshotStore } from './reports/screenshots.js';
+import type { Metrics } from './ops/metrics.js';
 
 export interface Services {
   config: Config;
@@ -55,4 +56,6 @@ export interface Services {
   screenshots: ScreenshotStore;
   /** Worker threads for the work whose cost grows with its input (fix drafts, digests, brand scores). */
   compute: Compute;
+  /** The Prometheus metrics of this server (GET /metrics). */
+  metrics: Metrics;
 }

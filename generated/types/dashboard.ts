@@ -119,6 +119,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description The server's metrics in the Prometheus text format (requests, transfers, sign-ins, tools,
+         *     scans, pools, the runtime). Off the public port by default: on this port only when
+         *     METRICS_TOKEN is set, and then only with that token as a bearer credential; METRICS_PORT
+         *     serves it on a second listener (loopback by default). The token is not a user's credential:
+         *     it grants nothing else.
+         */
+        get: operations["ops.metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -4281,6 +4305,65 @@ export interface operations {
                 };
             };
             406: components["responses"]["NotAcceptableJson"];
+        };
+    };
+    "ops.metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The exposition, as prom-client writes it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP pactum_http_requests_total HTTP requests answered, by API, operation, method and status class.
+                     *     # TYPE pactum_http_requests_total counter
+                     *     pactum_http_requests_total{api="batch",operation="batch.batch",method="POST",status_class="2xx"} 3
+                     */
+                    "text/plain": string;
+                };
+            };
+            /** @description METRICS_TOKEN is set and the request does not carry it as a bearer token. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="pactum metrics"` */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "statusCode": 401,
+                     *       "message": "The metrics need the bearer token METRICS_TOKEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                };
+            };
+            /** @description Metrics are not served on this port (METRICS_TOKEN is not set). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "statusCode": 404,
+                     *       "message": "Metrics are not served on this port"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                };
+            };
         };
     };
     "ops.ready": {

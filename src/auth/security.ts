@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/knex.js';
 import { findUserById, type UserRow } from '../db/users.js';
 import type { UserState } from './user-state.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError, RevokedCredential } from '../http/errors.js';
 import type { SecurityHandler } from '../http/router.js';
 import type { Identity } from './identity.js';
 import type { TokenService } from './jwt.js';
@@ -60,13 +60,14 @@ export function bearerAuth(config: Config, users: UserState, tokens: TokenServic
       throw new HttpError(401, `The bearer token is not valid: ${(err as Error).message}`, dashboardChallenge(config, 'invalid_token'));
     }
     const refuse = (why: string) => new HttpError(401, why, dashboardChallenge(config, 'invalid_token'));
+    const revoked = (why: string) => new RevokedCredential(401, why, dashboardChallenge(config, 'invalid_token'));
     // A user's token carries what the user holds now, not what it held when the token was minted.
     if (claims.sub.startsWith('usr_')) {
       const user = await users.get(claims.sub);
       if (!user) throw refuse('The user of this token does not exist');
-      if (!user.active) throw refuse('The user of this token is deactivated');
+      if (!user.active) throw revoked('The user of this token is deactivated');
       if (user.org_id !== claims.orgId) throw refuse('This token names an organization its user does not belong to');
-      if (!credentialsStand(claims.credentialVersion, Number(user.credential_version), ownKey)) throw refuse("The credentials of this token's user were changed; get a new token");
+      if (!credentialsStand(claims.credentialVersion, Number(user.credential_version), ownKey)) throw revoked("The credentials of this token's user were changed; get a new token");
       return {
         scheme: 'bearerAuth',
         subject: user.id,

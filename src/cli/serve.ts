@@ -33,7 +33,7 @@ export function guardProcess(log: Logger, shutdown: () => Promise<void>, timeout
 export async function serve(args: string[], started: () => void = () => {}): Promise<number> {
   noArguments(args);
   const settings = cliSettings();
-  const running = await startServer({ env: settings.env }).catch((err: unknown) => {
+  const running = await startServer({ env: settings.env, announce: (config) => ({ settingsFile: settings.file, database: describeDatabase(config, settings) }) }).catch((err: unknown) => {
     if (err instanceof ConfigError) throw err;
     // Not a setting we recognise: still one line, with what the error said.
     throw new ConfigError(`cannot start: ${err instanceof Error ? err.message : String(err)}`);
@@ -41,7 +41,6 @@ export async function serve(args: string[], started: () => void = () => {}): Pro
   started();
   const log = running.services.log;
   guardProcess(log, running.close, running.services.config.shutdownTimeoutMs);
-  log.info({ url: running.url, dataDir: running.services.config.dataDir, settingsFile: settings.file, database: describeDatabase(running.services.config, settings) }, 'pactum is serving');
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'shutting down');

@@ -46,6 +46,7 @@ export function createCompute(config: ComputeSettings, options: ComputeOptions =
     maxQueue,
     timeoutMs,
     niceIncrement: nice,
+    name: 'compute',
   });
   return {
     async run<K extends ComputeKind>(task: Extract<ComputeTask, { kind: K }>, runOptions?: RunOptions) {

@@ -60,6 +60,8 @@ export interface WorkerPoolOptions {
    * yields to every other process on the host, which page checks (beside Chromium) cannot afford.
    */
   niceIncrement?: number;
+  /** What the pool is called in the metrics (pactum_worker_pool_tasks{pool}); null: its owner lists it. */
+  name?: string | null;
 }
 
 export interface RunOptions {
@@ -106,6 +108,18 @@ interface Job {
   started: number | null;
   timeoutMs: number;
   settled: boolean;
+}
+
+type Listed = Pick<WorkerPool<unknown, unknown>, 'queued' | 'pending'>;
+
+/** The open pools of this process by name, read by the metrics when scraped. */
+export const livePools = new Map<string, Set<Listed>>();
+
+/** The set of live pools called `name`, where a pool adds itself while open. */
+export function listed(name: string): Set<Listed> {
+  const set = livePools.get(name) ?? new Set<Listed>();
+  livePools.set(name, set);
+  return set;
 }
 
 const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
@@ -210,7 +224,8 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     }
   }
 
-  return {
+  const live = options.name === null ? new Set<WorkerPool<In, Out>>() : listed(options.name ?? 'worker');
+  const self: WorkerPool<In, Out> = {
     run,
     get queued() { return piscina?.queueSize ?? 0; },
     get pending() { return jobs.size; },
@@ -218,11 +233,14 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     get meanRunMs() { return runTimes.length ? runTimes.reduce((a, b) => a + b, 0) / runTimes.length : 0; },
     async close() {
       closed = true;
+      live.delete(self);
       if (idle) clearTimeout(idle);
       await piscina?.destroy();
       piscina = null;
     },
   };
+  live.add(self);
+  return self;
 }
 
 function duration(ms: number): string {

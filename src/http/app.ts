@@ -9,50 +9,113 @@ import type { Logger } from '../log.js';
 import { describeDatabaseError, isDatabaseError, summariseDatabaseError } from '../db/errors.js';
 import { HasherFailed } from '../objects/store/hasher.js';
 import { StoreUnavailable } from '../objects/store/backend.js';
-import { HttpError, apiOfPath, errorBody } from './errors.js';
+import { HttpError, RevokedCredential, apiOfPath, errorBody } from './errors.js';
 import { jsonTypeFor } from './media.js';
 import { requestScope } from './request-scope.js';
 import { writeStatus } from './router.js';
-import { stateOf } from './state.js';
+import { apiLabel, stateOf } from './state.js';
+import { statusClass, type Metrics } from '../ops/metrics.js';
+import { serverSpan } from '../ops/tracing.js';
 
-export function requestContext(log: Logger): Middleware {
+/** The transfer an object operation moves bytes with; undefined for the others. */
+export const transferOf = (operationId: string | undefined) =>
+  operationId === 'objects.upload' || operationId === 'objects.download' ? 'basic' : operationId?.startsWith('tus.') ? 'tus' : undefined;
+
+/**
+ * The request id, the access log line and the HTTP metrics. One line per request once its answer
+ * is out or its connection is gone (then `aborted: true`): who asked (subject, org; never a
+ * credential), what (api, operationId; for object transfers the repository, oid and transfer),
+ * the status, the duration and the bytes in and out.
+ */
+export function requestContext(log: Logger, metrics?: Metrics): Middleware {
   return async function requestLog(ctx, next) {
     const started = process.hrtime.bigint();
     const requestId = ulid().toUpperCase();
     ctx.state.requestId = requestId;
     ctx.state.log = log.child({ requestId });
     ctx.set('X-Request-Id', requestId);
+    const socket = ctx.req.socket;
+    const written = socket.bytesWritten;
+    metrics?.http.inFlight.inc();
+    const span = serverSpan(ctx.req.headers, `${ctx.method} unmatched`, { 'http.request.method': ctx.method });
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      const state = stateOf(ctx);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const operationId = state.operation?.operationId;
+      const api = apiLabel(ctx);
+      const aborted = !ctx.res.writableFinished;
+      const declaredIn = Number(ctx.get('content-length') || 0);
+      const bytesIn = state.bytesIn ?? (ctx.req.complete ? declaredIn : undefined);
+      // What the socket took (headers included) when the answer was cut off, else its declared length.
+      const bytesOut = state.bytesOut ?? ((!aborted && Number(ctx.res.getHeader('content-length') ?? NaN)) || socket.bytesWritten - written);
+      const transfer = transferOf(operationId);
+      const params = state.params;
+      const identity = state.identity;
+      if (span) {
+        if (operationId) span.setName(operationId);
+        span.setAttributes({ 'http.response.status_code': ctx.status, 'pactum.api': api, 'pactum.operation': operationId, 'pactum.transfer': transfer, 'pactum.aborted': aborted || undefined });
+        if (ctx.status >= 500) span.fail(new Error('server error'));
+        span.end();
+      }
+      if (metrics) {
+        metrics.http.inFlight.dec();
+        const operation = operationId ?? 'none';
+        metrics.http.requests.inc({ api, operation, method: ctx.method, status_class: statusClass(ctx.status) });
+        metrics.http.duration.observe({ api, operation }, seconds);
+        if (ctx.status === 429 || ctx.status === 509) metrics.http.throttled.inc({ api, operation });
+        if (operationId === 'auth.login') metrics.auth.signIns.inc({ outcome: ctx.status === 200 ? 'ok' : ctx.status === 429 ? 'throttled' : 'refused' });
+      }
+      (ctx.state.log as Logger).info(
+        {
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          api,
+          operationId,
+          subject: identity?.subject,
+          org: identity?.orgId,
+          ms: seconds * 1000,
+          bytesIn,
+          bytesOut,
+          ...(transfer && params ? { repo: `${String(params.org)}/${String(params.repo)}`, oid: params.oid, transfer } : {}),
+          ...(aborted ? { aborted: true } : {}),
+        },
+        aborted ? 'request aborted' : 'request',
+      );
+    };
     try {
-      await requestScope.run({ requestId, method: ctx.method, path: ctx.path }, next);
+      const handle = () => requestScope.run({ requestId, method: ctx.method, path: ctx.path }, next);
+      await (span ? span.run(handle) : handle());
     } finally {
-      const log = () =>
-        (ctx.state.log as Logger).info(
-          {
-            method: ctx.method,
-            path: ctx.path,
-            status: ctx.status,
-            operationId: stateOf(ctx).operation?.operationId,
-            ms: Number(process.hrtime.bigint() - started) / 1e6,
-          },
-          'request',
-        );
-      // Streamed and transport-written responses finish after next() resolves.
-      if (ctx.res.writableFinished || !ctx.res.headersSent) log();
-      else ctx.res.once('finish', log);
+      // Koa writes the body after this returns, streamed and transport-written responses later
+      // still; a response closes once finished, or when its client left before that.
+      // A client that left before the handler ended has closed the response already.
+      if (ctx.res.writableFinished || ctx.res.destroyed) end();
+      else ctx.res.once('close', end);
     }
   };
 }
 
 /** `docsUrl`: what the object APIs' error bodies give as documentation_url. */
-export function errorBoundary(docsUrl?: string): Middleware {
+export function errorBoundary(docsUrl?: string, metrics?: Metrics): Middleware {
   return async function errors(ctx, next) {
     ctx.state.errorDocsUrl = docsUrl;
     try {
       await next();
     } catch (err) {
+      if (metrics) count(metrics, ctx, err);
       writeError(ctx, err);
     }
   };
+}
+
+function count(metrics: Metrics, ctx: Context, err: unknown) {
+  if (err instanceof StoreUnavailable) metrics.objects.storageErrors.inc({ kind: 'unavailable' });
+  else if (err instanceof HasherFailed) metrics.objects.storageErrors.inc({ kind: 'hasher_failed' });
+  else if (err instanceof RevokedCredential) metrics.auth.revoked.inc({ api: stateOf(ctx).api ?? apiOfPath(ctx.path) });
 }
 
 /**

@@ -16,6 +16,9 @@ export class HttpError extends Error {
   }
 }
 
+/** A refusal because the credential was revoked or changed, or its user deactivated (counted in the metrics). */
+export class RevokedCredential extends HttpError {}
+
 /** `docsUrl`: where the object APIs' documentation_url points (LFS_ERROR_DOCS_URL, else the server's own landing page). */
 export function errorBody(api: ApiName, status: number, message: string, requestId: string, docsUrl?: string): Record<string, unknown> {
   if (api === 'dashboard') return { error: STATUS_CODES[status] ?? 'Error', statusCode: status, message, requestId };

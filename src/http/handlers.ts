@@ -8,6 +8,7 @@ import type { Services } from '../services.js';
 import { toolStub } from '../mcp/stubs.js';
 import { health } from '../ops/health.js';
 import { ready } from '../ops/ready.js';
+import { metricsHandler } from '../ops/metrics-endpoint.js';
 import { docsAsset, docsPage, docsSpec, homePage } from '../ops/docs.js';
 import { login, logout, protectedResource } from '../auth/routes.js';
 import { reportExport, reportPage, reportScreenshot } from '../reports/routes.js';
@@ -39,6 +40,7 @@ export function bindHandlers(s: Services): Handlers {
     'auth.protectedResourceForMcp': protectedResource(s),
     'ops.health': health,
     'ops.ready': ready(s),
+    'ops.metrics': metricsHandler(s.config, s.metrics),
     'ops.docs': docsPage,
     'ops.docsAsset': docsAsset,
     'ops.docsSpec': docsSpec(s.config.publicUrl),

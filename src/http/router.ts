@@ -375,6 +375,8 @@ export function createRouter(options: RouterOptions): Middleware {
       refuseUnreadBody(ctx.req, ctx.res);
       throw err;
     }
+    ctx.state.identity = identity;
+    ctx.state.params = params;
     const body = route.jsonRequest ? await readJson(ctx, route, route.op.requestBody!.validate, identity) : undefined;
 
     // Validated against this operation's schemas above: what its handler's input types say.

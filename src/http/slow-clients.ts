@@ -24,7 +24,8 @@ export function serverTimeouts(http: Config['http']) {
   };
 }
 
-export function guardSlowClients(server: Server, http: Config['http']) {
+/** `onCut`: told of each request whose connection was closed for its rate. */
+export function guardSlowClients(server: Server, http: Config['http'], onCut?: () => void) {
   server.setTimeout(http.idleTimeoutMs);
   if (!http.minBodyRate) return;
   const floor = (http.minBodyRate * http.bodyRateWindowMs) / 1000;
@@ -39,6 +40,7 @@ export function guardSlowClients(server: Server, http: Config['http']) {
       seen = socket.bytesRead;
       if (++windows > 1 && got < floor) {
         stop();
+        onCut?.();
         socket.destroy();
       }
     }, http.bodyRateWindowMs);

@@ -33,7 +33,7 @@ const toRow = (e: AuditEntry) => ({
   duration_ms: Math.round(e.durationMs),
 });
 
-export function createAuditLog(db: Db, opts: { maxBatch?: number } = {}) {
+export function createAuditLog(db: Db, opts: { maxBatch?: number; onWritten?: (rows: number) => void } = {}) {
   const maxBatch = opts.maxBatch ?? 200;
   let pending: { row: ReturnType<typeof toRow>; written: () => void; failed: (err: unknown) => void }[] = [];
   let scheduled: NodeJS.Immediate | null = null;
@@ -47,6 +47,7 @@ export function createAuditLog(db: Db, opts: { maxBatch?: number } = {}) {
     try {
       // SQLite allows 999 bound variables a statement: ten columns a row keeps chunks well below.
       for (let i = 0; i < batch.length; i += 90) await db('audit_log').insert(batch.slice(i, i + 90).map((b) => b.row));
+      opts.onWritten?.(batch.length);
       for (const b of batch) b.written();
     } catch (err) {
       for (const b of batch) b.failed(err);
@@ -62,6 +63,10 @@ export function createAuditLog(db: Db, opts: { maxBatch?: number } = {}) {
       });
     },
     flush,
+    /** Rows waiting to be written. */
+    get pending() {
+      return pending.length;
+    },
   };
 }
 

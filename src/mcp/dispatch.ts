@@ -12,6 +12,7 @@ import { CursorError } from '../db/pagination.js';
 import { describeErrors, unacceptableJson } from '../http/router.js';
 import { toolHandlers } from './tools/index.js';
 import { ToolFailure, type ToolContext } from './tool-context.js';
+import { inSpan } from '../ops/tracing.js';
 
 const isTool = (name: string): name is ToolName => Object.hasOwn(tools, name);
 
@@ -47,7 +48,7 @@ export async function callTool(name: string, rawArgs: unknown, ctx: ToolContext)
   let outcome = 'ok';
   let message: string | undefined;
   try {
-    result = await run(tool, args, ctx);
+    result = await inSpan(`tool ${name}`, { 'mcp.tool': name }, () => run(tool, args, ctx));
   } catch (err) {
     if (err instanceof ToolFailure) {
       [outcome, message] = [err.code, err.message];
@@ -68,6 +69,9 @@ export async function callTool(name: string, rawArgs: unknown, ctx: ToolContext)
       result = errorResult('failed', `${name} failed unexpectedly; the request id ${ctx.requestId} identifies it in the server log`);
     }
   }
+  const { mcp } = ctx.services.metrics;
+  mcp.calls.inc({ tool: name, outcome });
+  mcp.duration.observe({ tool: name }, (performance.now() - started) / 1000);
   await ctx.services.audit.write({
     requestId: ctx.requestId,
     subject: ctx.caller.subject,

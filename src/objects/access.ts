@@ -18,7 +18,7 @@ import type { PasswordThrottle } from '../auth/throttle.js';
 import { findGrant, findPersonalToken, findRepo, noteTokenUse, type RepoAccess, type RepoRow } from '../db/repos.js';
 import { findUserById, findUserByName, type UserRow } from '../db/users.js';
 import type { Db } from '../db/knex.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError, RevokedCredential } from '../http/errors.js';
 import type { SecurityHandler } from '../http/router.js';
 import type { TransferTokens } from './transfer-tokens.js';
 
@@ -134,12 +134,12 @@ async function recheckTransfer(db: Db, repo: RepoRow, identity: Identity, need: 
   if (identity.subject.startsWith('usr_')) {
     const user = await findUserById(db, identity.subject);
     if (!user || !user.active || Number(user.credential_version) !== identity.credentialVersion) {
-      throw new HttpError(401, 'The credentials behind this transfer token were changed or revoked; authenticate again', LFS_CHALLENGE);
+      throw new RevokedCredential(401, 'The credentials behind this transfer token were changed or revoked; authenticate again', LFS_CHALLENGE);
     }
     now = identityOfUser(user, 'basicAuth');
   } else if (identity.subject !== 'anonymous') return;
   const access = await accessOf(db, repo, now);
-  if (RANK[access] < RANK[need]) throw new HttpError(403, `The access this transfer token was issued for has been revoked; ${repo.org_slug}/${repo.name} is no longer open to ${identity.username ?? identity.subject} for this`);
+  if (RANK[access] < RANK[need]) throw new RevokedCredential(403, `The access this transfer token was issued for has been revoked; ${repo.org_slug}/${repo.name} is no longer open to ${identity.username ?? identity.subject} for this`);
 }
 
 /**

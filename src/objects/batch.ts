@@ -32,6 +32,7 @@ export function batch(s: Services): Handler<'batch.batch'> {
     if (req.objects.length > s.config.lfs.maxBatchObjects) {
       throw new HttpError(413, `A batch may name at most ${s.config.lfs.maxBatchObjects} objects (the server's LFS_MAX_BATCH_OBJECTS setting); this one names ${req.objects.length}`);
     }
+    s.metrics.objects.batchObjects.observe({ operation: req.operation }, req.objects.length);
     let transfer = chooseTransfer(req.operation, req.transfers);
     // Left out or null is the documented default, sha256. `ref` plays no part: access is per repository.
     const hashOk = req.hash_algo == null || req.hash_algo === 'sha256';

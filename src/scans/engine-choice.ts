@@ -7,7 +7,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { ConfigError, type Config } from '../config.js';
-import { createChromiumEngine } from '../domain/scan/chromium/engine.js';
+import { createChromiumEngine, type ChromiumEngine } from '../domain/scan/chromium/engine.js';
 import { processUid, ROOT_WARNING, sandboxFor } from '../domain/scan/chromium/sandbox.js';
 import { CheckError, type CheckSession, type ScanEngine } from '../domain/scan/engine.js';
 import { createJsdomEngine } from '../domain/scan/jsdom-engine.js';
@@ -53,6 +53,8 @@ export function warnUnsandboxed(log: Logger, uid = processUid()): void {
 export interface Engines {
   engine: ScanEngine;
   pool: CheckPool;
+  /** The Chromium engine when it may be used (its launches are counted in the metrics). */
+  chromium?: ChromiumEngine;
 }
 
 export function createEngines(config: Config, log: Logger): Engines {
@@ -68,8 +70,8 @@ export function createEngines(config: Config, log: Logger): Engines {
     styleStats: (html, url, issues, signal, owner) => pool.styleStats(html, url, issues, signal, owner),
     log,
   });
-  if (config.scanEngine === 'chromium') return { engine: withPool(chromium, pool), pool };
-  return { engine: fallingBack(chromium, jsdom, pool, log), pool };
+  if (config.scanEngine === 'chromium') return { engine: withPool(chromium, pool), pool, chromium };
+  return { engine: fallingBack(chromium, jsdom, pool, log), pool, chromium };
 }
 
 function withPool(engine: ScanEngine, pool: CheckPool): ScanEngine {

@@ -43,6 +43,8 @@ import { isPostgres, type Db } from '../db/knex.js';
 import type { ScanRow } from '../db/scans.js';
 import type { ScanEngine } from '../domain/scan/engine.js';
 import { createEngines, engineName, warnUnsandboxed, type Engines } from './engine-choice.js';
+import { measuredEngine } from './engine-metrics.js';
+import type { Metrics } from '../ops/metrics.js';
 import type { Logger } from '../log.js';
 import { claimedBy, claimScan, releaseScans } from './claims.js';
 import { executeScan, failScan, type ScanDeps } from './execute.js';
@@ -57,6 +59,8 @@ export interface ScanRunnerOptions {
   db: Db;
   config: Config;
   log: Logger;
+  /** Where page checks and running scans are counted. */
+  metrics?: Metrics;
   /** Called when a scan completes (brand score, fleet totals). */
   onCompleted?(scan: ScanRow): Promise<void>;
   /** Where screenshots of failing elements are kept (Chromium); absent: none are taken. */
@@ -81,12 +85,21 @@ export function createScanRunner(opts: ScanRunnerOptions): ScanRunner {
   // SCAN_ENGINE=chromium without a browser stops the start, naming the setting.
   engineName(opts.config);
   let engines: Engines | null = null;
-  const { screenshots, ...rest } = opts;
+  const { screenshots, metrics, ...rest } = opts;
+  let engine: ScanEngine | null = null;
+  const theEngine = () => {
+    if (engine) return engine;
+    engines ??= createEngines(opts.config, opts.log);
+    const chromium = engines.chromium;
+    if (metrics && chromium) metrics.scans.browserLaunches = () => chromium.stats().launches;
+    engine = metrics ? measuredEngine(engines.engine, metrics) : engines.engine;
+    return engine;
+  };
   const shots = opts.config.screenshots;
   const deps: ScanDeps = {
     ...rest,
     ...(screenshots && shots.perPage > 0 && shots.perScan > 0 ? { screenshots: { store: screenshots, budget: shots } } : {}),
-    engine: () => (engines ??= createEngines(opts.config, opts.log)).engine,
+    engine: theEngine,
     fetchOptions: () => ({ allowPrivateNetworks: opts.config.scanAllowPrivateNetworks, userAgent: 'pactum-scanner/3.4 (+accessibility scan)' }),
   };
   const queue = isPostgres(opts.db) ? pgBossQueue(deps) : inProcessQueue(deps);

@@ -97,6 +97,8 @@ describe('slow clients', () => {
   });
 
   it('cuts a body that trickles a byte at a time (which resets an idle timer forever)', async () => {
+    const cut = async () => (await s.services.metrics.http.cut.get()).values.find((v) => v.labels.reason === 'body_rate')?.value ?? 0;
+    const before = await cut();
     const c = content(1024 * 1024);
     const conn = await startPut(c);
     let sent = 0;
@@ -111,6 +113,8 @@ describe('slow clients', () => {
     expect(open).toBe(false);
     expect(sent).toBeLessThan(200);
     expect(await stored(c)).toBe(false);
+    // Counted as cut for its rate (pactum_http_requests_cut_total).
+    expect(await cut()).toBe(before + 1);
   });
 
   it('cuts a client that sends its headers a byte at a time (slowloris)', async () => {

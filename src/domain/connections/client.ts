@@ -10,6 +10,7 @@ import { undici } from '../scan/undici.js';
 import { isIP } from 'node:net';
 import { refusedRange, type AddressPolicy } from '../scan/address-policy.js';
 import { BlockedAddressError, agentFor } from '../scan/guarded-agent.js';
+import { injectTraceContext } from '../../ops/tracing.js';
 
 /** `policy` absent: private addresses refused (the safe default). */
 export interface Credentials { url: string; clientId: string; clientSecret: string; policy?: AddressPolicy }
@@ -25,7 +26,10 @@ function guardedFetch(c: Credentials, url: string, init: RequestInit): Promise<R
   const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
   const range = isIP(host) ? refusedRange(host, c.policy ?? REFUSE_PRIVATE) : null;
   if (range) return Promise.reject(new BlockedAddressError(host, host, range));
-  const options = { ...(init as UndiciRequestInit), redirect: 'error', dispatcher: agentFor(c.policy ?? REFUSE_PRIVATE) } as UndiciRequestInit;
+  // The caller's trace goes on to the connected service (scanned sites never get it).
+  const headers = new Headers(init.headers);
+  injectTraceContext(headers);
+  const options = { ...(init as UndiciRequestInit), headers: Object.fromEntries(headers), redirect: 'error', dispatcher: agentFor(c.policy ?? REFUSE_PRIVATE) } as UndiciRequestInit;
   return undici().fetch(url, options) as unknown as Promise<Response>;
 }
 

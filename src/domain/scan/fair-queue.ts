@@ -84,6 +84,11 @@ export class FairSemaphore {
   private readonly waiting = new FairQueue<{ go(): void }>();
   constructor(private readonly size: number) {}
 
+  /** Waiting for a slot now. */
+  get queued(): number {
+    return this.waiting.size;
+  }
+
   acquire(owner: string, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.held < this.size) {

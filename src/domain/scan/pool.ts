@@ -8,7 +8,7 @@
  * fresh thread takes its place for the next job.
  */
 import { existsSync } from 'node:fs';
-import { createWorkerPool, taskModule, WorkerPoolError, type WorkerPool } from '../../compute/worker-pool.js';
+import { createWorkerPool, listed, taskModule, WorkerPoolError, type WorkerPool } from '../../compute/worker-pool.js';
 import type { CheckedPage, Issue, StyleStats, WcagStandard } from './types.js';
 import type { CheckRequest, JobOutput } from './worker-protocol.js';
 import { FairSemaphore } from './fair-queue.js';
@@ -55,10 +55,15 @@ export function createCheckPool(size: number, options: CheckPoolOptions = {}): C
     maxQueue: Infinity,
     timeoutMs: jobTimeoutMs,
     idleTimeoutMs: IDLE_TIMEOUT_MS,
+    name: null,
   });
 
   // Jobs wait here, in turns by owner, until a thread is free; the pool below then never queues.
   const turns = new FairSemaphore(size);
+  // In the metrics, what waits is what waits for a turn.
+  const view = { get queued() { return turns.queued; }, get pending() { return pool.pending + turns.queued; } };
+  const live = listed('page-check');
+  live.add(view);
 
   async function submit(request: CheckRequest, owner: string, signal?: AbortSignal): Promise<JobOutput> {
     await turns.acquire(owner, signal);
@@ -91,7 +96,14 @@ export function createCheckPool(size: number, options: CheckPoolOptions = {}): C
   }
 
   let closing: Promise<void> | null = null;
-  return { check, styleStats, close: () => (closing ??= pool.close()) };
+  return {
+    check,
+    styleStats,
+    close: () => {
+      live.delete(view);
+      return (closing ??= pool.close());
+    },
+  };
 }
 
 function duration(ms: number): string {

@@ -11,7 +11,12 @@ import { HasherFailed, hashingStream, type SuspendedHash } from './hasher.js';
 
 type HashingStream = ReturnType<typeof hashingStream>;
 
-export class ContentMismatch extends Error {}
+/** The bytes do not match what was announced: their size, or the hash the oid names. */
+export class ContentMismatch extends Error {
+  constructor(message: string, readonly kind: 'size' | 'hash') {
+    super(message);
+  }
+}
 
 /** Most upload hashes kept between requests; beyond, the least recently used is dropped (and rehashed if it comes back). */
 const MAX_KEPT_HASHES = 10_000;
@@ -92,7 +97,7 @@ export function contentStore(backend: BlobBackend, opts: { keptHashMaxAgeMs?: nu
     /** Stores `body` as object `oid` if it is exactly `size` bytes hashing to `oid`; else throws ContentMismatch and keeps nothing. */
     async put(oid: string, size: number, body: Readable): Promise<void> {
       const write = await backend.beginWrite(oid, size);
-      const hashing = hashingStream(size, () => new ContentMismatch(`the body is longer than the announced ${size} bytes`));
+      const hashing = hashingStream(size, () => new ContentMismatch(`the body is longer than the announced ${size} bytes`, 'size'));
       try {
         await pipeline(body, hashing.stream, write.stream);
       } catch (err) {
@@ -103,12 +108,12 @@ export function contentStore(backend: BlobBackend, opts: { keptHashMaxAgeMs?: nu
       if (hashing.count() !== size) {
         hashing.discard();
         await write.abort();
-        throw new ContentMismatch(`the body has ${hashing.count()} bytes; ${size} were announced`);
+        throw new ContentMismatch(`the body has ${hashing.count()} bytes; ${size} were announced`, 'size');
       }
       const digest = await hashing.digest();
       if (digest !== oid) {
         await write.abort();
-        throw new ContentMismatch(`the content hashes to ${digest}, not to the oid ${oid}`);
+        throw new ContentMismatch(`the content hashes to ${digest}, not to the oid ${oid}`, 'hash');
       }
       await write.commit();
     },
@@ -154,7 +159,7 @@ export function contentStore(backend: BlobBackend, opts: { keptHashMaxAgeMs?: nu
       const digest = await finalDigest(hashing, key, reached);
       if (digest !== oid) {
         await backend.partials.remove(key);
-        throw new ContentMismatch(`the uploaded content hashes to ${digest}, not to the oid ${oid}; the upload was discarded`);
+        throw new ContentMismatch(`the uploaded content hashes to ${digest}, not to the oid ${oid}; the upload was discarded`, 'hash');
       }
       await backend.partials.promote(key, oid);
       return { offset: size, committed: true };

@@ -4,6 +4,7 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { BlobBackend, PartialUploads } from './backend.js';
 import { fsBackend, sweepTemporaryFiles } from './fs.js';
+import type { Metrics } from '../../ops/metrics.js';
 
 /** Runs `work` unless another instance is running it right now (PostgreSQL); else runs it. */
 export type Exclusive = (work: () => Promise<void>) => Promise<void>;
@@ -35,29 +36,35 @@ export const temporaryFileIdleMs = (http: Config['http']) => 2 * Math.max(http.i
  */
 const MULTIPART_MAX_AGE_MS = 24 * 3600 * 1000;
 
-export async function openBackend(config: Config, log: Logger): Promise<StorageLifecycle> {
+export async function openBackend(config: Config, log: Logger, metrics?: Metrics): Promise<StorageLifecycle> {
   const fsRoot = join(config.dataDir, 'lfs');
   // The AWS SDK (about 25 MB resident) is loaded only by servers that store in S3.
-  const s3 = config.storage.kind === 's3' ? (await import('./s3.js')).s3Backend(config.storage) : null;
+  const s3 = config.storage.kind === 's3' ? (await import('./s3.js')).s3Backend({ ...config.storage, ...(metrics ? { onRequest: (command: string, seconds: number) => metrics.objects.s3Duration.observe({ command }, seconds) } : {}) }) : null;
   const store: BlobBackend = s3 ?? fsBackend(fsRoot);
   const partialTtlMs = config.lfs.partialTtlSeconds * 1000;
   let timer: NodeJS.Timeout | null = null;
   let partials = store.partials;
 
-  async function step(what: string, work: () => Promise<number>) {
+  /** Whether the step succeeded. `kind`: what the metrics call what it removes. */
+  async function step(what: string, kind: string, work: () => Promise<number>): Promise<boolean> {
     try {
       const removed = await work();
       if (removed) log.info({ removed }, `removed ${what}`);
+      metrics?.objects.swept.inc({ what: kind }, removed);
+      return true;
     } catch (err) {
       // Unreachable storage is for /readyz to report; housekeeping tries again next round.
       log.warn({ err: (err as Error).message }, `could not remove ${what}`);
+      return false;
     }
   }
 
   async function sweep() {
-    if (s3) await step('abandoned multipart uploads', () => s3.sweep(MULTIPART_MAX_AGE_MS));
-    else await step('temporary files of uploads that died', () => sweepTemporaryFiles(fsRoot, temporaryFileIdleMs(config.http)));
-    await step('expired resumable uploads', () => partials.expire(partialTtlMs));
+    const first = s3
+      ? await step('abandoned multipart uploads', 'multipart_uploads', () => s3.sweep(MULTIPART_MAX_AGE_MS))
+      : await step('temporary files of uploads that died', 'temporary_files', () => sweepTemporaryFiles(fsRoot, temporaryFileIdleMs(config.http)));
+    const second = await step('expired resumable uploads', 'resumable_uploads', () => partials.expire(partialTtlMs));
+    metrics?.objects.sweeps.inc({ outcome: first && second ? 'ok' : 'failed' });
   }
 
   return {

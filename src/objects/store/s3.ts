@@ -60,6 +60,8 @@ export interface S3Options {
   partSize?: number;
   /** Offer presigned GET URLs for downloads (S3_SERVE_DIRECT). */
   serveDirect?: boolean;
+  /** Told of each request's command (PutObject, UploadPart, …) and how long it took, for the metrics. */
+  onRequest?: (command: string, seconds: number) => void;
 }
 
 export type S3Backend = BlobBackend & {
@@ -97,10 +99,20 @@ export function s3Backend(opts: S3Options): S3Backend {
   });
 
   /** Every request goes through here: a storage service that is away becomes StoreUnavailable. */
-  const send: S3Client['send'] = ((command: Parameters<S3Client['send']>[0], options?: Parameters<S3Client['send']>[1]) =>
-    client.send(command, options).catch((err: unknown) => {
-      throw unavailable(err) && !options?.abortSignal?.aborted ? new StoreUnavailable(err) : err;
-    })) as S3Client['send'];
+  const send: S3Client['send'] = ((command: Parameters<S3Client['send']>[0], options?: Parameters<S3Client['send']>[1]) => {
+    const started = performance.now();
+    const timed = () => opts.onRequest?.(command.constructor.name.replace(/Command$/, ''), (performance.now() - started) / 1000);
+    return client.send(command, options).then(
+      (out) => {
+        timed();
+        return out;
+      },
+      (err: unknown) => {
+        timed();
+        throw unavailable(err) && !options?.abortSignal?.aborted ? new StoreUnavailable(err) : err;
+      },
+    );
+  }) as S3Client['send'];
 
   const objectKey = (oid: string) => `${opts.prefix}objects/${oid.slice(0, 2)}/${oid.slice(2, 4)}/${oid}`;
   const partialDir = (key: string) => `${opts.prefix}partials/${createHash('sha256').update(key).digest('hex')}/`;

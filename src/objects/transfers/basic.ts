@@ -5,7 +5,7 @@
 import type { Context } from 'koa';
 import { HttpError } from '../../http/errors.js';
 import { writeStatus, type Handler } from '../../http/router.js';
-import { stateOf } from '../../http/state.js';
+import { apiLabel, stateOf } from '../../http/state.js';
 import type { Services } from '../../services.js';
 import { authorize } from '../access.js';
 import { dropUnusedBytes, findObject, gone, goneForUpload, isLive, isTakenDown, recordObject } from '../objects-table.js';
@@ -57,8 +57,13 @@ export function download(s: Services): Handler<'objects.download'> {
       ...(range ? { 'Content-Range': `bytes ${range.start}-${range.end}/${size}` } : {}),
     });
     if (length === 0) return void ctx.res.end();
+    const { objects } = s.metrics;
+    const api = apiLabel(ctx);
+    objects.transfersInFlight.inc({ direction: 'download' });
     try {
       await s.objects.store.writeTo(row.oid, range ?? { start: 0, end: size - 1 }, ctx.res);
+      objects.downloadedBytes.inc({ api, transfer: 'basic' }, length);
+      stateOf(ctx).bytesOut = length;
     } catch (err) {
       // The store has closed its file or aborted its S3 request; the client, if still there, sees
       // a cut-off transfer and resumes with Range. A client that left is routine, not an error.
@@ -66,6 +71,8 @@ export function download(s: Services): Handler<'objects.download'> {
       if (err instanceof SinkGone) log.info({ oid: row.oid, length }, 'the client went away mid-download');
       else log.error({ err, oid: row.oid }, 'the store failed mid-download');
       ctx.res.destroy();
+    } finally {
+      objects.transfersInFlight.dec({ direction: 'download' });
     }
   };
 }
@@ -106,15 +113,29 @@ export function upload(s: Services): Handler<'objects.upload'> {
     await refuseSpentUpload(s, repo.id, params.oid);
     const size = expectedSize(ctx, identity?.transfer?.size);
     await s.objects.limits.checkSpace(size);
+    const { objects } = s.metrics;
+    const labels = { api: apiLabel(ctx), transfer: 'basic' };
+    objects.transfersInFlight.inc({ direction: 'upload' });
     try {
       await s.objects.store.put(params.oid, size, ctx.req);
     } catch (err) {
-      if (err instanceof ContentMismatch) throw new HttpError(422, `${err.message}; nothing was stored`);
+      if (err instanceof ContentMismatch) {
+        objects.uploads.inc({ ...labels, outcome: `refused_${err.kind}` });
+        throw new HttpError(422, `${err.message}; nothing was stored`);
+      }
       // The store failing also ends the request's body early: that is ours (503), not the client's.
       if (err instanceof StoreUnavailable) throw err;
-      if (ctx.req.readableAborted || ctx.req.destroyed) throw new HttpError(400, 'The upload was cut off; nothing was stored');
+      if (ctx.req.readableAborted || ctx.req.destroyed) {
+        objects.uploads.inc({ ...labels, outcome: 'aborted' });
+        throw new HttpError(400, 'The upload was cut off; nothing was stored');
+      }
       throw err;
+    } finally {
+      objects.transfersInFlight.dec({ direction: 'upload' });
     }
+    objects.uploads.inc({ ...labels, outcome: 'verified' });
+    objects.uploadedBytes.inc(labels, size);
+    stateOf(ctx).bytesIn = size;
     await commitUpload(s, repo.id, params.oid, size);
     writeStatus(ctx, 200, true);
   };

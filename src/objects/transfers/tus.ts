@@ -13,6 +13,7 @@ import { findObject, goneForUpload, isLive, isTakenDown } from '../objects-table
 import { commitUpload } from './basic.js';
 import { OffsetConflict, TooLarge, UploadBusy } from '../store/backend.js';
 import { ContentMismatch } from '../store/content-store.js';
+import { apiLabel, stateOf } from '../../http/state.js';
 
 const TUS = { 'Tus-Resumable': '1.0.0' };
 const uploadKey = (repoId: string, oid: string) => `${repoId}/${oid}`;
@@ -66,9 +67,15 @@ export function tusPatch(s: Services): Handler<'tus.patch'> {
     // Counted (or its count renewed) before a byte is stored: 507 past the partial-upload caps.
     await s.objects.partialQuota.reserve(repo, `${repo.org_slug}/${repo.name}`, params.oid, size);
     const done = () => s.objects.partialQuota.release(repo.id, params.oid);
+    const { objects } = s.metrics;
+    const labels = { api: apiLabel(ctx), transfer: 'tus' };
+    objects.transfersInFlight.inc({ direction: 'upload' });
     try {
       const result = await s.objects.store.appendUpload(key, params.oid, size, offset, ctx.req);
+      objects.uploadedBytes.inc(labels, result.offset - offset);
+      stateOf(ctx).bytesIn = result.offset - offset;
       if (result.committed) {
+        objects.uploads.inc({ ...labels, outcome: 'verified' });
         await done();
         await commitUpload(s, repo.id, params.oid, size);
       }
@@ -82,10 +89,13 @@ export function tusPatch(s: Services): Handler<'tus.patch'> {
         throw new HttpError(413, `The body goes past the object's ${size} bytes; the upload was discarded`);
       }
       if (err instanceof ContentMismatch) {
+        objects.uploads.inc({ ...labels, outcome: `refused_${err.kind}` });
         await done();
         throw new HttpError(422, err.message);
       }
       throw err;
+    } finally {
+      objects.transfersInFlight.dec({ direction: 'upload' });
     }
   };
 }

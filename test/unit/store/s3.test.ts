@@ -154,7 +154,7 @@ describe('objects', () => {
     const data = randomBytes(3 * PART + 1000); // four parts, streamed
     const oid = sha256(data);
     const short = Readable.from([data.subarray(0, 2 * PART + 7)], { objectMode: false });
-    await expect(store.put(oid, data.length, short)).rejects.toThrow(new ContentMismatch(`the body has ${2 * PART + 7} bytes; ${data.length} were announced`));
+    await expect(store.put(oid, data.length, short)).rejects.toThrow(new ContentMismatch(`the body has ${2 * PART + 7} bytes; ${data.length} were announced`, 'size'));
     await expect(store.put(oid, data.length - 1, body(data))).rejects.toBeInstanceOf(ContentMismatch);
     await expect(store.put(sha256(Buffer.from('other')), data.length, body(data))).rejects.toBeInstanceOf(ContentMismatch);
     await expect(store.put(oid, data.length, brokenBody(data.subarray(0, 2 * PART + 3)))).rejects.toThrow();

@@ -1,0 +1,30 @@
+/**
+ * A span per database query, from knex's query events (installed only when tracing is on): named
+ * `db <method>`, with the statement as knex prepared it (placeholders, never the bound values).
+ */
+import { isPostgres, type Db } from './knex.js';
+import { startSpan, type SpanHandle } from '../ops/tracing.js';
+
+interface QueryEvent {
+  __knexQueryUid?: string;
+  method?: string;
+  sql?: string;
+}
+
+export function traceQueries(db: Db): void {
+  const open = new Map<string, SpanHandle>();
+  const system = isPostgres(db) ? 'postgresql' : 'sqlite';
+  db.on('query', (q: QueryEvent) => {
+    if (!q.__knexQueryUid) return;
+    open.set(q.__knexQueryUid, startSpan(`db ${q.method ?? 'query'}`, { 'db.system.name': system, 'db.operation.name': q.method, 'db.query.text': q.sql?.slice(0, 500) }));
+  });
+  const finish = (q: QueryEvent, err?: unknown) => {
+    const span = q.__knexQueryUid ? open.get(q.__knexQueryUid) : undefined;
+    if (!span) return;
+    open.delete(q.__knexQueryUid!);
+    if (err) span.fail(err);
+    span.end();
+  };
+  db.on('query-response', (_response: unknown, q: QueryEvent) => finish(q));
+  db.on('query-error', (err: unknown, q: QueryEvent) => finish(q, err));
+}

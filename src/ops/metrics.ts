@@ -1,0 +1,142 @@
+/**
+ * The Prometheus metrics of one server, through prom-client: one registry per server (tests run
+ * several in one process), exposed at GET /metrics (ops/metrics-endpoint.ts).
+ *
+ * Labels are bounded sets only: the API, the operationId, the method, the status class, the
+ * transfer, the tool, the outcome, the engine. Never a user, org, oid, URL or path: each distinct
+ * value is a time series kept for as long as the process lives.
+ *
+ * What can be read when scraped (pools, queues, bytes held) is read then, by collect() callbacks,
+ * rather than counted on every request in a hot path.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Db } from '../db/knex.js';
+import { livePools } from '../compute/worker-pool.js';
+
+/** Latency buckets (seconds) for requests and tools: a few ms to a long upload. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+const PAGE_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120];
+const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+
+export const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
+
+export type Transfer = 'basic' | 'tus';
+export type UploadOutcome = 'verified' | 'refused_hash' | 'refused_size' | 'aborted';
+
+export function createMetrics() {
+  const registry = new Registry();
+  const r = [registry];
+  collectDefaultMetrics({ register: registry });
+  // Gauges named like counters (promtool refuses them); nodejs_active_handles and the others by type remain.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
+
+  const metrics = {
+    registry,
+    http: {
+      requests: new Counter({ name: 'pactum_http_requests_total', help: 'HTTP requests answered, by API, operation, method and status class.', labelNames: ['api', 'operation', 'method', 'status_class'] as const, registers: r }),
+      duration: new Histogram({ name: 'pactum_http_request_duration_seconds', help: 'Time from a request’s arrival to the end of its answer, per operation.', labelNames: ['api', 'operation'] as const, buckets: LATENCY_BUCKETS, registers: r }),
+      inFlight: new Gauge({ name: 'pactum_http_requests_in_flight', help: 'HTTP requests being served now.', registers: r }),
+      cut: new Counter({ name: 'pactum_http_requests_cut_total', help: 'Requests whose connection was closed because the body arrived below HTTP_MIN_BODY_RATE.', labelNames: ['reason'] as const, registers: r }),
+      throttled: new Counter({ name: 'pactum_http_throttled_total', help: 'Requests refused for their rate or quota (429, 509), by API and operation.', labelNames: ['api', 'operation'] as const, registers: r }),
+    },
+    objects: {
+      uploadedBytes: new Counter({ name: 'pactum_object_uploaded_bytes_total', help: 'Object bytes received and stored, by API and transfer.', labelNames: ['api', 'transfer'] as const, registers: r }),
+      downloadedBytes: new Counter({ name: 'pactum_object_downloaded_bytes_total', help: 'Object bytes sent, by API and transfer.', labelNames: ['api', 'transfer'] as const, registers: r }),
+      uploads: new Counter({ name: 'pactum_object_uploads_total', help: 'Object uploads that ended, by outcome: verified (hash and size checked and stored), refused_hash, refused_size, aborted.', labelNames: ['api', 'transfer', 'outcome'] as const, registers: r }),
+      transfersInFlight: new Gauge({ name: 'pactum_object_transfers_in_flight', help: 'Object uploads and downloads under way.', labelNames: ['direction'] as const, registers: r }),
+      batchObjects: new Histogram({ name: 'pactum_object_batch_objects', help: 'Objects named by one batch request.', labelNames: ['operation'] as const, buckets: BATCH_BUCKETS, registers: r }),
+      sweeps: new Counter({ name: 'pactum_storage_sweeps_total', help: 'Rounds of storage housekeeping, by outcome (ok, failed).', labelNames: ['outcome'] as const, registers: r }),
+      swept: new Counter({ name: 'pactum_storage_swept_total', help: 'What storage housekeeping removed: temporary files, multipart uploads, expired resumable uploads.', labelNames: ['what'] as const, registers: r }),
+      storageErrors: new Counter({ name: 'pactum_storage_errors_total', help: 'Requests failed by the object storage or its hashing threads, by kind (unavailable, hasher_failed).', labelNames: ['kind'] as const, registers: r }),
+      s3Duration: new Histogram({ name: 'pactum_s3_request_duration_seconds', help: 'Latency of S3 requests, by command.', labelNames: ['command'] as const, buckets: LATENCY_BUCKETS, registers: r }),
+    },
+    auth: {
+      signIns: new Counter({ name: 'pactum_auth_sign_ins_total', help: 'Password sign-ins, by outcome (ok, refused, throttled).', labelNames: ['outcome'] as const, registers: r }),
+      revoked: new Counter({ name: 'pactum_auth_revoked_refusals_total', help: 'Requests refused because their credential was revoked, changed or its user deactivated.', labelNames: ['api'] as const, registers: r }),
+    },
+    mcp: {
+      calls: new Counter({ name: 'pactum_mcp_tool_calls_total', help: 'MCP tools/call, by tool and outcome (ok or the tool error code).', labelNames: ['tool', 'outcome'] as const, registers: r }),
+      duration: new Histogram({ name: 'pactum_mcp_tool_duration_seconds', help: 'Time an MCP tool call took, by tool.', labelNames: ['tool'] as const, buckets: LATENCY_BUCKETS, registers: r }),
+      auditRows: new Counter({ name: 'pactum_audit_rows_written_total', help: 'Audit rows written to the database.', registers: r }),
+    },
+    scans: {
+      running: new Gauge({ name: 'pactum_scans_running', help: 'Scans this instance is running, by engine.', labelNames: ['engine'] as const, registers: r }),
+      pageDuration: new Histogram({ name: 'pactum_scan_page_check_duration_seconds', help: 'Time one page’s check took, by engine.', labelNames: ['engine'] as const, buckets: PAGE_BUCKETS, registers: r }),
+      pages: new Counter({ name: 'pactum_scan_pages_total', help: 'Pages checked, by engine and outcome (checked, failed).', labelNames: ['engine', 'outcome'] as const, registers: r }),
+      notEvaluated: new Counter({ name: 'pactum_scan_checks_not_evaluated_total', help: 'Checks a page’s check could not decide (reported as not evaluated), by engine.', labelNames: ['engine'] as const, registers: r }),
+      browserRestarts: new Counter({
+        name: 'pactum_scan_browser_restarts_total', help: 'Times the Chromium browser was started again after its first start (it died, or was closed when idle).', registers: r,
+        collect() {
+          const launches = metrics.scans.browserLaunches?.() ?? 0;
+          this.reset();
+          if (launches > 1) this.inc(launches - 1);
+        },
+      }),
+      /** Set once the Chromium engine exists: how often it has started a browser. */
+      browserLaunches: null as null | (() => number),
+    },
+    /** Called once the services exist: gauges read from them when scraped. */
+    observe(sources: { db: Db; auditPending?: () => number; freeBytes?: () => Promise<number | null> }) {
+      const { db } = sources;
+      const freeBytes = sources.freeBytes;
+      // Only where the store can tell (STORAGE=fs): a 0 standing in for "unknown" would read as a full disk.
+      if (freeBytes) {
+        new Gauge({
+          name: 'pactum_storage_free_bytes', help: 'Free space on the file system objects are stored in (STORAGE=fs only).', registers: r,
+          async collect() {
+            const free = await freeBytes().catch(() => null);
+            if (free !== null) this.set(free);
+          },
+        });
+      }
+      new Gauge({
+        name: 'pactum_db_pool_connections', help: 'Database connections of the pool, by state (used, free, pending: requests waiting for one).', labelNames: ['state'] as const, registers: r,
+        collect() {
+          const pool = (db.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
+          this.set({ state: 'used' }, pool?.numUsed() ?? 0);
+          this.set({ state: 'free' }, pool?.numFree() ?? 0);
+          this.set({ state: 'pending' }, pool?.numPendingAcquires() ?? 0);
+        },
+      });
+      new Gauge({
+        name: 'pactum_audit_rows_pending', help: 'Audit rows waiting to be written.', registers: r,
+        collect() {
+          this.set(sources.auditPending?.() ?? 0);
+        },
+      });
+      new Gauge({
+        name: 'pactum_object_tus_partial_bytes', help: 'Bytes declared by unfinished resumable (tus) uploads that have not expired (all instances).', registers: r,
+        async collect() {
+          const row = await db('lfs_partial_reservations').where('expires_at', '>', Date.now()).first<{ bytes: number | string | null } | undefined>(db.raw('sum(size) as ??', ['bytes']));
+          this.set(Number(row?.bytes ?? 0));
+        },
+      });
+      new Gauge({
+        name: 'pactum_scans_queued', help: 'Scans waiting to run (all instances).', registers: r,
+        async collect() {
+          const row = await db('scans').where({ status: 'queued' }).count<{ n: number | string }[]>({ n: '*' }).first();
+          this.set(Number(row?.n ?? 0));
+        },
+      });
+    },
+  };
+  new Gauge({
+    name: 'pactum_worker_pool_tasks', help: 'Tasks of the worker-thread pools, by pool (compute, page-check) and state (running, queued).', labelNames: ['pool', 'state'] as const, registers: r,
+    collect() {
+      this.reset();
+      for (const [name, pools] of livePools) {
+        let running = 0;
+        let queued = 0;
+        for (const p of pools) {
+          queued += p.queued;
+          running += p.pending - p.queued;
+        }
+        this.set({ pool: name, state: 'running' }, running);
+        this.set({ pool: name, state: 'queued' }, queued);
+      }
+    },
+  });
+  return metrics;
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,22 @@
+/** What ops/tracing.ts exposes and ops/tracing-otel.ts implements. */
+import type { IncomingHttpHeaders } from 'node:http';
+
+export type Attributes = Record<string, string | number | boolean | undefined>;
+
+export interface SpanHandle {
+  setName(name: string): void;
+  setAttributes(attributes: Attributes): void;
+  /** Marks the span failed (its status ERROR, the error's type; never its message, which may carry values). */
+  fail(err: unknown): void;
+  end(): void;
+}
+
+export interface Tracing {
+  inSpan<T>(name: string, attributes: Attributes, fn: (span: SpanHandle) => Promise<T>): Promise<T>;
+  /** A server span continuing the caller's traceparent; `run` runs code inside it. */
+  serverSpan(headers: IncomingHttpHeaders, name: string, attributes: Attributes): SpanHandle & { run<T>(fn: () => T): T };
+  /** A span in the current context, not made current (ended by whoever holds it). */
+  startSpan(name: string, attributes: Attributes): SpanHandle;
+  inject(headers: Headers): void;
+  shutdown(): Promise<void>;
+}

@@ -1,0 +1,47 @@
+/**
+ * The scan metrics, taken around the engine rather than inside it: a session is a running scan,
+ * a check is a page (its time, whether it was checked, what it could not decide).
+ */
+import type { ScanEngine } from '../domain/scan/engine.js';
+import type { Metrics } from '../ops/metrics.js';
+import { inSpan } from '../ops/tracing.js';
+
+export function measuredEngine(engine: ScanEngine, metrics: Metrics): ScanEngine {
+  const { scans } = metrics;
+  return {
+    get name() {
+      return engine.name;
+    },
+    openSession(fetch, options) {
+      // The name is read per call: an automatic engine hands over to jsdom when Chromium cannot start.
+      const session = engine.openSession(fetch, options);
+      const running = engine.name;
+      scans.running.inc({ engine: running });
+      let closed = false;
+      return {
+        async check(page, signal) {
+          const name = engine.name;
+          const end = scans.pageDuration.startTimer({ engine: name });
+          try {
+            // The page's URL is an attribute of the span; no trace context is sent to the site.
+            const checked = await inSpan('scan page', { 'pactum.engine': name, 'url.full': page.url }, () => session.check(page, signal));
+            scans.pages.inc({ engine: name, outcome: 'checked' });
+            if (checked.notEvaluated.length) scans.notEvaluated.inc({ engine: name }, checked.notEvaluated.length);
+            return checked;
+          } catch (err) {
+            scans.pages.inc({ engine: name, outcome: 'failed' });
+            throw err;
+          } finally {
+            end();
+          }
+        },
+        async close() {
+          if (!closed) scans.running.dec({ engine: running });
+          closed = true;
+          await session.close();
+        },
+      };
+    },
+    close: () => engine.close(),
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * OpenTelemetry traces, received by a small OTLP/HTTP (JSON) receiver the test starts: the span
+ * tree of a batch upload (the batch request, the PUT, their storage calls and queries) and of an
+ * MCP call (the request, the tool, its queries), each continuing the client's W3C traceparent.
+ * Without OTEL_EXPORTER_OTLP_ENDPOINT nothing is traced.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { lfsFixture } from '../helpers/git-lfs.js';
+import { bearer, mcpClient, ok } from '../helpers/mcp.js';
+import { inSpan, startTracing, stopTracing, tracingOn } from '../../src/ops/tracing.js';
+import { testConnection } from '../../src/domain/connections/client.js';
+import { fetchPage } from '../../src/domain/scan/fetch-page.js';
+
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: { key: string; value: { stringValue?: string; intValue?: string | number; boolValue?: boolean } }[];
+}
+
+const GIT_LFS = 'application/vnd.git-lfs+json';
+const W = `Basic ${Buffer.from('wally:wally-password-1').toString('base64')}`;
+const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const hex = (n: number) => randomBytes(n).toString('hex');
+
+let receiver: Server;
+const spans: OtlpSpan[] = [];
+const contentTypes: string[] = [];
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      contentTypes.push(`${req.method} ${req.url} ${req.headers['content-type']}`);
+      const data = JSON.parse(body) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] };
+      for (const rs of data.resourceSpans) for (const ss of rs.scopeSpans) spans.push(...ss.spans);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+});
+afterAll(() => new Promise<void>((r) => receiver.close(() => r())));
+
+const attr = (s: OtlpSpan, key: string) => {
+  const v = s.attributes.find((a) => a.key === key)?.value;
+  return v?.stringValue ?? (v?.intValue !== undefined ? Number(v.intValue) : v?.boolValue);
+};
+const childrenOf = (s: OtlpSpan) => spans.filter((c) => c.parentSpanId === s.spanId && c.traceId === s.traceId);
+
+/** The tree under `root`, one line a span, indented by depth: what the report shows. */
+function tree(root: OtlpSpan, depth = 0): string[] {
+  return [`${'  '.repeat(depth)}${root.name}`, ...childrenOf(root).flatMap((c) => tree(c, depth + 1))];
+}
+
+describe('traces', () => {
+  let s: TestServer;
+  const parents = { batch: hex(8), put: hex(8), mcp: hex(8) };
+  let oid: string;
+
+  beforeAll(async () => {
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    s = await startTestServer({ OTEL_EXPORTER_OTLP_ENDPOINT: url });
+    expect(tracingOn()).toBe(true);
+    await lfsFixture(s.services.db, { org: 'acme', repo: 'site', username: 'wally', password: 'wally-password-1', access: 'write' });
+    const bytes = randomBytes(4096);
+    oid = createHash('sha256').update(bytes).digest('hex');
+    const batch = await fetch(`${s.directUrl}/acme/site.git/info/lfs/objects/batch`, {
+      method: 'POST',
+      headers: { authorization: W, accept: GIT_LFS, 'content-type': GIT_LFS, traceparent: `00-${TRACE}-${parents.batch}-01` },
+      body: JSON.stringify({ operation: 'upload', transfers: ['basic'], objects: [{ oid, size: bytes.length }] }),
+    });
+    expect(batch.status).toBe(200);
+    const { upload } = (await batch.json()).objects[0].actions;
+    const put = await fetch(upload.href, { method: 'PUT', headers: { ...upload.header, traceparent: `00-${TRACE}-${parents.put}-01` }, body: bytes });
+    expect(put.status).toBe(200);
+    const client = await mcpClient(s.url, { ...bearer(await s.token()), traceparent: `00-${TRACE}-${parents.mcp}-01` });
+    ok(await client.callTool({ name: 'dashboard_list_reports', arguments: {} }));
+    await client.close();
+    // Stopping flushes what is batched.
+    await s.stop();
+    expect(tracingOn()).toBe(false);
+  }, 60_000);
+
+  it('are exported over OTLP/HTTP as JSON to /v1/traces', () => {
+    expect(contentTypes.length).toBeGreaterThan(0);
+    for (const c of contentTypes) expect(c).toBe('POST /v1/traces application/json');
+  });
+
+  it('of a batch upload: the operations continue the client’s traceparent; queries and storage calls are their children', () => {
+    const batch = spans.find((x) => x.name === 'batch.batch')!;
+    expect(batch).toMatchObject({ traceId: TRACE, parentSpanId: parents.batch, kind: 2 });
+    expect(attr(batch, 'http.response.status_code')).toBe(200);
+    expect(attr(batch, 'pactum.api')).toBe('batch');
+    expect(childrenOf(batch).map((c) => c.name)).toContain('db select');
+    const query = childrenOf(batch).find((c) => c.name === 'db select')!;
+    expect(String(attr(query, 'db.query.text'))).toMatch(/select/i);
+    expect(String(attr(query, 'db.query.text'))).not.toContain(oid); // placeholders, never values
+
+    const put = spans.find((x) => x.name === 'objects.upload')!;
+    expect(put).toMatchObject({ traceId: TRACE, parentSpanId: parents.put, kind: 2 });
+    expect(attr(put, 'pactum.transfer')).toBe('basic');
+    const names = childrenOf(put).map((c) => c.name);
+    expect(names).toContain('storage put');
+    expect(names.filter((n) => n.startsWith('db '))).not.toHaveLength(0);
+    console.log(`span tree of the batch upload:\n${[...tree(batch), ...tree(put)].join('\n')}`);
+  });
+
+  it('of an MCP call: the request, the tool under it, the tool’s queries under the tool', () => {
+    const tool = spans.find((x) => x.name === 'tool dashboard_list_reports')!;
+    expect(tool).toBeDefined();
+    expect(attr(tool, 'mcp.tool')).toBe('dashboard_list_reports');
+    const request = spans.find((x) => x.spanId === tool.parentSpanId)!;
+    expect(request).toMatchObject({ name: 'mcp.post', traceId: TRACE, parentSpanId: parents.mcp, kind: 2 });
+    expect(childrenOf(tool).some((c) => c.name.startsWith('db '))).toBe(true);
+    console.log(`span tree of the MCP call:\n${tree(request).join('\n')}`);
+  });
+
+  it('are off without OTEL_EXPORTER_OTLP_ENDPOINT: no spans, the SDK not started', async () => {
+    const before = spans.length;
+    const plain = await startTestServer();
+    try {
+      expect(tracingOn()).toBe(false);
+      expect((await fetch(`${plain.directUrl}/healthz`, { headers: { traceparent: `00-${TRACE}-${hex(8)}-01` } })).status).toBe(200);
+    } finally {
+      await plain.stop();
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(spans.length).toBe(before);
+  });
+});
+
+describe('the trace context on outbound calls', () => {
+  it('goes to a connected service, and never to a scanned site', async () => {
+    const seen: { url: string; traceparent: string | undefined }[] = [];
+    const peer = createServer((req, res) => {
+      seen.push({ url: req.url!, traceparent: req.headers.traceparent as string | undefined });
+      if (req.url === '/api/v1/oauth/token') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"t","token_type":"bearer"}');
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html lang="en"><title>x</title></html>');
+    });
+    await new Promise<void>((r) => peer.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(peer.address() as AddressInfo).port}`;
+    await startTracing(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}`, 'test');
+    try {
+      await inSpan('outer', {}, async () => {
+        await testConnection({ url, clientId: 'pactum', clientSecret: 'secret-of-the-test', policy: { allowPrivateNetworks: true } }, 2000);
+        await fetchPage(`${url}/page.html`, { allowPrivateNetworks: true, timeoutMs: 2000 });
+      });
+      const token = seen.find((x) => x.url === '/api/v1/oauth/token')!;
+      expect(token.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+      expect(token.traceparent!.split('-')[1]).not.toBe('0'.repeat(32));
+      const page = seen.find((x) => x.url === '/page.html')!;
+      expect(page).toBeDefined();
+      expect(page.traceparent).toBeUndefined();
+    } finally {
+      await stopTracing();
+      await new Promise<void>((r) => peer.close(() => r()));
+    }
+  });
+});
