@@ -16,7 +16,7 @@ export npm_config_fund := false
 export npm_config_audit := false
 export npm_config_update_notifier := false
 
-.PHONY: env help install install-conformance generate clients conformance mock check-generated lint typecheck build migrate run serve test reliability bench clean
+.PHONY: env help install install-conformance generate clients conformance mock check-generated lint typecheck build migrate run serve test reliability bench act clean
 
 env: ## the line that puts pactum's Node first on PATH in your shell: eval "$$(make -s env)"
 	@$(if $(NODE_BIN),echo 'export PATH="$(NODE_BIN):$$PATH"',echo '# this machine'"'"'s node is recent enough: nothing to change')
@@ -90,6 +90,10 @@ conformance: install ## check a server against the specs: make conformance TARGE
 
 mock: install ## Prism mock servers of the three specs on ports 4010-4012 (see docs/mock.md)
 	npx tsx scripts/mock.ts
+
+act: install ## the ACT implementation report: make act ACT_RULES=DIR (a checkout of act-rules/act-rules.github.io) [ACT_ENGINES=chromium,jsdom] [ACT_RULE=id,id] [ACT_OUT=act-report]
+	@test -n "$(ACT_RULES)" || { echo "make act needs ACT_RULES=DIR, a checkout of https://github.com/act-rules/act-rules.github.io"; exit 2; }
+	ACT_RULES="$(ACT_RULES)" ACT_ENGINES="$(ACT_ENGINES)" ACT_RULE="$(ACT_RULE)" ACT_OUT="$(ACT_OUT)" npx tsx scripts/act-report.ts
 
 bench: install build ## benchmarks as ratios against baselines run alongside; bench-results.json and .md (QUICK=1: a short smoke run)
 	npx tsx scripts/bench/run-all.ts $(if $(QUICK),--quick)

@@ -19,6 +19,11 @@ export type CheckId =
 export interface CheckInfo {
   id: CheckId;
   criteria: string[];
+  /**
+   * The W3C ACT rules (their ids) this check implements: the ACT implementation report
+   * (scripts/act-report.ts) reads its procedures from here, as it reads axe-core's from its actIds.
+   */
+  actRules: string[];
   /** The lowest WCAG level among its criteria: a check runs when the standard includes it. */
   level: 'A' | 'AA';
   /** What it asks for, in one line (the "help" of a rule group). */
@@ -35,35 +40,35 @@ const understanding = (slug: string) => `https://www.w3.org/WAI/WCAG22/Understan
 
 export const CHECKS: Readonly<Record<CheckId, CheckInfo>> = {
   'pactum-keyboard-trap': {
-    id: 'pactum-keyboard-trap', criteria: ['2.1.2'], level: 'A', impact: 'critical', needsBrowser: true,
+    id: 'pactum-keyboard-trap', actRules: ['80af7b'], criteria: ['2.1.2'], level: 'A', impact: 'critical', needsBrowser: true,
     help: 'Keyboard focus must be able to leave every component', helpUrl: understanding('no-keyboard-trap'),
     browserReason: 'Tabbing through the page needs a browser with a keyboard and the page\'s scripts.',
   },
   'pactum-focus-visible': {
-    id: 'pactum-focus-visible', criteria: ['2.4.7'], level: 'AA', impact: 'serious', needsBrowser: true,
+    id: 'pactum-focus-visible', actRules: ['oj04fd'], criteria: ['2.4.7'], level: 'AA', impact: 'serious', needsBrowser: true,
     help: 'The element with keyboard focus must show it', helpUrl: understanding('focus-visible'),
     browserReason: 'Whether focus changes the rendering needs a browser\'s styles as painted.',
   },
   'pactum-media-alternative': {
-    id: 'pactum-media-alternative', criteria: ['1.2.1', '1.2.2'], level: 'A', impact: 'serious', needsBrowser: false,
+    id: 'pactum-media-alternative', actRules: ['e7aa44', 'f51b46', 'c5a4ea', 'c3232f', '1ec09b', '1a02b0'], criteria: ['1.2.1', '1.2.2'], level: 'A', impact: 'serious', needsBrowser: false,
     help: 'Audio and video need captions or a text alternative', helpUrl: understanding('audio-only-and-video-only-prerecorded'),
   },
   'pactum-autoplay-audio': {
-    id: 'pactum-autoplay-audio', criteria: ['1.4.2'], level: 'A', impact: 'serious', needsBrowser: true,
+    id: 'pactum-autoplay-audio', actRules: ['80f0bf', 'aaa1bf', '4c31df'], criteria: ['1.4.2'], level: 'A', impact: 'serious', needsBrowser: true,
     help: 'Sound that plays by itself for more than 3 seconds needs a way to pause or mute it', helpUrl: understanding('audio-control'),
     browserReason: 'Whether sound plays, and for how long, needs media playback.',
   },
   'pactum-language': {
-    id: 'pactum-language', criteria: ['3.1.1', '3.1.2'], level: 'A', impact: 'serious', needsBrowser: false,
+    id: 'pactum-language', actRules: ['ucwvc8', 'off6ek'], criteria: ['3.1.1', '3.1.2'], level: 'A', impact: 'serious', needsBrowser: false,
     help: 'The language attribute must match the language of the text', helpUrl: understanding('language-of-parts'),
   },
   'pactum-reflow': {
-    id: 'pactum-reflow', criteria: ['1.4.10', '1.4.4'], level: 'AA', impact: 'serious', needsBrowser: true,
+    id: 'pactum-reflow', actRules: ['59br37'], criteria: ['1.4.10', '1.4.4'], level: 'AA', impact: 'serious', needsBrowser: true,
     help: 'Content must reflow at 320 CSS pixels and stay readable at 200% zoom, without clipped text', helpUrl: understanding('reflow'),
     browserReason: 'Reflow and zoom need layout at other viewport sizes.',
   },
   'pactum-link-purpose': {
-    id: 'pactum-link-purpose', criteria: ['2.4.4'], level: 'A', impact: 'moderate', needsBrowser: false,
+    id: 'pactum-link-purpose', actRules: ['fd3a94'], criteria: ['2.4.4'], level: 'A', impact: 'moderate', needsBrowser: false,
     help: 'Links with the same name in the same context must lead to the same place', helpUrl: understanding('link-purpose-in-context'),
   },
 };

@@ -190,7 +190,8 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
       if (request.isPageDocument) {
         const html = documents.get(url);
         // The page as the crawler fetched it; a navigation the page starts itself (a script, a meta refresh) is not followed.
-        return html === undefined ? request.fail('BlockedByClient') : request.fulfill({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: html });
+        // Aborted, not blocked: a blocked navigation replaces the document with an error page, an aborted one leaves it on screen.
+        return html === undefined ? request.fail('Aborted') : request.fulfill({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: html });
       }
       if (method !== 'GET' && method !== 'HEAD') return request.fail('BlockedByClient'); // a scan only reads
       if (request.page.countRequest() > maxSubresources) return request.fail('BlockedByClient');
