@@ -24,7 +24,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { axeRunOptions } from '../src/domain/scan/axe-results.js';
 import { CHROMIUM_FLAGS, createChromiumEngine } from '../src/domain/scan/chromium/engine.js';
 import { DESKTOP } from '../src/domain/scan/chromium/browser-checks.js';
-import { CHECKS } from '../src/domain/scan/checks/catalogue.js';
+import { AXE_RULE_ACT_RULES, CHECKS } from '../src/domain/scan/checks/catalogue.js';
 import type { CheckSession } from '../src/domain/scan/engine.js';
 import { createJsdomEngine } from '../src/domain/scan/jsdom-engine.js';
 import { createCheckPool } from '../src/domain/scan/pool.js';
@@ -175,7 +175,8 @@ const selectedAxe = [...axeRules, ...axe.getRules().filter((r) => alsoEnabled.in
 function proceduresFor(tool: Tool, ruleId: string): string[] {
   const fromAxe = selectedAxe.filter((r) => (r as { actIds?: string[] }).actIds?.includes(ruleId)).map((r) => r.ruleId);
   if (tool === 'axe-core') return [...new Set(fromAxe)];
-  const ours = Object.values(CHECKS).filter((c) => c.actRules.includes(ruleId)).map((c) => c.id);
+  const mappedByPactum = selectedAxe.filter((r) => AXE_RULE_ACT_RULES[r.ruleId]?.includes(ruleId)).map((r) => r.ruleId);
+  const ours = [...mappedByPactum, ...Object.values(CHECKS).filter((c) => c.actRules.includes(ruleId)).map((c) => c.id)];
   return [...new Set([...fromAxe, ...ours])];
 }
 

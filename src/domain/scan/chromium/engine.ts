@@ -26,7 +26,7 @@ import { uniqueByCode } from '../not-evaluated.js';
 import type { CheckedPage, Issue, NotEvaluated, StyleStats } from '../types.js';
 import { LaunchError, launchBrowser, type Browser, type BrowserContext, type Page, type PausedRequest } from './browser.js';
 import { processUid, sandboxFor, sandboxUnavailable, UNAVAILABLE_WARNING, UNSANDBOXED, type SandboxChoice } from './sandbox.js';
-import { DESKTOP, keyboardChecks, layoutChecks, playbackCheck, quietPage } from './browser-checks.js';
+import { DESKTOP, keyboardChecks, layoutChecks, mediaChecks, playbackCheck, quietPage } from './browser-checks.js';
 import { fetchSubresource } from './subresources.js';
 
 /**
@@ -342,6 +342,8 @@ async function inspect(page: Page, input: PageToCheck, progress: InFlight): Prom
   };
   progress.stage = 'checking playback';
   await run(['pactum-autoplay-audio'], () => playbackCheck(page));
+  progress.stage = 'looking at its audio and video';
+  await run(['pactum-audio-alternative', 'pactum-video-alternative', 'pactum-video-only-alternative'], () => mediaChecks(page));
   progress.stage = 'tabbing through it';
   await run(['pactum-keyboard-trap', 'pactum-focus-visible'], () => keyboardChecks(page, wanted));
   progress.stage = 'laying it out at other sizes';

@@ -255,3 +255,100 @@ export function layoutProbe(doc: Document, max: number): LayoutProbe {
   }
   return { viewport: vw, documentWidth, wide, clipped };
 }
+
+/** One audio or video element as played: whether a person can see or start it, and whether it makes sound. */
+export interface MediaFacts {
+  selector: string;
+  html: string;
+  kind: 'audio' | 'video';
+  visible: boolean;
+  controls: boolean;
+  autoplay: boolean;
+  /** Its metadata loaded (a source that does not load is nothing to review). */
+  loaded: boolean;
+  /** Seconds; -1 for a stream (no end). */
+  duration: number;
+  /** Whether its audio is more than silence: decoded from the file; unknown when it could not be fetched or decoded in time. */
+  sound: 'yes' | 'no' | 'unknown';
+  /** The loudest sample of the audio decoded (0..1), for the evidence. */
+  peak: number;
+  tracks: string[];
+  /** A link, button or text next to it naming a transcript, captions or an audio description. */
+  alternative: string | null;
+}
+
+/**
+ * Waits (at most `waitMs` in all) for each audio and video element's metadata, then decodes its
+ * audio (the file as the page loads it, up to `maxBytes`) to tell sound from silence, which no
+ * media property says.
+ */
+export async function mediaProbe(doc: Document, opts: { waitMs: number; maxBytes: number }): Promise<MediaFacts[]> {
+  const win = doc.defaultView! as Window & { OfflineAudioContext?: typeof OfflineAudioContext };
+  const media = Array.from(doc.querySelectorAll<HTMLMediaElement>('audio, video')).slice(0, 10);
+  if (media.length === 0) return [];
+  const esc = (s: string) => { const css = (win as unknown as { CSS?: { escape?(v: string): string } }).CSS; return css?.escape ? css.escape(s) : s; };
+  const selectorOf = (el: Element): string => {
+    if (el.id && doc.querySelectorAll(`#${esc(el.id)}`).length === 1) return `#${esc(el.id)}`;
+    const same = Array.from(doc.querySelectorAll(el.localName));
+    return same.length === 1 ? el.localName : `${el.localName}:nth-of-type(${same.indexOf(el) + 1})`;
+  };
+  const deadline = Date.now() + opts.waitMs;
+  await Promise.all(media.filter((m) => m.readyState < 1 && m.networkState !== 3).map((m) => new Promise<void>((ok) => {
+    const done = () => ok();
+    m.addEventListener('loadedmetadata', done, { once: true });
+    m.addEventListener('error', done, { once: true });
+    for (const source of Array.from(m.querySelectorAll('source'))) source.addEventListener('error', done, { once: true });
+    setTimeout(done, Math.max(0, deadline - Date.now()));
+  })));
+  const ALTERNATIVE = /transcript|caption|subtitle|text version|audio description|described|alternative/i;
+  const nameOf = (el: Element) => `${el.textContent ?? ''} ${el.getAttribute('aria-label') ?? ''} ${el.getAttribute('href') ?? ''}`.replace(/\s+/g, ' ').trim();
+  const soundOf = async (m: HTMLMediaElement): Promise<{ sound: MediaFacts['sound']; peak: number }> => {
+    const src = m.currentSrc;
+    if (!src || !win.OfflineAudioContext || !/^https?:/.test(src)) return { sound: 'unknown', peak: 0 };
+    try {
+      const response = await win.fetch(src);
+      if (!response.ok || Number(response.headers.get('content-length') ?? 0) > opts.maxBytes) return { sound: 'unknown', peak: 0 };
+      const bytes = await response.arrayBuffer();
+      if (bytes.byteLength > opts.maxBytes) return { sound: 'unknown', peak: 0 };
+      let audio: AudioBuffer;
+      try {
+        audio = await new win.OfflineAudioContext(1, 1, 8000).decodeAudioData(bytes);
+      } catch {
+        return { sound: 'no', peak: 0 }; // the file loads as media but holds no audio stream
+      }
+      let peak = 0;
+      for (let c = 0; c < audio.numberOfChannels; c++) {
+        const data = audio.getChannelData(c);
+        for (let i = 0; i < data.length; i += 5) peak = Math.max(peak, Math.abs(data[i]!));
+      }
+      return { sound: peak > 0.01 ? 'yes' : 'no', peak };
+    } catch {
+      return { sound: 'unknown', peak: 0 };
+    }
+  };
+  const facts: MediaFacts[] = [];
+  for (const m of media) {
+    const style = win.getComputedStyle(m);
+    const visible = m.getClientRects().length > 0 && style.visibility === 'visible' && Number(style.opacity) > 0;
+    const loaded = m.readyState >= 1;
+    const around = m.closest('figure, section, article, li, div, main, body') ?? m.parentElement;
+    const near = around ? Array.from(around.querySelectorAll('a, button, summary, p, figcaption, [id]')).find((el) => el !== m && ALTERNATIVE.test(nameOf(el))) : undefined;
+    const { sound, peak } = loaded ? await soundOf(m) : { sound: 'unknown' as const, peak: 0 };
+    const outer = m.outerHTML;
+    facts.push({
+      selector: selectorOf(m),
+      html: outer.slice(0, outer.indexOf('>') + 1),
+      kind: m.localName === 'video' ? 'video' : 'audio',
+      visible,
+      controls: m.controls,
+      autoplay: m.autoplay,
+      loaded,
+      duration: Number.isFinite(m.duration) ? m.duration : m.duration === Infinity ? -1 : 0,
+      sound,
+      peak,
+      tracks: Array.from(m.querySelectorAll('track')).map((t) => `${(t.getAttribute('kind') ?? 'subtitles').toLowerCase()}${t.getAttribute('src') ? ` (${t.getAttribute('src')})` : ''}`),
+      alternative: near ? nameOf(near).slice(0, 80) : null,
+    });
+  }
+  return facts;
+}
