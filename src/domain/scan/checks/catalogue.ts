@@ -20,7 +20,8 @@ export type CheckId =
   | 'pactum-audio-alternative'
   | 'pactum-video-alternative'
   | 'pactum-video-only-alternative'
-  | 'pactum-device-motion';
+  | 'pactum-device-motion'
+  | 'pactum-auto-update';
 
 export interface CheckInfo {
   id: CheckId;
@@ -103,6 +104,11 @@ export const CHECKS: Readonly<Record<CheckId, CheckInfo>> = {
   'pactum-device-motion': {
     id: 'pactum-device-motion', actRules: ['c249d5', '7677a9'], criteria: ['2.5.4'], level: 'A', impact: 'serious', needsBrowser: false,
     help: 'What device motion does must also be possible with a control, and motion actuation must be possible to turn off', helpUrl: understanding('motion-actuation'),
+  },
+  'pactum-auto-update': {
+    id: 'pactum-auto-update', actRules: ['efbfc7'], criteria: ['2.2.2'], level: 'A', impact: 'serious', needsBrowser: true,
+    help: 'Text that changes by itself must be possible to pause, stop or hide', helpUrl: understanding('pause-stop-hide'),
+    browserReason: 'Whether text changes by itself needs the page\'s scripts running for a while.',
   },
 };
 

@@ -6,7 +6,7 @@
 import type { CheckId, RawFinding } from '../checks/catalogue.js';
 import { pageCall } from '../checks/page-functions.js';
 import type { Page } from './browser.js';
-import { focusSnapshot, focusStates, layoutProbe, mediaProbe, recordedPresses, playbackProbe, quiet, type FocusState, type LayoutProbe, type MediaFacts, type PlaybackProbe } from './probes.js';
+import { focusSnapshot, focusStates, layoutProbe, mediaProbe, textUpdates, type TextUpdates, recordedPresses, playbackProbe, quiet, type FocusState, type LayoutProbe, type MediaFacts, type PlaybackProbe } from './probes.js';
 
 /** Tabbable elements followed; a page with more is checked on its first ones. */
 const MAX_TABBABLES = 40;
@@ -166,6 +166,28 @@ export async function mediaChecks(page: Page): Promise<RawFinding[]> {
     }
   }
   return findings;
+}
+
+/** How long after load a page that may update text is watched: two changes of a one-second ticker. */
+const TEXT_WATCH_MS = 2600;
+
+/**
+ * 2.2.2: text that changes by itself (a ticker, a counter, a feed) needs a way to pause, stop or
+ * hide it. Only a page that set short intervals, or whose text already changed, is watched until
+ * TEXT_WATCH_MS after its load; whether a control does the job is for a person to check.
+ */
+export async function autoUpdateCheck(page: Page): Promise<RawFinding[]> {
+  let seen: TextUpdates = await evaluate(page, textUpdates);
+  if (seen.sinceLoad < 0 || !seen.likely) return [];
+  if (seen.sinceLoad < TEXT_WATCH_MS) {
+    await new Promise((resolve) => setTimeout(resolve, TEXT_WATCH_MS - seen.sinceLoad));
+    seen = await evaluate(page, textUpdates);
+  }
+  return seen.changed.map((c) => ({
+    check: 'pactum-auto-update', criterion: '2.2.2', selector: c.selector, html: c.html,
+    what: 'this text changes by itself: a person must check that it can be paused, stopped or hidden, or how often it changes set',
+    evidence: `its text changed ${c.changes - 1} times in ${c.seconds.toFixed(1)} s after the page loaded, with no input (now "${c.text}"); ${seen.control ? `a control that may do it: "${seen.control}"` : 'no button or link on the page speaks of pausing, stopping or hiding'}`,
+  }));
 }
 
 /** 1.4.10 at 320 CSS px, 1.4.4 at 200% zoom (a 1280 px window at 200% lays out 640 CSS px). */

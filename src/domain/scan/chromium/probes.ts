@@ -352,3 +352,90 @@ export async function mediaProbe(doc: Document, opts: { waitMs: number; maxBytes
   }
   return facts;
 }
+
+/**
+ * Installed in every document before its scripts run (the engine's init script): notes each text
+ * change after the page loaded (the element, when, and its text then) and how many short
+ * intervals the page's scripts set, so that text that updates by itself can be told later
+ * without watching every page for seconds.
+ */
+export const TEXT_CHANGE_RECORDER = `(() => {
+  if (window.top !== window || window.__pactumText) return;
+  const rec = { loadedAt: -1, intervals: 0, changes: [] };
+  Object.defineProperty(window, '__pactumText', { value: rec });
+  const setInterval_ = window.setInterval;
+  window.setInterval = function (fn, ms, ...rest) {
+    if (!(Number(ms) > 10000)) rec.intervals++;
+    return setInterval_.call(this, fn, ms, ...rest);
+  };
+  window.addEventListener('load', () => {
+    rec.loadedAt = performance.now();
+    new MutationObserver((list) => {
+      for (const m of list) {
+        const el = m.type === 'characterData' ? m.target.parentElement : m.target;
+        if (el && el.nodeType === 1 && rec.changes.length < 2000) rec.changes.push([el, performance.now(), (el.textContent || '').slice(0, 200)]);
+      }
+    }).observe(document.documentElement, { subtree: true, childList: true, characterData: true });
+  });
+})();`;
+
+export interface TextUpdates {
+  /** Milliseconds since the page's load event (-1: not loaded, or the recorder is missing). */
+  sinceLoad: number;
+  /** Whether the page may update text by itself: it set short intervals, or text already changed. */
+  likely: boolean;
+  /** Visible elements whose text changed at least twice after load, innermost only. */
+  changed: { selector: string; html: string; changes: number; seconds: number; text: string }[];
+  /** Buttons or links whose name speaks of pausing, stopping or hiding. */
+  control: string | null;
+}
+
+export function textUpdates(doc: Document): TextUpdates {
+  type Rec = { loadedAt: number; intervals: number; changes: [Element, number, string][] };
+  const win = doc.defaultView! as Window & { __pactumText?: Rec };
+  const rec = win.__pactumText;
+  const CONTROL = /\b(pause|stop|hide|freeze|resume|frequency|control)\b/i;
+  const controlEl = Array.from(doc.querySelectorAll('button, [role="button"], a, input[type="button"], input[type="checkbox"], input[type="submit"]'))
+    .find((el) => CONTROL.test(`${el.textContent ?? ''} ${el.getAttribute('aria-label') ?? ''} ${el.getAttribute('value') ?? ''}`));
+  const control = controlEl ? `${controlEl.textContent ?? ''} ${controlEl.getAttribute('aria-label') ?? ''} ${controlEl.getAttribute('value') ?? ''}`.replace(/\s+/g, ' ').trim().slice(0, 60) : null;
+  if (!rec || rec.loadedAt < 0) return { sinceLoad: -1, likely: false, changed: [], control };
+  const byElement = new Map<Element, { texts: Set<string>; first: number; last: number }>();
+  for (const [el, at, text] of rec.changes) {
+    const entry = byElement.get(el) ?? { texts: new Set<string>(), first: at, last: at };
+    entry.texts.add(text);
+    entry.last = at;
+    byElement.set(el, entry);
+  }
+  const esc = (s: string) => { const css = (win as unknown as { CSS?: { escape?(v: string): string } }).CSS; return css?.escape ? css.escape(s) : s; };
+  const selectorOf = (el: Element): string => {
+    const parts: string[] = [];
+    for (let node: Element | null = el; node && node.nodeType === 1; node = node.parentElement) {
+      if (node.id && doc.querySelectorAll(`#${esc(node.id)}`).length === 1) { parts.unshift(`#${esc(node.id)}`); break; }
+      const parent: Element | null = node.parentElement;
+      let part = node.localName;
+      if (parent) {
+        const same = Array.from(parent.children).filter((c) => c.localName === node!.localName);
+        if (same.length > 1) part += `:nth-of-type(${same.indexOf(node) + 1})`;
+      }
+      parts.unshift(part);
+      if (doc.querySelectorAll(parts.join(' > ')).length === 1) break;
+    }
+    return parts.join(' > ');
+  };
+  // Changed at least twice (three texts seen, the first being the text before), still in the page and visible.
+  const candidates = [...byElement].filter(([el, e]) => e.texts.size >= 2 && el.isConnected && el !== doc.body && el !== doc.documentElement
+    && el.getClientRects().length > 0 && win.getComputedStyle(el).visibility === 'visible' && ((el as HTMLElement).innerText ?? '').trim() !== '');
+  const innermost = candidates.filter(([el]) => !candidates.some(([other]) => other !== el && el.contains(other)));
+  // "Not alone": the changing text is part of something larger (a lone clock page is the content itself).
+  const changed = innermost.filter(([el]) => {
+    for (let node = el.parentElement; node; node = node.parentElement) {
+      const text = (node as HTMLElement).innerText?.trim() ?? '';
+      if (text && text !== (el as HTMLElement).innerText.trim()) return true;
+    }
+    return false;
+  }).slice(0, 5).map(([el, e]) => {
+    const outer = el.outerHTML;
+    return { selector: selectorOf(el), html: outer.length <= 200 ? outer : outer.slice(0, outer.indexOf('>') + 1), changes: e.texts.size, seconds: (e.last - e.first) / 1000, text: ((el as HTMLElement).innerText ?? '').trim().slice(0, 60) };
+  });
+  return { sinceLoad: performance.now() - rec.loadedAt, likely: rec.intervals > 0 || byElement.size > 0, changed, control };
+}
