@@ -79,7 +79,7 @@ export const CHECKS: Readonly<Record<CheckId, CheckInfo>> = {
     browserReason: 'Reflow and zoom need layout at other viewport sizes.',
   },
   'pactum-link-purpose': {
-    id: 'pactum-link-purpose', actRules: ['fd3a94'], criteria: ['2.4.4'], level: 'A', impact: 'moderate', needsBrowser: false,
+    id: 'pactum-link-purpose', actRules: ['fd3a94', '5effbb'], criteria: ['2.4.4'], level: 'A', impact: 'moderate', needsBrowser: false,
     help: 'Links with the same name in the same context must lead to the same place', helpUrl: understanding('link-purpose-in-context'),
   },
   'pactum-link-text': {

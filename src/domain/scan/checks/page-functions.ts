@@ -116,9 +116,8 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
   const findings: Survey['findings'] = [];
   // 2.4.4: links named alike in one context (the nearest list, navigation, section, table or form) that lead to different pages.
   // Walked by hand: selector matching per link is slow in jsdom on big pages.
-  // The context is the link's block (a paragraph, list item, cell or div), as the ACT rules take it: links in
-  // different list items are told apart by their item's text.
-  const CONTEXT_TAGS = new Set(['p', 'li', 'td', 'th', 'dd', 'dt', 'div', 'blockquote', 'figcaption', 'caption', 'ul', 'ol', 'nav', 'section', 'article', 'aside', 'table', 'form', 'main', 'header', 'footer']);
+  // A div is a context of its own too: links in separate display blocks are not one group.
+  const CONTEXT_TAGS = new Set(['div', 'ul', 'ol', 'nav', 'section', 'article', 'aside', 'table', 'form', 'main', 'header', 'footer']);
   // Links a person cannot perceive (hidden, aria-hidden, display: none) are left out.
   const unperceived = (el: Element): boolean => {
     if (el.closest('[hidden], [aria-hidden="true"]')) return true;
@@ -136,6 +135,8 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
     return doc.body ?? doc.documentElement;
   };
   const groups = new Map<Element, Map<string, { label: string; els: Element[]; targets: Set<string> }>>();
+  /** Links already reported as alike: their name is one thing to fix, listed once. */
+  const alike = new Set<Element>();
   for (const a of anchors) {
     const href = hrefOf(a);
     const label = nameOf(a);
@@ -162,6 +163,7 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
       const where = context.localName === 'body' ? 'on the page' : `in ${selectorOf(context)}`;
       const targets = [...group.targets].slice(0, 4).map((t) => new win.URL(t).pathname + new win.URL(t).search);
       for (const el of group.els) {
+        alike.add(el);
         findings.push({
           check: 'pactum-link-purpose', criterion: '2.4.4', selector: selectorOf(el), html: snippet(el),
           what: `${group.els.length} links named "${name}" ${where} lead to ${group.targets.size} different pages`,
@@ -176,7 +178,7 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
   const linkish = Array.from(doc.querySelectorAll('[role="link"]')).concat(anchors, Array.from(doc.querySelectorAll('area[href]')));
   const seenGeneric = new Set<Element>();
   for (const el of linkish) {
-    if (seenGeneric.has(el) || findings.length > 200) continue;
+    if (seenGeneric.has(el) || alike.has(el) || findings.length > 200) continue;
     seenGeneric.add(el);
     const role = el.getAttribute('role');
     if (role && role !== 'link') continue;
