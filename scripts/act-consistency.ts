@@ -14,6 +14,8 @@ export interface ToolFindings {
   error?: string;
   /** The page has scripts the engine did not run (jsdom). */
   scripted?: boolean;
+  /** The document is of a kind the tool does not check (pactum checks HTML pages only): every rule is inapplicable. */
+  outsideScope?: boolean;
 }
 
 /**
@@ -23,6 +25,7 @@ export interface ToolFindings {
  */
 export function outcomeOf(result: ToolFindings | undefined, procedures: readonly string[], scriptsNotRun = false): Outcome {
   if (!result || result.error) return 'untested';
+  if (result.outsideScope) return 'inapplicable';
   const mine = result.findings.filter((f) => procedures.includes(f.code));
   if (mine.some((f) => f.type === 'error')) return scriptsNotRun && result.scripted ? 'cantTell' : 'failed';
   if (mine.length > 0) return 'cantTell';
