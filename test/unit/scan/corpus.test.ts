@@ -83,7 +83,8 @@ async function axeOwnRun(url: string, standard: WcagStandard): Promise<string[]>
   try {
     const page = await context.newPage();
     await page.goto(url, { waitUntil: 'load' });
-    for (const frame of page.frames()) await frame.evaluate(axe.source);
+    // A frame can go while it is being injected (an <object> whose data fails shows its fallback instead).
+    for (const frame of page.frames()) await frame.evaluate(axe.source).catch((err: Error) => { if (!frame.isDetached()) throw err; });
     const results = await page.evaluate<axe.AxeResults>(`axe.run(document, ${JSON.stringify(axeRunOptions(standard, 'browser'))})`);
     const errored = (node: axe.NodeResult) => [...node.any, ...node.all, ...node.none].some((c) => c.id === 'error-occurred');
     const target = (t: axe.UnlabelledFrameSelector) => t.map((part) => (Array.isArray(part) ? part.join(' >>> ') : part)).join(' ');
