@@ -21,6 +21,9 @@ describe('outcomeOf', () => {
     expect(outcomeOf({ ...result, error: 'timeout' }, ['a'])).toBe('untested');
     expect(outcomeOf(result, ['c', 'd'])).toBe('untested');
   });
+  it('is inapplicable on a document the tool does not check (pactum: anything but an HTML page)', () => {
+    expect(outcomeOf({ findings: [], notEvaluated: [], outsideScope: true }, ['a'])).toBe('inapplicable');
+  });
   it('cannot tell an error on a page whose scripts did not run, when asked to', () => {
     expect(outcomeOf({ ...result, scripted: true }, ['a'], true)).toBe('cantTell');
     expect(outcomeOf({ ...result, scripted: true }, ['a'], false)).toBe('failed');
