@@ -414,7 +414,7 @@ export function textUpdates(doc: Document): TextUpdates {
       const parent: Element | null = node.parentElement;
       let part = node.localName;
       if (parent) {
-        const same = Array.from(parent.children).filter((c) => c.localName === node!.localName);
+        const same = Array.from(parent.children).filter((c) => c.localName === node.localName);
         if (same.length > 1) part += `:nth-of-type(${same.indexOf(node) + 1})`;
       }
       parts.unshift(part);
@@ -429,7 +429,7 @@ export function textUpdates(doc: Document): TextUpdates {
   // "Not alone": the changing text is part of something larger (a lone clock page is the content itself).
   const changed = innermost.filter(([el]) => {
     for (let node = el.parentElement; node; node = node.parentElement) {
-      const text = (node as HTMLElement).innerText?.trim() ?? '';
+      const text = (node).innerText?.trim() ?? '';
       if (text && text !== (el as HTMLElement).innerText.trim()) return true;
     }
     return false;
