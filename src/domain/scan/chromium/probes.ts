@@ -429,7 +429,7 @@ export function textUpdates(doc: Document): TextUpdates {
   // "Not alone": the changing text is part of something larger (a lone clock page is the content itself).
   const changed = innermost.filter(([el]) => {
     for (let node = el.parentElement; node; node = node.parentElement) {
-      const text = (node).innerText?.trim() ?? '';
+      const text = node.innerText?.trim() ?? '';
       if (text && text !== (el as HTMLElement).innerText.trim()) return true;
     }
     return false;
