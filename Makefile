@@ -16,7 +16,7 @@ export npm_config_fund := false
 export npm_config_audit := false
 export npm_config_update_notifier := false
 
-.PHONY: env help install install-conformance generate clients conformance mcp-conformance mock check-generated lint typecheck build migrate run serve test reliability bench clean clean-data
+.PHONY: env help install install-conformance generate clients conformance mcp-conformance mock check-generated lint typecheck build migrate run serve test reliability bench act clean clean-data
 
 env: ## the line that puts pactum's Node first on PATH in your shell: eval "$$(make -s env)"
 	@$(if $(NODE_BIN),echo 'export PATH="$(NODE_BIN):$$PATH"',echo '# this machine'"'"'s node is recent enough: nothing to change')
@@ -95,6 +95,10 @@ mcp-conformance: install install-conformance ## the official MCP conformance sui
 
 mock: install ## Prism mock servers of the three specs, one API per port: dashboard 4010, legacy 4011, batch 4012 (MOCK_PORT_BASE=N moves them to N..N+2; docs/mock.md)
 	npx tsx scripts/mock.ts
+
+act: install ## the ACT implementation report: make act ACT_RULES=DIR (a checkout of act-rules/act-rules.github.io) [ACT_ENGINES=chromium,jsdom] [ACT_RULE=id,id] [ACT_OUT=act-report]
+	@test -n "$(ACT_RULES)" || { echo "make act needs ACT_RULES=DIR, a checkout of https://github.com/act-rules/act-rules.github.io"; exit 2; }
+	ACT_RULES="$(ACT_RULES)" ACT_ENGINES="$(ACT_ENGINES)" ACT_RULE="$(ACT_RULE)" ACT_OUT="$(ACT_OUT)" npx tsx scripts/act-report.ts
 
 bench: install build ## benchmarks as ratios against baselines run alongside; bench-results.json and .md (QUICK=1: a short smoke run)
 	npx tsx scripts/bench/run-all.ts $(if $(QUICK),--quick)

@@ -1,6 +1,6 @@
 /**
  * The fixture corpus (test/fixtures/corpus) on loopback, plus the media its pages load: tones
- * (WAV, generated here: media/tone-1s.wav, media/tone-5s.wav), a captions file, a 1×1 PNG. Every
+ * (WAV, generated here: media/tone-1s.wav, media/tone-5s.wav, and silence: media/silence-2s.wav), a captions file, a 1×1 PNG. Every
  * other path is a 404, which is what pages linking to /news/… or transcript.html should get.
  */
 import { readFile } from 'node:fs/promises';
@@ -37,8 +37,8 @@ export interface CorpusSite {
   close(): Promise<void>;
 }
 
-/** 8 kHz, 8-bit mono PCM: a 440 Hz tone of `seconds`. */
-export function tone(seconds: number): Buffer {
+/** 8 kHz, 8-bit mono PCM: a 440 Hz tone of `seconds` (`amplitude` 0: silence of that length). */
+export function tone(seconds: number, amplitude = 60): Buffer {
   const rate = 8000;
   const samples = Math.round(rate * seconds);
   const wav = Buffer.alloc(44 + samples);
@@ -46,7 +46,7 @@ export function tone(seconds: number): Buffer {
   wav.write('fmt ', 12); wav.writeUInt32LE(16, 16); wav.writeUInt16LE(1, 20); wav.writeUInt16LE(1, 22);
   wav.writeUInt32LE(rate, 24); wav.writeUInt32LE(rate, 28); wav.writeUInt16LE(1, 32); wav.writeUInt16LE(8, 34);
   wav.write('data', 36); wav.writeUInt32LE(samples, 40);
-  for (let i = 0; i < samples; i++) wav[44 + i] = 128 + Math.round(60 * Math.sin((2 * Math.PI * 440 * i) / rate));
+  for (let i = 0; i < samples; i++) wav[44 + i] = 128 + Math.round(amplitude * Math.sin((2 * Math.PI * 440 * i) / rate));
   return wav;
 }
 
@@ -59,6 +59,8 @@ export async function startCorpusSite(): Promise<CorpusSite> {
     requests.push(path);
     const tones = /^\/media\/tone-(\d)s\.wav$/.exec(path);
     if (tones) return void res.writeHead(200, { 'content-type': 'audio/wav' }).end(tone(Number(tones[1])));
+    const silence = /^\/media\/silence-(\d)s\.wav$/.exec(path);
+    if (silence) return void res.writeHead(200, { 'content-type': 'audio/wav' }).end(tone(Number(silence[1]), 0));
     if (path === '/media/clip.vtt') return void res.writeHead(200, { 'content-type': 'text/vtt' }).end('WEBVTT\n\n00:00.000 --> 00:01.000\nHello\n');
     if (path === '/media/logo.png') return void res.writeHead(200, { 'content-type': 'image/png' }).end(PNG_1X1);
     if (/^\/(frames\/)?[a-z0-9-]+\.html$/.test(path)) {

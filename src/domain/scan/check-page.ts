@@ -15,7 +15,7 @@ import { surveyDom } from './checks/page-functions.js';
 import { blindRules, JSDOM_BLIND_RULES, SCRIPTED_CONTENT, uniqueByCode } from './not-evaluated.js';
 import type { CheckedPage, Issue, NotEvaluated, StyleStats, WcagStandard } from './types.js';
 import { collectStyleStats, emptyStyleStats, type StyleWindow } from './style-stats.js';
-import { tagsForStandard } from './wcag.js';
+import { criteriaFromTags, tagsForStandard } from './wcag.js';
 
 /** axe-core's source, read once per thread (module load) and evaluated into each page's window. */
 const AXE_SOURCE: string = axe.source;
@@ -38,9 +38,10 @@ export async function checkPage(html: string, url: string, standard: WcagStandar
     const results = await pageAxe.run(window.document, axeRunOptions(standard, 'jsdom'));
     const blind = blindRules(pageAxe.getRules(tagsForStandard(standard)));
     const trusted = (list: axe.Result[]) => list.filter((rule) => !(rule.id in JSDOM_BLIND_RULES));
+    const objects = undecidedObjects(window.document, results.violations);
     const axeIssues = [...issuesOf(trusted(results.violations), 'error'), ...issuesOf(trusted(results.incomplete), 'warning')];
 
-    const notEvaluated: NotEvaluated[] = [...blind, ...erroredRules(trusted([...results.violations, ...results.incomplete]), 'needs a browser'), ...browserOnly(standard)];
+    const notEvaluated: NotEvaluated[] = [...blind, ...objects, ...erroredRules(trusted([...results.violations, ...results.incomplete]), 'needs a browser'), ...browserOnly(standard)];
     const survey = surveyDom(window.document, SURVEY_LIMITS);
     if (survey.scripted) notEvaluated.push(SCRIPTED_CONTENT);
     const { findings: all, failures } = domFindings(survey);
@@ -59,6 +60,26 @@ export async function checkPage(html: string, url: string, standard: WcagStandar
   } finally {
     dom.window.close();
   }
+}
+
+/**
+ * An <object> with fallback content shows either what it loads or that content, and jsdom loads
+ * nothing: whether it needs a name of its own is not known. Such objects are taken out of axe's
+ * object-alt violations (in place) and reported as not evaluated.
+ */
+function undecidedObjects(document: Document, violations: axe.Result[]): NotEvaluated[] {
+  const rule = violations.find((r) => r.id === 'object-alt');
+  if (!rule) return [];
+  const hasFallback = (node: axe.NodeResult) => {
+    const selector = node.target[0];
+    const el = typeof selector === 'string' ? document.querySelector(selector) : null;
+    return el !== null && (el.firstElementChild !== null || (el.textContent ?? '').trim() !== '');
+  };
+  const undecided = rule.nodes.filter(hasFallback);
+  if (undecided.length === 0) return [];
+  rule.nodes = rule.nodes.filter((node) => !hasFallback(node));
+  if (rule.nodes.length === 0) violations.splice(violations.indexOf(rule), 1);
+  return [{ code: 'object-alt', wcagCriteria: criteriaFromTags(rule.tags), reason: 'needs a browser', detail: 'Whether an <object> with fallback content shows what it loads or that content needs a browser: jsdom loads nothing.' }];
 }
 
 /**

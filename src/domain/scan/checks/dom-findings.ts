@@ -13,7 +13,7 @@ export function domFindings(survey: Survey): { findings: RawFinding[]; failures:
   try {
     language = languageFindings(survey);
   } catch (err) {
-    failures.push(checkFailed('pactum-language', err));
+    failures.push(checkFailed('pactum-language', err), checkFailed('pactum-language-of-parts', err));
   }
   return { findings: [...survey.findings, ...language], failures };
 }

@@ -10,10 +10,14 @@ export interface Survey {
   /** Absolute http(s) URLs of <a href> (HTML and SVG links), without repeats. */
   links: string[];
   /** Findings of the DOM checks: same link name, different targets; media without an alternative. */
-  findings: { check: 'pactum-link-purpose' | 'pactum-media-alternative'; criterion: string; selector: string; html: string; what: string; evidence: string }[];
+  findings: { check: 'pactum-link-purpose' | 'pactum-link-text' | 'pactum-media-alternative' | 'pactum-device-motion'; criterion: string; selector: string; html: string; what: string; evidence: string }[];
   /** The declared language of the page and the text it has, for 3.1.1. */
   pageLang: string | null;
   pageText: string;
+  /** Text alternatives (alt, aria-label, aria-labelledby) of images that inherit the page's language. */
+  pageNames: string;
+  /** Elements in the body with a lang attribute, and the text (and image names) that inherit their language. */
+  langElements: { selector: string; html: string; lang: string; text: string }[];
   /** Text blocks with the language they inherit, for 3.1.2. */
   blocks: { selector: string; html: string; lang: string | null; text: string }[];
   /** Whether the page has scripts (jsdom does not run them). */
@@ -112,7 +116,17 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
   const findings: Survey['findings'] = [];
   // 2.4.4: links named alike in one context (the nearest list, navigation, section, table or form) that lead to different pages.
   // Walked by hand: selector matching per link is slow in jsdom on big pages.
-  const CONTEXT_TAGS = new Set(['ul', 'ol', 'nav', 'section', 'article', 'aside', 'table', 'form', 'main', 'header', 'footer']);
+  // A div is a context of its own too: links in separate display blocks are not one group.
+  const CONTEXT_TAGS = new Set(['div', 'ul', 'ol', 'nav', 'section', 'article', 'aside', 'table', 'form', 'main', 'header', 'footer']);
+  // Links a person cannot perceive (hidden, aria-hidden, display: none) are left out.
+  const unperceived = (el: Element): boolean => {
+    if (el.closest('[hidden], [aria-hidden="true"]')) return true;
+    for (let node: Element | null = el; node; node = node.parentElement) {
+      const style = win.getComputedStyle(node);
+      if (style.display === 'none' || style.visibility === 'hidden') return true;
+    }
+    return false;
+  };
   const contextOf = (el: Element): Element => {
     for (let node = el.parentElement; node; node = node.parentElement) {
       const role = node.getAttribute('role');
@@ -121,11 +135,15 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
     return doc.body ?? doc.documentElement;
   };
   const groups = new Map<Element, Map<string, { label: string; els: Element[]; targets: Set<string> }>>();
+  /** Links already reported as alike: their name is one thing to fix, listed once. */
+  const alike = new Set<Element>();
   for (const a of anchors) {
     const href = hrefOf(a);
     const label = nameOf(a);
     const name = label.toLowerCase();
     if (!href || !name) continue;
+    const role = a.getAttribute('role');
+    if (role && role !== 'link') continue;
     const context = contextOf(a);
     const byName = groups.get(context) ?? new Map<string, { label: string; els: Element[]; targets: Set<string> }>();
     groups.set(context, byName);
@@ -138,9 +156,14 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
     for (const group of byName.values()) {
       const name = group.label;
       if (group.targets.size < 2) continue;
+      // Only now, for the few groups that would be reported: a style lookup per link is slow on big pages in jsdom.
+      group.els = group.els.filter((el) => !unperceived(el));
+      group.targets = new Set(group.els.map((el) => hrefOf(el)!.replace(/#.*$/, '')));
+      if (group.targets.size < 2) continue;
       const where = context.localName === 'body' ? 'on the page' : `in ${selectorOf(context)}`;
       const targets = [...group.targets].slice(0, 4).map((t) => new win.URL(t).pathname + new win.URL(t).search);
       for (const el of group.els) {
+        alike.add(el);
         findings.push({
           check: 'pactum-link-purpose', criterion: '2.4.4', selector: selectorOf(el), html: snippet(el),
           what: `${group.els.length} links named "${name}" ${where} lead to ${group.targets.size} different pages`,
@@ -148,6 +171,26 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
         });
       }
     }
+  }
+
+  // 2.4.4 / 2.4.9: links named by a word that says nothing of where they lead ("More", "Go", "PDF").
+  const GENERIC = /^(more|read more|learn more|see more|show more|find out more|more info|more information|info|details|click here|click|here|go|go to|this|this link|this page|this product|link|continue|next|download|open|view|html|pdf|epub|plain text|txt|doc|docx)$/;
+  const linkish = Array.from(doc.querySelectorAll('[role="link"]')).concat(anchors, Array.from(doc.querySelectorAll('area[href]')));
+  const seenGeneric = new Set<Element>();
+  for (const el of linkish) {
+    if (seenGeneric.has(el) || alike.has(el) || findings.length > 200) continue;
+    seenGeneric.add(el);
+    const role = el.getAttribute('role');
+    if (role && role !== 'link') continue;
+    const name = nameOf(el).toLowerCase().replace(/[.…:!?»›→]+$/u, '').trim();
+    if (!GENERIC.test(name) || unperceived(el)) continue;
+    const block = el.parentElement?.closest('p, li, td, th, dd, dt, blockquote, figcaption') ?? null;
+    const around = block ? squash(block.textContent).slice(0, 100) : '';
+    findings.push({
+      check: 'pactum-link-text', criterion: '2.4.4', selector: selectorOf(el), html: snippet(el),
+      what: `the link is named only "${nameOf(el)}": a person must check that its name, with the sentence, paragraph, list item or cell around it, says where it leads`,
+      evidence: around && around.toLowerCase() !== name ? `its name says nothing of its destination; the text around it: "${around}"` : 'its name says nothing of its destination, and no paragraph, list item or cell around it adds to it',
+    });
   }
 
   // 1.2.1 / 1.2.2: media with neither captions nor a transcript near it.
@@ -175,7 +218,7 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
     const walk = (node: Node) => {
       for (let child = node.firstChild; child; child = child.nextSibling) {
         if (child.nodeType === 3) out += child.nodeValue;
-        else if (child.nodeType === 1 && !SKIP.has((child as Element).localName) && !(child as Element).hasAttribute('lang')) walk(child);
+        else if (child.nodeType === 1 && !SKIP.has((child as Element).localName) && !(child as Element).hasAttribute('lang') && !(child as Element).hasAttribute('hidden')) walk(child);
         if (out.length > 4000) return;
       }
     };
@@ -201,6 +244,37 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
     if (hidden) continue;
     blocks.push({ selector: pathOf(el), html: snippet(el), lang: langOf(el), text: text.slice(0, 1000) });
   }
+  // 2.5.4: scripts that listen to the device's motion or orientation.
+  const MOTION = /\b(devicemotion|deviceorientation|DeviceMotionEvent|DeviceOrientationEvent)\b/;
+  const motion = Array.from(doc.querySelectorAll('script')).find((script) => MOTION.test(script.textContent ?? ''))
+    ?? Array.from(doc.querySelectorAll('[ondevicemotion], [ondeviceorientation]'))[0];
+  if (motion) {
+    const event = MOTION.exec(motion.textContent || motion.outerHTML)?.[1] ?? 'devicemotion';
+    findings.push({
+      check: 'pactum-device-motion', criterion: '2.5.4', selector: selectorOf(motion), html: snippet(motion),
+      what: `the page responds to moving the device (${event}): a person must check that whatever motion changes can also be done with a control on the page, and that responding to motion can be turned off`,
+      evidence: `a script listens to ${event}; what it does with the motion is not visible without a device that moves`,
+    });
+  }
+
+  // Image names (alt, aria-label, aria-labelledby) are text of the language the image inherits.
+  const imageName = (img: Element): string => {
+    const by = img.getAttribute('aria-labelledby');
+    const labelled = by ? by.split(/\s+/).map((id) => doc.getElementById(id)?.textContent ?? '').join(' ') : '';
+    return squash(labelled || img.getAttribute('aria-label') || img.getAttribute('alt') || '');
+  };
+  const namesInheriting = (el: Element): string => Array.from(el.querySelectorAll('img, [role="img"], area, input[type="image"]'))
+    .filter((img) => img.parentElement?.closest('[lang]') === el || (img.parentElement?.closest('[lang]') === null && el === doc.documentElement))
+    .map(imageName).filter(Boolean).join(' ');
+  const langElements: Survey['langElements'] = [];
+  for (const el of Array.from(doc.body?.querySelectorAll('[lang]') ?? [])) {
+    if (langElements.length >= opts.maxBlocks) break;
+    const lang = el.getAttribute('lang')!.trim();
+    if (!lang || el.closest('[hidden]')) continue;
+    const text = squash(`${textOf(el)} ${namesInheriting(el)}`);
+    if (text) langElements.push({ selector: pathOf(el), html: snippet(el), lang, text: text.slice(0, 1000) });
+  }
+
   const html = doc.documentElement;
   const body = doc.body;
   const scripted = Array.from(doc.querySelectorAll('script')).some((s) => {
@@ -213,6 +287,8 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
     findings,
     pageLang: html?.getAttribute('lang')?.trim() || null,
     pageText: body ? textOf(body).slice(0, 4000) : '',
+    pageNames: html ? namesInheriting(html).slice(0, 1000) : '',
+    langElements,
     blocks,
     scripted,
   };

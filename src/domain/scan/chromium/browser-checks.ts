@@ -6,7 +6,7 @@
 import type { CheckId, RawFinding } from '../checks/catalogue.js';
 import { pageCall } from '../checks/page-functions.js';
 import type { Page } from './browser.js';
-import { focusSnapshot, focusStates, layoutProbe, recordedPresses, playbackProbe, quiet, type FocusState, type LayoutProbe, type PlaybackProbe } from './probes.js';
+import { focusSnapshot, focusStates, layoutProbe, mediaProbe, textUpdates, type TextUpdates, recordedPresses, playbackProbe, quiet, type FocusState, type LayoutProbe, type MediaFacts, type PlaybackProbe } from './probes.js';
 
 /** Tabbable elements followed; a page with more is checked on its first ones. */
 const MAX_TABBABLES = 40;
@@ -121,6 +121,73 @@ export async function playbackCheck(page: Page): Promise<RawFinding[]> {
       what: `sound plays by itself for ${m.duration === -1 ? 'an unbounded time (a stream)' : `${m.duration.toFixed(1)} s`} with no way to pause or mute it`,
       evidence: `playing and not muted right after the page loaded (${m.autoplayAttribute ? 'autoplay attribute' : 'started by a script'}), duration ${m.duration === -1 ? 'infinite' : `${m.duration.toFixed(1)} s`}; no controls attribute and no pause, stop or mute button on the page`,
     }));
+}
+
+/** Media files larger than this are not decoded: whether they make sound stays unknown. */
+const MEDIA_DECODE_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * 1.2.1, 1.2.2, 1.2.3, 1.2.5: whether captions, a transcript or an audio description match what
+ * plays is for a person to judge. What a browser can tell is which media needs that look: audio a
+ * person can play (autoplay, or controls they can see), and video they can see, told apart by
+ * whether it makes sound (its audio decoded). Media that does not load, is hidden or streams is
+ * left out, as the ACT rules leave it out.
+ */
+export async function mediaChecks(page: Page): Promise<RawFinding[]> {
+  const facts: MediaFacts[] = await evaluate(page, mediaProbe, { waitMs: 3000, maxBytes: MEDIA_DECODE_MAX_BYTES });
+  const findings: RawFinding[] = [];
+  for (const m of facts) {
+    if (!m.loaded || m.duration === -1) continue;
+    const seconds = `${m.duration.toFixed(1)} s`;
+    const found = [
+      m.tracks.length ? `track elements: ${m.tracks.join(', ')}` : 'no track element',
+      m.alternative ? `text near it that may be an alternative: "${m.alternative}"` : 'no transcript, captions or alternative named near it',
+    ].join('; ');
+    const sound = m.sound === 'yes' ? `sound (loudest sample ${m.peak.toFixed(2)})` : m.sound === 'no' ? 'no sound (its audio is silent or absent)' : 'sound not determined (the file could not be decoded)';
+    if (m.kind === 'audio') {
+      if (!m.autoplay && !(m.controls && m.visible)) continue;
+      findings.push({
+        check: 'pactum-audio-alternative', criterion: '1.2.1', selector: m.selector, html: m.html,
+        what: 'a person must listen to this audio and check that a transcript or text on the page conveys all of it, and is labelled as its alternative',
+        evidence: `audio of ${seconds} that ${m.autoplay ? 'plays by itself' : 'has a visible play button'}; ${found}`,
+      });
+    } else if (m.visible && m.sound === 'no') {
+      findings.push({
+        check: 'pactum-video-only-alternative', criterion: '1.2.1', selector: m.selector, html: m.html,
+        what: 'a person must watch this video without sound and check that a transcript, an audio track or the text it illustrates conveys what it shows',
+        evidence: `video of ${seconds} with ${sound}; ${found}`,
+      });
+    } else if (m.visible) {
+      findings.push({
+        check: 'pactum-video-alternative', criterion: '1.2.3', selector: m.selector, html: m.html,
+        what: 'a person must watch this video and check that an audio description or a transcript conveys what it shows, and that captions carry its speech and sounds',
+        evidence: `video of ${seconds} with ${sound}; ${found}`,
+      });
+    }
+  }
+  return findings;
+}
+
+/** How long after load a page that may update text is watched: two changes of a one-second ticker. */
+const TEXT_WATCH_MS = 2600;
+
+/**
+ * 2.2.2: text that changes by itself (a ticker, a counter, a feed) needs a way to pause, stop or
+ * hide it. Only a page that set short intervals, or whose text already changed, is watched until
+ * TEXT_WATCH_MS after its load; whether a control does the job is for a person to check.
+ */
+export async function autoUpdateCheck(page: Page): Promise<RawFinding[]> {
+  let seen: TextUpdates = await evaluate(page, textUpdates);
+  if (seen.sinceLoad < 0 || !seen.likely) return [];
+  if (seen.sinceLoad < TEXT_WATCH_MS) {
+    await new Promise((resolve) => setTimeout(resolve, TEXT_WATCH_MS - seen.sinceLoad));
+    seen = await evaluate(page, textUpdates);
+  }
+  return seen.changed.map((c) => ({
+    check: 'pactum-auto-update', criterion: '2.2.2', selector: c.selector, html: c.html,
+    what: 'this text changes by itself: a person must check that it can be paused, stopped or hidden, or how often it changes set',
+    evidence: `its text changed ${c.changes - 1} times in ${c.seconds.toFixed(1)} s after the page loaded, with no input (now "${c.text}"); ${seen.control ? `a control that may do it: "${seen.control}"` : 'no button or link on the page speaks of pausing, stopping or hiding'}`,
+  }));
 }
 
 /** 1.4.10 at 320 CSS px, 1.4.4 at 200% zoom (a 1280 px window at 200% lays out 640 CSS px). */

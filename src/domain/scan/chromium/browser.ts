@@ -25,7 +25,7 @@ export interface PausedRequest {
   isPageDocument: boolean;
   page: Page;
   fulfill(response: { status: number; headers: Record<string, string>; body: Buffer | string }): Promise<void>;
-  fail(reason: 'BlockedByClient' | 'Failed'): Promise<void>;
+  fail(reason: 'BlockedByClient' | 'Failed' | 'Aborted'): Promise<void>;
 }
 
 export interface ContextOptions {

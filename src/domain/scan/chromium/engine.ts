@@ -26,7 +26,8 @@ import { uniqueByCode } from '../not-evaluated.js';
 import type { CheckedPage, Issue, NotEvaluated, StyleStats } from '../types.js';
 import { LaunchError, launchBrowser, type Browser, type BrowserContext, type Page, type PausedRequest } from './browser.js';
 import { processUid, sandboxFor, sandboxUnavailable, UNAVAILABLE_WARNING, UNSANDBOXED, type SandboxChoice } from './sandbox.js';
-import { DESKTOP, keyboardChecks, layoutChecks, playbackCheck, quietPage } from './browser-checks.js';
+import { autoUpdateCheck, DESKTOP, keyboardChecks, layoutChecks, mediaChecks, playbackCheck, quietPage } from './browser-checks.js';
+import { TEXT_CHANGE_RECORDER } from './probes.js';
 import { fetchSubresource } from './subresources.js';
 
 /**
@@ -109,7 +110,7 @@ export interface ChromiumEngine extends ScanEngine {
 let axeInit: Promise<string> | null = null;
 const loadAxeInit = () =>
   (axeInit ??= readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8').then(
-    (source) => `${source}\n;Object.defineProperty(window, '__pactumAxe', { value: window.axe });`,
+    (source) => `${source}\n;Object.defineProperty(window, '__pactumAxe', { value: window.axe });\n${TEXT_CHANGE_RECORDER}`,
   ));
 /** What a subresource may take: the page's own fetch limits. */
 const SUBRESOURCE_TIMEOUT_MS = 10_000;
@@ -190,7 +191,8 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
       if (request.isPageDocument) {
         const html = documents.get(url);
         // The page as the crawler fetched it; a navigation the page starts itself (a script, a meta refresh) is not followed.
-        return html === undefined ? request.fail('BlockedByClient') : request.fulfill({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: html });
+        // Aborted, not blocked: a blocked navigation replaces the document with an error page, an aborted one leaves it on screen.
+        return html === undefined ? request.fail('Aborted') : request.fulfill({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: html });
       }
       if (method !== 'GET' && method !== 'HEAD') return request.fail('BlockedByClient'); // a scan only reads
       if (request.page.countRequest() > maxSubresources) return request.fail('BlockedByClient');
@@ -341,6 +343,10 @@ async function inspect(page: Page, input: PageToCheck, progress: InFlight): Prom
   };
   progress.stage = 'checking playback';
   await run(['pactum-autoplay-audio'], () => playbackCheck(page));
+  progress.stage = 'looking at its audio and video';
+  await run(['pactum-audio-alternative', 'pactum-video-alternative', 'pactum-video-only-alternative'], () => mediaChecks(page));
+  progress.stage = 'watching its text for changes';
+  await run(['pactum-auto-update'], () => autoUpdateCheck(page));
   progress.stage = 'tabbing through it';
   await run(['pactum-keyboard-trap', 'pactum-focus-visible'], () => keyboardChecks(page, wanted));
   progress.stage = 'laying it out at other sizes';

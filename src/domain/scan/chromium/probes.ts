@@ -255,3 +255,187 @@ export function layoutProbe(doc: Document, max: number): LayoutProbe {
   }
   return { viewport: vw, documentWidth, wide, clipped };
 }
+
+/** One audio or video element as played: whether a person can see or start it, and whether it makes sound. */
+export interface MediaFacts {
+  selector: string;
+  html: string;
+  kind: 'audio' | 'video';
+  visible: boolean;
+  controls: boolean;
+  autoplay: boolean;
+  /** Its metadata loaded (a source that does not load is nothing to review). */
+  loaded: boolean;
+  /** Seconds; -1 for a stream (no end). */
+  duration: number;
+  /** Whether its audio is more than silence: decoded from the file; unknown when it could not be fetched or decoded in time. */
+  sound: 'yes' | 'no' | 'unknown';
+  /** The loudest sample of the audio decoded (0..1), for the evidence. */
+  peak: number;
+  tracks: string[];
+  /** A link, button or text next to it naming a transcript, captions or an audio description. */
+  alternative: string | null;
+}
+
+/**
+ * Waits (at most `waitMs` in all) for each audio and video element's metadata, then decodes its
+ * audio (the file as the page loads it, up to `maxBytes`) to tell sound from silence, which no
+ * media property says.
+ */
+export async function mediaProbe(doc: Document, opts: { waitMs: number; maxBytes: number }): Promise<MediaFacts[]> {
+  const win = doc.defaultView! as Window & { OfflineAudioContext?: typeof OfflineAudioContext };
+  const media = Array.from(doc.querySelectorAll<HTMLMediaElement>('audio, video')).slice(0, 10);
+  if (media.length === 0) return [];
+  const esc = (s: string) => { const css = (win as unknown as { CSS?: { escape?(v: string): string } }).CSS; return css?.escape ? css.escape(s) : s; };
+  const selectorOf = (el: Element): string => {
+    if (el.id && doc.querySelectorAll(`#${esc(el.id)}`).length === 1) return `#${esc(el.id)}`;
+    const same = Array.from(doc.querySelectorAll(el.localName));
+    return same.length === 1 ? el.localName : `${el.localName}:nth-of-type(${same.indexOf(el) + 1})`;
+  };
+  const deadline = Date.now() + opts.waitMs;
+  await Promise.all(media.filter((m) => m.readyState < 1 && m.networkState !== 3).map((m) => new Promise<void>((ok) => {
+    const done = () => ok();
+    m.addEventListener('loadedmetadata', done, { once: true });
+    m.addEventListener('error', done, { once: true });
+    for (const source of Array.from(m.querySelectorAll('source'))) source.addEventListener('error', done, { once: true });
+    setTimeout(done, Math.max(0, deadline - Date.now()));
+  })));
+  const ALTERNATIVE = /transcript|caption|subtitle|text version|audio description|described|alternative/i;
+  const nameOf = (el: Element) => `${el.textContent ?? ''} ${el.getAttribute('aria-label') ?? ''} ${el.getAttribute('href') ?? ''}`.replace(/\s+/g, ' ').trim();
+  const soundOf = async (m: HTMLMediaElement): Promise<{ sound: MediaFacts['sound']; peak: number }> => {
+    const src = m.currentSrc;
+    if (!src || !win.OfflineAudioContext || !/^https?:/.test(src)) return { sound: 'unknown', peak: 0 };
+    try {
+      const response = await win.fetch(src);
+      if (!response.ok || Number(response.headers.get('content-length') ?? 0) > opts.maxBytes) return { sound: 'unknown', peak: 0 };
+      const bytes = await response.arrayBuffer();
+      if (bytes.byteLength > opts.maxBytes) return { sound: 'unknown', peak: 0 };
+      let audio: AudioBuffer;
+      try {
+        audio = await new win.OfflineAudioContext(1, 1, 8000).decodeAudioData(bytes);
+      } catch {
+        return { sound: 'no', peak: 0 }; // the file loads as media but holds no audio stream
+      }
+      let peak = 0;
+      for (let c = 0; c < audio.numberOfChannels; c++) {
+        const data = audio.getChannelData(c);
+        for (let i = 0; i < data.length; i += 5) peak = Math.max(peak, Math.abs(data[i]!));
+      }
+      return { sound: peak > 0.01 ? 'yes' : 'no', peak };
+    } catch {
+      return { sound: 'unknown', peak: 0 };
+    }
+  };
+  const facts: MediaFacts[] = [];
+  for (const m of media) {
+    const style = win.getComputedStyle(m);
+    const visible = m.getClientRects().length > 0 && style.visibility === 'visible' && Number(style.opacity) > 0;
+    const loaded = m.readyState >= 1;
+    const around = m.closest('figure, section, article, li, div, main, body') ?? m.parentElement;
+    const near = around ? Array.from(around.querySelectorAll('a, button, summary, p, figcaption, [id]')).find((el) => el !== m && ALTERNATIVE.test(nameOf(el))) : undefined;
+    const { sound, peak } = loaded ? await soundOf(m) : { sound: 'unknown' as const, peak: 0 };
+    const outer = m.outerHTML;
+    facts.push({
+      selector: selectorOf(m),
+      html: outer.slice(0, outer.indexOf('>') + 1),
+      kind: m.localName === 'video' ? 'video' : 'audio',
+      visible,
+      controls: m.controls,
+      autoplay: m.autoplay,
+      loaded,
+      duration: Number.isFinite(m.duration) ? m.duration : m.duration === Infinity ? -1 : 0,
+      sound,
+      peak,
+      tracks: Array.from(m.querySelectorAll('track')).map((t) => `${(t.getAttribute('kind') ?? 'subtitles').toLowerCase()}${t.getAttribute('src') ? ` (${t.getAttribute('src')})` : ''}`),
+      alternative: near ? nameOf(near).slice(0, 80) : null,
+    });
+  }
+  return facts;
+}
+
+/**
+ * Installed in every document before its scripts run (the engine's init script): notes each text
+ * change after the page loaded (the element, when, and its text then) and how many short
+ * intervals the page's scripts set, so that text that updates by itself can be told later
+ * without watching every page for seconds.
+ */
+export const TEXT_CHANGE_RECORDER = `(() => {
+  if (window.top !== window || window.__pactumText) return;
+  const rec = { loadedAt: -1, intervals: 0, changes: [] };
+  Object.defineProperty(window, '__pactumText', { value: rec });
+  const setInterval_ = window.setInterval;
+  window.setInterval = function (fn, ms, ...rest) {
+    if (!(Number(ms) > 10000)) rec.intervals++;
+    return setInterval_.call(this, fn, ms, ...rest);
+  };
+  window.addEventListener('load', () => {
+    rec.loadedAt = performance.now();
+    new MutationObserver((list) => {
+      for (const m of list) {
+        const el = m.type === 'characterData' ? m.target.parentElement : m.target;
+        if (el && el.nodeType === 1 && rec.changes.length < 2000) rec.changes.push([el, performance.now(), (el.textContent || '').slice(0, 200)]);
+      }
+    }).observe(document.documentElement, { subtree: true, childList: true, characterData: true });
+  });
+})();`;
+
+export interface TextUpdates {
+  /** Milliseconds since the page's load event (-1: not loaded, or the recorder is missing). */
+  sinceLoad: number;
+  /** Whether the page may update text by itself: it set short intervals, or text already changed. */
+  likely: boolean;
+  /** Visible elements whose text changed at least twice after load, innermost only. */
+  changed: { selector: string; html: string; changes: number; seconds: number; text: string }[];
+  /** Buttons or links whose name speaks of pausing, stopping or hiding. */
+  control: string | null;
+}
+
+export function textUpdates(doc: Document): TextUpdates {
+  type Rec = { loadedAt: number; intervals: number; changes: [Element, number, string][] };
+  const win = doc.defaultView! as Window & { __pactumText?: Rec };
+  const rec = win.__pactumText;
+  const CONTROL = /\b(pause|stop|hide|freeze|resume|frequency|control)\b/i;
+  const controlEl = Array.from(doc.querySelectorAll('button, [role="button"], a, input[type="button"], input[type="checkbox"], input[type="submit"]'))
+    .find((el) => CONTROL.test(`${el.textContent ?? ''} ${el.getAttribute('aria-label') ?? ''} ${el.getAttribute('value') ?? ''}`));
+  const control = controlEl ? `${controlEl.textContent ?? ''} ${controlEl.getAttribute('aria-label') ?? ''} ${controlEl.getAttribute('value') ?? ''}`.replace(/\s+/g, ' ').trim().slice(0, 60) : null;
+  if (!rec || rec.loadedAt < 0) return { sinceLoad: -1, likely: false, changed: [], control };
+  const byElement = new Map<Element, { texts: Set<string>; first: number; last: number }>();
+  for (const [el, at, text] of rec.changes) {
+    const entry = byElement.get(el) ?? { texts: new Set<string>(), first: at, last: at };
+    entry.texts.add(text);
+    entry.last = at;
+    byElement.set(el, entry);
+  }
+  const esc = (s: string) => { const css = (win as unknown as { CSS?: { escape?(v: string): string } }).CSS; return css?.escape ? css.escape(s) : s; };
+  const selectorOf = (el: Element): string => {
+    const parts: string[] = [];
+    for (let node: Element | null = el; node && node.nodeType === 1; node = node.parentElement) {
+      if (node.id && doc.querySelectorAll(`#${esc(node.id)}`).length === 1) { parts.unshift(`#${esc(node.id)}`); break; }
+      const parent: Element | null = node.parentElement;
+      let part = node.localName;
+      if (parent) {
+        const same = Array.from(parent.children).filter((c) => c.localName === node.localName);
+        if (same.length > 1) part += `:nth-of-type(${same.indexOf(node) + 1})`;
+      }
+      parts.unshift(part);
+      if (doc.querySelectorAll(parts.join(' > ')).length === 1) break;
+    }
+    return parts.join(' > ');
+  };
+  // Changed at least twice (three texts seen, the first being the text before), still in the page and visible.
+  const candidates = [...byElement].filter(([el, e]) => e.texts.size >= 2 && el.isConnected && el !== doc.body && el !== doc.documentElement
+    && el.getClientRects().length > 0 && win.getComputedStyle(el).visibility === 'visible' && ((el as HTMLElement).innerText ?? '').trim() !== '');
+  const innermost = candidates.filter(([el]) => !candidates.some(([other]) => other !== el && el.contains(other)));
+  // "Not alone": the changing text is part of something larger (a lone clock page is the content itself).
+  const changed = innermost.filter(([el]) => {
+    for (let node = el.parentElement; node; node = node.parentElement) {
+      const text = node.innerText?.trim() ?? '';
+      if (text && text !== (el as HTMLElement).innerText.trim()) return true;
+    }
+    return false;
+  }).slice(0, 5).map(([el, e]) => {
+    const outer = el.outerHTML;
+    return { selector: selectorOf(el), html: outer.length <= 200 ? outer : outer.slice(0, outer.indexOf('>') + 1), changes: e.texts.size, seconds: (e.last - e.first) / 1000, text: ((el as HTMLElement).innerText ?? '').trim().slice(0, 60) };
+  });
+  return { sinceLoad: performance.now() - rec.loadedAt, likely: rec.intervals > 0 || byElement.size > 0, changed, control };
+}
