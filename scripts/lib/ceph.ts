@@ -243,13 +243,16 @@ async function startOnce(memBytes: number): Promise<CephCluster> {
  * Starts a cluster whose OSD holds up to `memBytes` in RAM. A first start is sometimes refused
  * by the monitor (the OSD's "wrong fsid"): each attempt is a new cluster in a new directory.
  */
-export async function startCeph({ memBytes = 4 * 2 ** 30, attempts = 3 } = {}): Promise<CephCluster> {
+export async function startCeph({ memBytes = 4 * 2 ** 30, attempts = 5 } = {}): Promise<CephCluster> {
   let last: unknown;
   for (let i = 0; i < attempts; i++) {
     try {
       return await startOnce(memBytes);
     } catch (err) {
       last = err;
+      // Refusals come in runs right after another cluster on this machine stopped: give its
+      // daemons time to be gone before the next attempt.
+      await sleep(2000 * (i + 1));
     }
   }
   throw new Error(`Ceph did not start in ${attempts} attempts: ${(last as Error).message}`);

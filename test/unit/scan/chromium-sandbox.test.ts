@@ -7,9 +7,10 @@
  * the engine starts Chromium again without it, warns once, and the page is still checked.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UNAVAILABLE_WARNING } from '../../../src/domain/scan/chromium/sandbox.js';
@@ -23,6 +24,24 @@ const home = mkdtempSync(join(tmpdir(), 'pactum-sandbox-'));
 chmodSync(home, 0o755);
 if (root) chownSync(home, NOBODY, NOBODY);
 afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+// nobody must reach the checkout to run the probe. A checkout inside a private directory (mktemp -d
+// makes it 0700, as CI's fresh clone is) gets others' search permission (x, not read) on each such
+// directory for this file's duration, and its mode back after.
+if (root) {
+  const opened: [string, number][] = [];
+  for (let dir = resolve(fileURLToPath(new URL('../../..', import.meta.url))); ; dir = dirname(dir)) {
+    const { mode } = statSync(dir);
+    if (!(mode & 0o001)) {
+      opened.push([dir, mode & 0o7777]);
+      chmodSync(dir, (mode & 0o7777) | 0o001);
+    }
+    if (dirname(dir) === dir) break;
+  }
+  afterAll(() => {
+    for (const [dir, mode] of opened) chmodSync(dir, mode);
+  });
+}
 
 interface Probed { uid: number; sandboxed: boolean; issues: string[]; renderers: number[]; warnings: string[] }
 
