@@ -5,14 +5,14 @@
  * environment sees and accepts.
  */
 import './node-version.js'; // first: an old Node gets one line, not a native crash
-import { restoreYoungGenerationGrowth } from './startup-heap.js'; // before any other module loads
+import { governYoungGeneration } from './startup-heap.js'; // before any other module loads
 import { createLogger } from '../log.js';
 import { isUsageError, useConfigFile } from './args.js';
 import { ConfigError, nearest } from '../config.js';
 
 // Each command's module is loaded when it runs: the conformance runner's generators stay out of
 // the server's memory, and `pactum token` does not load the server.
-const serve = async (a: string[]) => (await import('./serve.js')).serve(a, restoreYoungGenerationGrowth);
+const serve = async (a: string[]) => (await import('./serve.js')).serve(a, governYoungGeneration);
 // Other commands are short-lived: a small young generation is all they need.
 const migrateCommand = async (a: string[]) => (await import('./serve.js')).migrateCommand(a);
 const org = async (a: string[]) => (await import('./accounts.js')).org(a);

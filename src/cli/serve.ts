@@ -29,8 +29,8 @@ export function guardProcess(log: Logger, shutdown: () => Promise<void>, timeout
 }
 
 /** `pactum serve`: migrate, then serve until SIGTERM or SIGINT, shutting down gracefully. */
-/** `started`: called once the server listens (main.ts lets the young generation grow again). */
-export async function serve(args: string[], started: () => void = () => {}): Promise<number> {
+/** `started`: called once the server listens, with the young generation's limit (main.ts lets it grow again, up to that). */
+export async function serve(args: string[], started: (youngGenerationMb: number) => void = () => {}): Promise<number> {
   noArguments(args);
   const settings = cliSettings();
   const running = await startServer({ env: settings.env, announce: (config) => ({ settingsFile: settings.file, database: describeDatabase(config, settings) }) }).catch((err: unknown) => {
@@ -38,7 +38,7 @@ export async function serve(args: string[], started: () => void = () => {}): Pro
     // Not a setting we recognise: still one line, with what the error said.
     throw new ConfigError(`cannot start: ${err instanceof Error ? err.message : String(err)}`);
   });
-  started();
+  started(running.services.config.heapYoungGenerationMb);
   const log = running.services.log;
   guardProcess(log, running.close, running.services.config.shutdownTimeoutMs);
   await new Promise<void>((resolve) => {

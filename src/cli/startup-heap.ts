@@ -1,16 +1,41 @@
 /**
- * V8 grows its young generation (up to 2 × 16 MiB) when many objects survive collections, as
- * they do while modules load and migrations run; once grown it stays grown, and resident, though
- * an idle server needs a fraction of it. So the young generation may not grow while the process
- * starts (imported first by main.ts, before any other module loads), and `serve` lets it grow
- * again once it listens, for the load it then meets (restoreYoungGenerationGrowth).
- * About 12 MB less resident at idle (scripts/bench/objects.ts prints the idle RSS).
+ * The young generation's size. V8 grows its young generation when many objects survive its
+ * collections (doubling each time, up to 2 × 64 MiB on a large machine), and once grown it stays
+ * grown and resident. Two moments grow it for nothing:
+ *   - while the process starts (modules load, migrations run), though an idle server needs a
+ *     fraction of it: so it may not grow until `serve` listens;
+ *   - under a flood of cheap requests (anonymous bodies refused before they are read, a burst of
+ *     small calls): the refusals cost little each, but their short-lived garbage made the young
+ *     generation grow by 60-70 MB, memory a shared host did not get back.
+ * V8's ceiling (`--max-semi-space-size`) can only be set when the process starts, which a launcher
+ * may not do; its growth factor can be changed at any time. So once the server listens the young
+ * generation grows as V8 decides, and after each collection it is watched: once one more doubling
+ * would pass HEAP_YOUNG_GENERATION_MB, growing stops. A larger setting trades memory for fewer
+ * collections under heavy load (scripts/bench/fairness.ts and mcp.ts print both sides).
  */
-import { setFlagsFromString } from 'node:v8';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 setFlagsFromString('--semi-space-growth-factor=1');
 
-/** V8's default factor: the young generation doubles when it must. */
-export function restoreYoungGenerationGrowth() {
+const MiB = 1024 * 1024;
+const youngGeneration = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
+
+/**
+ * Lets the young generation grow again, up to `limitMb` MiB (both semi-spaces). Called once the
+ * server listens. Returns a function that stops watching (for tests).
+ */
+export function governYoungGeneration(limitMb: number): () => void {
+  const limit = limitMb * MiB;
+  // Already at or past the limit (a small limit): it stays as it is.
+  if (youngGeneration() * 2 > limit) return () => {};
   setFlagsFromString('--semi-space-growth-factor=2');
+  // A collection's entry arrives after it; one check per collection costs a few microseconds.
+  const observer = new PerformanceObserver(() => {
+    if (youngGeneration() * 2 <= limit) return;
+    setFlagsFromString('--semi-space-growth-factor=1');
+    observer.disconnect();
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return () => observer.disconnect();
 }
