@@ -12,6 +12,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Figure } from './lib.js';
+import { mergeRun, renderTable, replaceTable, type Results } from './readme-table.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
 const quick = Boolean(values.quick);
@@ -42,6 +43,8 @@ const benches: { name: string; args: string[]; quickArgs: string[]; when?: () =>
   { name: 'batch', args: pgUp() ? [] : ['--backends', 'sqlite'], quickArgs: ['--stored', '2000', '--requests', '10', '--backends', pgUp() ? 'sqlite,postgres' : 'sqlite'] },
   { name: 'concurrency', args: [], quickArgs: ['--clients', '4', '--duration', '3', '--single', '2'] },
   { name: 'scans', args: [], quickArgs: ['--pages', '6'] },
+  { name: 'fairness', args: [], quickArgs: ['--quick'] },
+  { name: 'report-view', args: [], quickArgs: ['--issues', '200', '--rounds', '1'], when: () => (has('chromium') ? null : 'Chromium is not installed (apt-get install chromium)') },
   { name: 's3', args: [], quickArgs: ['--rounds', '1', '--mib', '16'], when: () => (has('radosgw') ? null : 'Ceph is not installed (apt-get install ceph-mon ceph-osd radosgw ceph-common)') },
 ];
 
@@ -113,4 +116,15 @@ ${ran.map((r) => `- ${r.name}: ${r.status}${r.seconds ? ` in ${r.seconds.toFixed
 `;
 writeFileSync(join(root, 'bench-results.md'), md);
 console.log(`\n${md}\nwritten: bench-results.json, bench-results.md`);
+// A full run's figures become the README's table (a quick run's mean nothing).
+if (!quick) {
+  const recorded = join(root, 'docs', 'bench-results.json');
+  const before = existsSync(recorded) ? (JSON.parse(readFileSync(recorded, 'utf8')) as Results) : {};
+  const completed = ran.filter((r) => r.status === 'completed').map((r) => r.name);
+  const results = mergeRun(before, { date, machine, commit }, figures, completed);
+  writeFileSync(recorded, JSON.stringify(results, null, 2) + '\n');
+  const readme = join(root, 'README.md');
+  writeFileSync(readme, replaceTable(readFileSync(readme, 'utf8'), renderTable(results)));
+  console.log('written: docs/bench-results.json and the README\'s benchmark table');
+}
 process.exit(failed ? 1 : 0);
