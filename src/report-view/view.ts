@@ -95,21 +95,46 @@ function summarySection(view: ReportView): HTMLElement {
   return h('section', { 'aria-labelledby': 'summary-h' }, h('h2', { id: 'summary-h', text: 'Summary' }), levels, table, notEvaluated);
 }
 
+let pageRowPrototype: HTMLTableRowElement | undefined;
+/** A page's table row (title and URL, errors, warnings, not evaluated, what to do), to be cloned and filled in. */
+function pageRow(): HTMLTableRowElement {
+  pageRowPrototype ??= h('tr', null,
+    h('th', { scope: 'row' }, h('span', { class: 'page-title' }), h('br', null), h('span', { class: 'url' })),
+    h('td', null), h('td', null), h('td', null), h('td', null));
+  return pageRowPrototype.cloneNode(true) as HTMLTableRowElement;
+}
+
+/** The pages, worst first; the table handles its rows' "Show issues" clicks. */
 function pagesSection(view: ReportView, onFilter: (url: string | null) => void): HTMLElement {
-  const rows = view.pages.map((p) =>
-    h('tr', { class: p.error ? 'failed' : undefined },
-      h('th', { scope: 'row' }, h('span', { class: 'page-title', text: p.title ?? shortUrl(p.url) }), h('br', null), h('span', { class: 'url', text: p.url })),
-      h('td', null, p.error ? h('span', { class: 'badge error', text: 'Could not be checked' }) : String(p.byLevel.error)),
-      h('td', { text: p.error ? '–' : p.byLevel.warning }),
-      h('td', { text: p.notEvaluated.length }),
-      h('td', null, p.error ? h('span', { class: 'why', text: p.error }) : p.issueCount > 0 ? button(`Show issues: ${plural(p.issueCount, 'issue')} on ${shortUrl(p.url)}`, 'Show issues', () => onFilter(p.url)) : 'No issues found'),
-    ),
-  );
+  const urlOf = new Map<Element, string>();
+  const rows = view.pages.map((p) => {
+    const tr = pageRow();
+    const [th, errors, warnings, notEvaluated, action] = tr.children as unknown as [HTMLElement, HTMLElement, HTMLElement, HTMLElement, HTMLElement];
+    if (p.error) tr.className = 'failed';
+    th.firstChild!.textContent = p.title ?? shortUrl(p.url);
+    th.lastChild!.textContent = p.url;
+    if (p.error) errors.append(h('span', { class: 'badge error', text: 'Could not be checked' }));
+    else errors.textContent = String(p.byLevel.error);
+    warnings.textContent = p.error ? '–' : String(p.byLevel.warning);
+    notEvaluated.textContent = String(p.notEvaluated.length);
+    if (p.error) action.append(h('span', { class: 'why', text: p.error }));
+    else if (p.issueCount > 0) {
+      const show = h('button', { type: 'button', class: 'btn', 'aria-label': `Show issues: ${plural(p.issueCount, 'issue')} on ${shortUrl(p.url)}`, text: 'Show issues' });
+      urlOf.set(show, p.url);
+      action.append(show);
+    } else action.textContent = 'No issues found';
+    return tr;
+  });
+  const body = h('tbody', null, ...rows);
+  body.addEventListener('click', (e) => {
+    const url = urlOf.get((e.target as Element).closest('button') as Element);
+    if (url !== undefined) onFilter(url);
+  });
   return h('section', { 'aria-labelledby': 'pages-h' },
     h('h2', { id: 'pages-h', text: 'Pages, worst first' }),
     h('div', { class: 'scroll' }, h('table', { class: 'pages' },
       h('thead', null, h('tr', null, ...['Page', 'Errors', 'Warnings', 'Not evaluated', 'Issues'].map((t) => h('th', { scope: 'col', text: t })))),
-      h('tbody', null, ...rows),
+      body,
     )),
   );
 }

@@ -83,6 +83,10 @@ describe('the report view bundle', () => {
     expect(detail.querySelector('dd code')!.textContent).toBe('#e1');
     onB.click();
     expect(detail.hidden).toBe(true);
+    // "Show issues" on a page's row leaves that page's issues only.
+    doc.querySelector<HTMLButtonElement>('table.pages button[aria-label="Show issues: 1 issue on /a"]')!.click();
+    const shown = [...doc.querySelectorAll('li[data-page]')].filter((li) => !(li as HTMLElement).hidden);
+    expect(shown.map((li) => li.querySelector('code')!.textContent)).toEqual(['#e0']);
     dom.window.close();
   });
 });
