@@ -270,7 +270,12 @@ function issueList(view: ReportView, rule: Rule, host: Host | null): HTMLElement
   return list;
 }
 
-function rulesSection(view: ReportView, host: Host | null): { section: HTMLElement; filter(url: string | null): void } {
+/**
+ * The issues grouped by rule. Only the first group is open; the others' bodies are drawn when
+ * opened, when the pages are filtered, or in slices between frames after the report appears
+ * (`drawRest`), so a large report shows at once and is complete a moment later.
+ */
+function rulesSection(view: ReportView, host: Host | null): { section: HTMLElement; filter(url: string | null): void; drawRest(done: () => void): void } {
   const filterNote = h('p', { class: 'filter', hidden: true });
   const groups = view.rules.map((rule, r) => {
     const bodyId = `rule-${r}`;
@@ -279,27 +284,49 @@ function rulesSection(view: ReportView, host: Host | null): { section: HTMLEleme
       h('span', { class: 'rule-code', text: rule.code }), ' ',
       h('span', { class: 'rule-count', text: `${plural(rule.count, 'issue')} on ${plural(rule.pages, 'page')}` }),
     );
-    const meta = h('p', { class: 'rule-meta' },
-      rule.help, '. ',
-      rule.wcagCriteria.length ? `WCAG ${rule.wcagCriteria.join(', ')}${rule.level ? ` (level ${rule.level})` : ''}. ` : 'No WCAG criterion (best practice). ',
-      rule.impact ? `Impact: ${rule.impact}. ` : '',
-      h('a', { href: rule.helpUrl, target: '_blank', rel: 'noopener noreferrer', text: `About ${rule.code} (opens in a new tab)` }),
-    );
-    const shownNote = rule.issues.length < rule.count && h('p', { class: 'note', text: `The first ${rule.issues.length} of ${rule.count} are listed (REPORT_MAX_ISSUES); the exports list them all.` });
-    const body = h('div', { id: bodyId, class: 'rule-body', hidden: r !== 0 }, meta, shownNote, issueList(view, rule, host));
+    const body = h('div', { id: bodyId, class: 'rule-body', hidden: r !== 0 });
+    let drawn = false;
+    const draw = () => {
+      if (drawn) return;
+      drawn = true;
+      body.append(
+        h('p', { class: 'rule-meta' },
+          rule.help, '. ',
+          rule.wcagCriteria.length ? `WCAG ${rule.wcagCriteria.join(', ')}${rule.level ? ` (level ${rule.level})` : ''}. ` : 'No WCAG criterion (best practice). ',
+          rule.impact ? `Impact: ${rule.impact}. ` : '',
+          h('a', { href: rule.helpUrl, target: '_blank', rel: 'noopener noreferrer', text: `About ${rule.code} (opens in a new tab)` }),
+        ),
+      );
+      if (rule.issues.length < rule.count) body.append(h('p', { class: 'note', text: `The first ${rule.issues.length} of ${rule.count} are listed (REPORT_MAX_ISSUES); the exports list them all.` }));
+      body.append(issueList(view, rule, host));
+    };
+    if (r === 0) draw();
     head.addEventListener('click', () => {
+      draw();
       const open = head.getAttribute('aria-expanded') === 'true';
       head.setAttribute('aria-expanded', String(!open));
       body.hidden = open;
     });
-    return { rule, el: h('section', { class: `rule ${rule.type}` }, h('h3', null, head), body), body, head };
+    return { rule, el: h('section', { class: `rule ${rule.type}` }, h('h3', null, head), body), body, head, draw };
   });
   const section = h('section', { 'aria-labelledby': 'rules-h' }, h('h2', { id: 'rules-h', text: 'Issues by rule' }), filterNote,
     view.rules.length === 0 ? h('p', { text: 'No issues were found on the pages that could be checked.' }) : null,
     ...groups.map((g) => g.el));
   return {
     section,
+    drawRest(done) {
+      let next = 1;
+      // About one frame's worth of groups at a time, then the browser's turn (input, paint).
+      const slice = () => {
+        const until = performance.now() + 8;
+        while (next < groups.length && performance.now() < until) groups[next++]!.draw();
+        if (next < groups.length) setTimeout(slice, 0);
+        else done();
+      };
+      setTimeout(slice, 0);
+    },
     filter(url) {
+      for (const g of groups) g.draw();
       for (const g of groups) {
         let shown = 0;
         for (const li of g.body.querySelectorAll<HTMLElement>('li[data-page]')) {
@@ -342,7 +369,11 @@ export function renderReport(view: ReportView, host: Host | null) {
   root.append(title, facts, summarySection(view), pages, rules.section);
   root.setAttribute('aria-busy', 'false');
   document.title = `Accessibility report: ${view.siteUrl}`;
-  (window as unknown as { __pactumRenderMs?: number }).__pactumRenderMs = performance.now() - t0;
+  // The benchmark's measures: the report shown, and every issue's row drawn.
+  const measures = window as unknown as { __pactumRenderMs?: number; __pactumAllDrawnMs?: number };
+  measures.__pactumRenderMs = performance.now() - t0;
+  measures.__pactumAllDrawnMs = undefined;
+  rules.drawRest(() => { measures.__pactumAllDrawnMs = performance.now() - t0; });
 }
 
 // ---------------------------------------------------------------------------------------------

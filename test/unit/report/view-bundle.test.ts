@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { JSDOM, VirtualConsole } from 'jsdom';
 import { viewAssets, viewDocument } from '../../../src/report-view/document.js';
 import { exportedNames, jsonSchemaStandIn, trimExtApps } from '../../../src/report-view/trim.js';
@@ -71,6 +71,15 @@ describe('the report view bundle', () => {
     const doc = dom.window.document;
     expect(errors).toEqual([]);
     expect([...doc.querySelectorAll('section.rule .rule-code')].map((e) => e.textContent).sort()).toEqual(['image-alt', 'label']);
+    // Shown at once: the first group open and drawn; the closed one is drawn a moment later.
+    const [open, closed] = [...doc.querySelectorAll<HTMLElement>('.rule-body')];
+    expect(open!.hidden).toBe(false);
+    expect(open!.querySelectorAll('button.issue')).toHaveLength(2);
+    expect(closed!.hidden).toBe(true);
+    expect(closed!.childElementCount).toBe(0);
+    await vi.waitFor(() => expect((dom.window as unknown as { __pactumAllDrawnMs?: number }).__pactumAllDrawnMs).toBeTypeOf('number'));
+    expect(closed!.querySelectorAll('button.issue')).toHaveLength(2);
+    expect(closed!.hidden).toBe(true);
     expect(doc.querySelectorAll('button.issue')).toHaveLength(4);
     expect(doc.querySelector('table.pages tbody tr th')!.textContent).toMatch(/^B/);
     expect(doc.querySelector('.facts')!.textContent).toContain('on 2026-05-01 14:03 UTC.');
