@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { trimDependencies } from './trim.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The sources: beside this module in src/, or in src/ beside dist/src/ for a build. */
@@ -31,18 +32,6 @@ export interface ViewAssets {
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 
-/**
- * zod (which ext-apps' App validates messages with) brings every locale of its error messages;
- * the view needs English only: about half of the script.
- */
-const englishOnly = {
-  name: 'zod-english-only',
-  setup(build: { onResolve: (o: { filter: RegExp }, cb: (a: { importer: string }) => { path: string; namespace: string } | undefined) => void; onLoad: (o: { filter: RegExp; namespace: string }, cb: () => { contents: string; resolveDir: string }) => void }) {
-    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (a) => (a.importer.includes('/zod/') ? { path: 'zod-locales', namespace: 'zod-en' } : undefined));
-    build.onLoad({ filter: /.*/, namespace: 'zod-en' }, () => ({ contents: "export { default as en } from 'zod/v4/locales/en.js';", resolveDir: here }));
-  },
-};
-
 let assets: Promise<ViewAssets> | null = null;
 
 /** Bundles the view's script (about a second, once per process). esbuild comes with tsx. */
@@ -52,7 +41,7 @@ export function viewAssets(): Promise<ViewAssets> {
     const entry = source('view.ts');
     const result = await esbuild.build({
       entryPoints: [entry.path], bundle: true, minify: true, format: 'iife', target: 'es2022', write: false, legalComments: 'none',
-      plugins: [englishOnly as never], logLevel: 'silent',
+      plugins: [trimDependencies], logLevel: 'silent',
     });
     // A literal "</script" inside the script would end its element early.
     const script = result.outputFiles[0]!.text.replace(/<\/(script)/gi, '<\\/$1').trim();
