@@ -69,9 +69,12 @@ export function contentStore(backend: BlobBackend, opts: { keptHashMaxAgeMs?: nu
     return hashing;
   }
 
-  /** The digest of the `length` stored bytes: from the stream's hash when it saw exactly those, else by hashing what is stored. */
+  /**
+   * The digest of the `length` stored bytes: from the stream's hash when it saw exactly those, else
+   * (or when the stream failed, as when a client resets after its last byte) by hashing what is stored.
+   */
   async function finalDigest(hashing: HashingStream, key: string, length: number) {
-    if (hashing.count() === length) return hashing.digest();
+    if (hashing.count() === length && hashing.usable()) return hashing.digest();
     hashing.discard();
     return (await hashPrefix(key, length)).digest();
   }

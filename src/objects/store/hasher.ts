@@ -92,6 +92,8 @@ export function hashingStream(limit: number, tooLong: () => Error, resume?: Susp
     stream,
     /** Bytes hashed in all, a resumed hash's earlier bytes included. */
     count: () => bytes,
+    /** False once the stream failed, or its hash was digested, kept or discarded. */
+    usable: () => !closed,
     feed,
     /** The hex SHA-256 of everything that passed. */
     digest(): string {
