@@ -7,7 +7,6 @@ import Koa, { type Context, type Middleware } from 'koa';
 import { ulid } from '../ids.js';
 import type { Logger } from '../log.js';
 import { describeDatabaseError, isDatabaseError, summariseDatabaseError } from '../db/errors.js';
-import { HasherFailed } from '../objects/store/hasher.js';
 import { StoreUnavailable } from '../objects/store/backend.js';
 import { HttpError, RevokedCredential, apiOfPath, errorBody } from './errors.js';
 import { jsonTypeFor } from './media.js';
@@ -114,19 +113,16 @@ export function errorBoundary(docsUrl?: string, metrics?: Metrics): Middleware {
 
 function count(metrics: Metrics, ctx: Context, err: unknown) {
   if (err instanceof StoreUnavailable) metrics.objects.storageErrors.inc({ kind: 'unavailable' });
-  else if (err instanceof HasherFailed) metrics.objects.storageErrors.inc({ kind: 'hasher_failed' });
   else if (err instanceof RevokedCredential) metrics.auth.revoked.inc({ api: stateOf(ctx).api ?? apiOfPath(ctx.path) });
 }
 
 /**
  * Failures of the server's own parts that a client can retry or must resolve, answered in the
  * spec's shape rather than as a bare 500: the database unreachable (503), a uniqueness or
- * reference race where the operation declares 409, a hashing thread that died or an object
- * storage that does not answer (503). The message
+ * reference race where the operation declares 409, or an object storage that does not answer (503). The message
  * is written here, never taken from the error: a database error's message carries SQL and values.
  */
 function retryable(err: unknown, operation: OperationSpec | undefined): HttpError | null {
-  if (err instanceof HasherFailed) return new HttpError(503, `${err.message}; retry in 1 s`, { 'Retry-After': '1' });
   // Nothing of the request was kept (an object becomes visible only once stored whole).
   if (err instanceof StoreUnavailable) return new HttpError(503, 'The object storage is unavailable; retry in 5 s', { 'Retry-After': '5' });
   if (!isDatabaseError(err)) return null;

@@ -7,6 +7,9 @@
  *   upload-hashing     the same, hashing each chunk with SHA-256 in the same pass (what pactum
  *                      must do and the bare server does not: it shows what the hash costs here)
  *   download-baseline  node:http, GET streams the file named by BENCH_FILE
+ * Each also answers GET /stall with its longest event-loop stall in ms since the previous one (as
+ * pactum's nodejs_eventloop_lag_max_seconds: monitorEventLoopDelay at prom-client's 10 ms
+ * resolution), so a stall of pactum's can be told from one the busy machine causes anyway.
  * (pactum itself runs as `pactum serve` from dist/: see ../pactum-process.ts)
  */
 import { createHash } from 'node:crypto';
@@ -16,6 +19,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
 
 const kind = process.argv[2];
@@ -23,8 +27,13 @@ const dir = mkdtempSync(join(tmpdir(), `bench-${kind}-`));
 
 if (kind === 'upload-baseline' || kind === 'upload-hashing' || kind === 'download-baseline') {
   let n = 0;
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (req.method === 'PUT') {
+    if (req.url === '/stall') {
+      res.writeHead(200).end(String(delay.max / 1e6));
+      delay.reset();
+    } else if (req.method === 'PUT') {
       const path = join(dir, `f${n++}`);
       const h = await open(path, 'w');
       const sha = kind === 'upload-hashing' ? createHash('sha256') : null;

@@ -1,13 +1,13 @@
 /**
  * The content store the object APIs use: a backend wrapped in the layer that owns integrity.
- * Bytes are hashed (SHA-256, on a worker thread) and counted while they stream to the backend; an object becomes
+ * Bytes are hashed (SHA-256, in the request's own pass: see hasher.ts) and counted while they stream to the backend; an object becomes
  * visible only when both match the oid and the announced size, otherwise nothing is kept. Memory
  * stays constant whatever the object's size: bytes flow through with backpressure.
  */
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobBackend, ByteRange } from './backend.js';
-import { HasherFailed, hashingStream, type SuspendedHash } from './hasher.js';
+import { hashingStream, type SuspendedHash } from './hasher.js';
 
 type HashingStream = ReturnType<typeof hashingStream>;
 
@@ -21,8 +21,8 @@ export class ContentMismatch extends Error {
 /** Most upload hashes kept between requests; beyond, the least recently used is dropped (and rehashed if it comes back). */
 const MAX_KEPT_HASHES = 10_000;
 
-/** Hashes of resumable uploads kept on the worker between requests, by upload key. */
-function keptHashes(maxAgeMs: number) {
+/** Hashes of resumable uploads kept between requests, by upload key. */
+function keptHashes(maxAgeMs: number, maxKept: number) {
   const kept = new Map<string, { h: SuspendedHash; at: number }>();
   return {
     /**
@@ -39,7 +39,7 @@ function keptHashes(maxAgeMs: number) {
     keep(key: string, h: SuspendedHash | null) {
       if (!h) return;
       kept.set(key, { h, at: Date.now() });
-      if (kept.size > MAX_KEPT_HASHES) {
+      if (kept.size > maxKept) {
         const [oldest, old] = kept.entries().next().value as [string, { h: SuspendedHash }];
         kept.delete(oldest);
         old.h.drop();
@@ -53,11 +53,11 @@ function keptHashes(maxAgeMs: number) {
 }
 
 /** `keptHashMaxAgeMs`: less than the time an idle resumable upload takes to expire. */
-export function contentStore(backend: BlobBackend, opts: { keptHashMaxAgeMs?: number } = {}) {
-  const suspended = keptHashes(opts.keptHashMaxAgeMs ?? 3600_000);
+export function contentStore(backend: BlobBackend, opts: { keptHashMaxAgeMs?: number; maxKeptHashes?: number } = {}) {
+  const suspended = keptHashes(opts.keptHashMaxAgeMs ?? 3600_000, opts.maxKeptHashes ?? MAX_KEPT_HASHES);
   const unbounded = () => new Error('unreachable: resumable uploads are bounded by the backend');
 
-  /** A hash of the first `length` stored bytes of upload `key`, computed on the worker. */
+  /** A hash of the first `length` stored bytes of upload `key`. */
   async function hashPrefix(key: string, length: number) {
     const hashing = hashingStream(Number.POSITIVE_INFINITY, unbounded);
     try {
@@ -70,17 +70,12 @@ export function contentStore(backend: BlobBackend, opts: { keptHashMaxAgeMs?: nu
   }
 
   /**
-   * The digest of the `length` stored bytes: from the stream's hash when it saw exactly those,
-   * else (or when its worker died) by hashing what is stored, on a new worker.
+   * The digest of the `length` stored bytes: from the stream's hash when it saw exactly those, else
+   * (or when the stream failed, as when a client resets after its last byte) by hashing what is stored.
    */
   async function finalDigest(hashing: HashingStream, key: string, length: number) {
-    if (hashing.count() === length) {
-      try {
-        return await hashing.digest();
-      } catch (err) {
-        if (!(err instanceof HasherFailed)) throw err;
-      }
-    } else hashing.discard();
+    if (hashing.count() === length && hashing.usable()) return hashing.digest();
+    hashing.discard();
     return (await hashPrefix(key, length)).digest();
   }
 
@@ -110,7 +105,7 @@ export function contentStore(backend: BlobBackend, opts: { keptHashMaxAgeMs?: nu
         await write.abort();
         throw new ContentMismatch(`the body has ${hashing.count()} bytes; ${size} were announced`, 'size');
       }
-      const digest = await hashing.digest();
+      const digest = hashing.digest();
       if (digest !== oid) {
         await write.abort();
         throw new ContentMismatch(`the content hashes to ${digest}, not to the oid ${oid}`, 'hash');
@@ -134,10 +129,10 @@ export function contentStore(backend: BlobBackend, opts: { keptHashMaxAgeMs?: nu
     /**
      * Appends to a resumable upload of `size` bytes. When the upload is complete its hash is
      * checked: on a match it becomes object `oid`, otherwise it is discarded (ContentMismatch).
-     * Every body is hashed on the worker as it streams, and the hash is kept there between
-     * requests, so the last PATCH costs only its own bytes. Without a kept hash that covers
-     * exactly the stored bytes (a restart, another instance, a body cut between the hash and the
-     * disk), the stored prefix is hashed again, on the worker too.
+     * Every body is hashed as it streams, and the hash state is kept between requests, so the
+     * last PATCH costs only its own bytes. Without a kept hash that covers exactly the stored
+     * bytes (a restart, another instance, a body cut between the hash and the disk, a hash
+     * dropped as the least recently used), the stored prefix is hashed again.
      */
     async appendUpload(key: string, oid: string, size: number, offset: number, body: Readable) {
       const hashing = await resumeHash(key, offset);
@@ -152,7 +147,7 @@ export function contentStore(backend: BlobBackend, opts: { keptHashMaxAgeMs?: nu
       }
       if (reached < size) {
         // Keep the hash only if it saw exactly the bytes now stored.
-        if (hashing.count() === reached) suspended.keep(key, await hashing.suspend());
+        if (hashing.count() === reached) suspended.keep(key, hashing.suspend());
         else hashing.discard();
         return { offset: reached, committed: false };
       }
