@@ -64,7 +64,7 @@ export function createMetrics() {
       batchObjects: new Histogram({ name: 'pactum_object_batch_objects', help: 'Objects named by one batch request.', labelNames: ['operation'] as const, buckets: BATCH_BUCKETS, registers: r }),
       sweeps: new Counter({ name: 'pactum_storage_sweeps_total', help: 'Rounds of storage housekeeping, by outcome (ok, failed).', labelNames: ['outcome'] as const, registers: r }),
       swept: new Counter({ name: 'pactum_storage_swept_total', help: 'What storage housekeeping removed: temporary files, multipart uploads, expired resumable uploads.', labelNames: ['what'] as const, registers: r }),
-      storageErrors: new Counter({ name: 'pactum_storage_errors_total', help: 'Requests failed by the object storage or its hashing threads, by kind (unavailable, hasher_failed).', labelNames: ['kind'] as const, registers: r }),
+      storageErrors: new Counter({ name: 'pactum_storage_errors_total', help: 'Requests failed by the object storage or its hashing threads, by kind (unavailable: S3 did not answer; io, no_space: the file system refused or is full; hasher_failed).', labelNames: ['kind'] as const, registers: r }),
       s3Duration: new Histogram({ name: 'pactum_s3_request_duration_seconds', help: 'Latency of S3 requests, by command.', labelNames: ['command'] as const, buckets: LATENCY_BUCKETS, registers: r }),
     },
     auth: {
