@@ -4,8 +4,7 @@
  *
  * Labels are bounded sets only: the API, the operationId, the method, the status class, the
  * transfer, the tool, the outcome, the engine, the org class (scans/org-class.ts). Never a user,
- * org, oid, URL or path: each distinct
- * value is a time series kept for as long as the process lives.
+ * org, oid, URL or path: each distinct value is a time series kept for as long as the process lives.
  *
  * What can be read when scraped (pools, queues, bytes held) is read then, by collect() callbacks,
  * rather than counted on every request in a hot path.
@@ -83,6 +82,7 @@ export function createMetrics() {
           this.reset();
           for (const engine of enginesSeen) for (const c of ORG_CLASSES) this.set({ engine, org_class: c }, 0);
           if (!sessions.size) return;
+          // The database not answering leaves every running scan below_cap: counted, if not classed.
           const running = new Map((await loadOrNull(scanLoad))?.map((o) => [o.orgId, o.running]));
           const max = scanLoad?.maxRunningPerOrg ?? Infinity;
           for (const s of sessions) this.inc({ engine: s.engine, org_class: orgClass((s.owner && running.get(s.owner)) || 0, max) });

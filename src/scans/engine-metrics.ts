@@ -1,6 +1,7 @@
 /**
  * The scan metrics, taken around the engine rather than inside it: a session is a running scan
- * (its engine and org, classed when scraped), a check is a page (its time, whether it was checked, what it could not decide).
+ * (its engine and org, classed when scraped), a check is a page (its time, whether it was
+ * checked, what it could not decide).
  */
 import type { ScanEngine } from '../domain/scan/engine.js';
 import type { Metrics } from '../ops/metrics.js';
