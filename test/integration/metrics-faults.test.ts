@@ -196,6 +196,25 @@ describe('pactum_storage_errors_total', () => {
       expect((await put(a!.upload!, o.bytes)).status).toBe(200);
     });
 
+    it('counts a full disk as no_space (the upload gets 507, its message naming no path)', async () => {
+      const o = content(4000);
+      const [a] = await batch(s, 'upload', [{ oid: o.oid, size: o.size }]);
+      // What Node throws when a write meets a full disk, from the store the transfer writes to.
+      const full = Object.assign(new Error(`ENOSPC: no space left on device, write '${s.dataDir}/lfs/tmp/x'`), { errno: -28, code: 'ENOSPC', syscall: 'write', path: `${s.dataDir}/lfs/tmp/x` });
+      const failing = vi.spyOn(s.services.objects.store, 'put').mockRejectedValueOnce(full);
+      try {
+        const delta = await deltaAround(s, async () => {
+          const res = await put(a!.upload!, o.bytes);
+          const body = (await res.json()) as { message: string };
+          expect([res.status, body.message]).toEqual([507, 'The object storage is full']);
+        });
+        expect(delta('pactum_storage_errors_total', { kind: 'no_space' })).toBe(1);
+        expect(delta('pactum_storage_errors_total')).toBe(1);
+      } finally {
+        failing.mockRestore();
+      }
+    });
+
     it('counts a hashing thread that fails under an upload as hasher_failed (the client gets 503 with Retry-After)', async () => {
       const o = content(4000);
       const [a] = await batch(s, 'upload', [{ oid: o.oid, size: o.size }]);
