@@ -96,7 +96,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     compute: createCompute(config),
     metrics,
   };
-  metrics.observe({ db, auditPending: () => services.audit.pending, ...(config.storage.kind === 'fs' ? { freeBytes: () => store.freeBytes() } : {}) });
+  metrics.observe({ db, scanMaxRunningPerOrg: config.scanMaxRunningPerOrg, auditPending: () => services.audit.pending, ...(config.storage.kind === 'fs' ? { freeBytes: () => store.freeBytes() } : {}) });
   return services;
 }
 

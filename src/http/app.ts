@@ -8,6 +8,7 @@ import { ulid } from '../ids.js';
 import type { Logger } from '../log.js';
 import { describeDatabaseError, isDatabaseError, summariseDatabaseError } from '../db/errors.js';
 import { StoreUnavailable } from '../objects/store/backend.js';
+import { failureCode, fileSystemFailure } from '../objects/storage-failure.js';
 import { HttpError, RevokedCredential, apiOfPath, errorBody } from './errors.js';
 import { jsonTypeFor } from './media.js';
 import { requestScope } from './request-scope.js';
@@ -112,19 +113,29 @@ export function errorBoundary(docsUrl?: string, metrics?: Metrics): Middleware {
 }
 
 function count(metrics: Metrics, ctx: Context, err: unknown) {
+  const fs = objectStoreFailure(err, stateOf(ctx).operation);
   if (err instanceof StoreUnavailable) metrics.objects.storageErrors.inc({ kind: 'unavailable' });
-  else if (err instanceof RevokedCredential) metrics.auth.revoked.inc({ api: stateOf(ctx).api ?? apiOfPath(ctx.path) });
+  else if (fs) metrics.objects.storageErrors.inc({ kind: fs });
+  else if (err instanceof RevokedCredential) metrics.auth.revoked.inc({ api: apiLabel(ctx) });
 }
+
+/** A file-system failure met by an object API's operation: the object storage's (STORAGE=fs). */
+const objectStoreFailure = (err: unknown, operation: OperationSpec | undefined) =>
+  operation && !operation.apis.includes('dashboard') ? fileSystemFailure(err) : null;
 
 /**
  * Failures of the server's own parts that a client can retry or must resolve, answered in the
  * spec's shape rather than as a bare 500: the database unreachable (503), a uniqueness or
- * reference race where the operation declares 409, or an object storage that does not answer (503). The message
- * is written here, never taken from the error: a database error's message carries SQL and values.
+ * reference race where the operation declares 409, an object storage that does not answer
+ * (503), the file system of the objects full (507) or failing
+ * (503). The message is written here, never taken from the error: a database error's message carries SQL and values.
  */
 function retryable(err: unknown, operation: OperationSpec | undefined): HttpError | null {
   // Nothing of the request was kept (an object becomes visible only once stored whole).
   if (err instanceof StoreUnavailable) return new HttpError(503, 'The object storage is unavailable; retry in 5 s', { 'Retry-After': '5' });
+  const fs = objectStoreFailure(err, operation);
+  if (fs === 'no_space' && operation?.responses['507']) return new HttpError(507, 'The object storage is full');
+  if (fs) return new HttpError(503, `The object storage failed (${failureCode(err)}); retry in 5 s`, { 'Retry-After': '5' });
   if (!isDatabaseError(err)) return null;
   const summary = summariseDatabaseError(err);
   if (summary.kind === 'unavailable') return new HttpError(503, 'The database is unavailable; retry in 5 s', { 'Retry-After': '5' });

@@ -9,7 +9,8 @@
  * moves its expiry TUS_PARTIAL_TTL_SECONDS on, as the store's sweep does for its bytes. Counts
  * live in the database and a reservation is checked and written under one lock per org (a
  * PostgreSQL advisory lock; SQLite has one writer), so many creations at once on several
- * instances cannot pass the cap together.
+ * instances cannot pass the cap together. With both caps off (0) uploads are still recorded,
+ * unchecked: the rows are also what the metrics read as the bytes unfinished uploads hold.
  */
 import type { Config } from '../config.js';
 import { isPostgres, type Db } from '../db/knex.js';
@@ -63,25 +64,25 @@ export function createPartialQuota(db: Db, config: Pick<Config['lfs'], 'partialB
      * with 507. Called at each PATCH: the first one reserves, later ones move the expiry on.
      */
     async reserve(repo: RepoRef, name: string, oid: string, size: number): Promise<void> {
-      if (!capped) return;
+      const record = async (q: Db, now: number) => {
+        const expires = now + config.partialTtlSeconds * 1000;
+        await q(TABLE).insert({ repo_id: repo.id, oid, org_id: repo.org_id, size, expires_at: expires }).onConflict(['repo_id', 'oid']).merge({ size, expires_at: expires });
+        // Lapsed rows count for nothing; drop the org's now and then.
+        if (Math.random() < 0.05) await q(TABLE).where({ org_id: repo.org_id }).where('expires_at', '<=', now).delete();
+      };
+      // Uncapped, nothing is checked, but the upload is still recorded: pactum_object_tus_partial_bytes reads these rows.
+      if (!capped) return record(db, Date.now());
       await db.transaction(async (trx) => {
         if (isPostgres(db)) await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`lfs-partials:${repo.org_id}`]);
         const now = Date.now();
         const refusal = overCap(await totals(trx, repo, [oid], now), size, name);
         if (refusal) throw refusal;
-        const expires = now + config.partialTtlSeconds * 1000;
-        await trx(TABLE)
-          .insert({ repo_id: repo.id, oid, org_id: repo.org_id, size, expires_at: expires })
-          .onConflict(['repo_id', 'oid'])
-          .merge({ size, expires_at: expires });
-        // Lapsed rows count for nothing; drop the org's now and then.
-        if (Math.random() < 0.05) await trx(TABLE).where({ org_id: repo.org_id }).where('expires_at', '<=', now).delete();
+        await record(trx, now);
       });
     },
 
     /** The upload of `oid` is committed or discarded: it no longer counts. */
     async release(repoId: string, oid: string): Promise<void> {
-      if (!capped) return;
       await db(TABLE).where({ repo_id: repoId, oid }).delete();
     },
 

@@ -3,8 +3,8 @@
  * several in one process), exposed at GET /metrics (ops/metrics-endpoint.ts).
  *
  * Labels are bounded sets only: the API, the operationId, the method, the status class, the
- * transfer, the tool, the outcome, the engine. Never a user, org, oid, URL or path: each distinct
- * value is a time series kept for as long as the process lives.
+ * transfer, the tool, the outcome, the engine, the org class (scans/org-class.ts). Never a user,
+ * org, oid, URL or path: each distinct value is a time series kept for as long as the process lives.
  *
  * What can be read when scraped (pools, queues, bytes held) is read then, by collect() callbacks,
  * rather than counted on every request in a hot path.
@@ -12,6 +12,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../db/knex.js';
 import { livePools } from '../compute/worker-pool.js';
+import { ORG_CLASSES, orgClass, scanLoadByOrg, type OrgScanLoad } from '../scans/org-class.js';
 
 /** Latency buckets (seconds) for requests and tools: a few ms to a long upload. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -23,9 +24,24 @@ export const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
 export type Transfer = 'basic' | 'tus';
 export type UploadOutcome = 'verified' | 'refused_hash' | 'refused_size' | 'aborted';
 
+/** A scan session open on this instance: its engine and whose scan it is. */
+export interface RunningScan {
+  engine: string;
+  owner: string | undefined;
+}
+
+/** The queue's load per org, read when scraped; set once the database exists. */
+interface ScanLoadSource {
+  load(): Promise<OrgScanLoad[]>;
+  maxRunningPerOrg: number;
+}
+
 export function createMetrics() {
   const registry = new Registry();
   const r = [registry];
+  let scanLoad: ScanLoadSource | null = null;
+  const sessions = new Set<RunningScan>();
+  const enginesSeen = new Set<string>();
   collectDefaultMetrics({ register: registry });
   // Gauges named like counters (promtool refuses them); nodejs_active_handles and the others by type remain.
   for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
@@ -47,7 +63,7 @@ export function createMetrics() {
       batchObjects: new Histogram({ name: 'pactum_object_batch_objects', help: 'Objects named by one batch request.', labelNames: ['operation'] as const, buckets: BATCH_BUCKETS, registers: r }),
       sweeps: new Counter({ name: 'pactum_storage_sweeps_total', help: 'Rounds of storage housekeeping, by outcome (ok, failed).', labelNames: ['outcome'] as const, registers: r }),
       swept: new Counter({ name: 'pactum_storage_swept_total', help: 'What storage housekeeping removed: temporary files, multipart uploads, expired resumable uploads.', labelNames: ['what'] as const, registers: r }),
-      storageErrors: new Counter({ name: 'pactum_storage_errors_total', help: 'Requests failed by the object storage, by kind (unavailable).', labelNames: ['kind'] as const, registers: r }),
+      storageErrors: new Counter({ name: 'pactum_storage_errors_total', help: 'Requests failed by the object storage, by kind (unavailable: S3 did not answer; io, no_space: the file system refused or is full).', labelNames: ['kind'] as const, registers: r }),
       s3Duration: new Histogram({ name: 'pactum_s3_request_duration_seconds', help: 'Latency of S3 requests, by command.', labelNames: ['command'] as const, buckets: LATENCY_BUCKETS, registers: r }),
     },
     auth: {
@@ -60,7 +76,28 @@ export function createMetrics() {
       auditRows: new Counter({ name: 'pactum_audit_rows_written_total', help: 'Audit rows written to the database.', registers: r }),
     },
     scans: {
-      running: new Gauge({ name: 'pactum_scans_running', help: 'Scans this instance is running, by engine.', labelNames: ['engine'] as const, registers: r }),
+      running: new Gauge({
+        name: 'pactum_scans_running', help: 'Scans this instance is running, by engine and org class (at_cap: the org has SCAN_MAX_RUNNING_PER_ORG scans running; below_cap: any other org).', labelNames: ['engine', 'org_class'] as const, registers: r,
+        async collect() {
+          this.reset();
+          for (const engine of enginesSeen) for (const c of ORG_CLASSES) this.set({ engine, org_class: c }, 0);
+          if (!sessions.size) return;
+          // The database not answering leaves every running scan below_cap: counted, if not classed.
+          const running = new Map((await loadOrNull(scanLoad))?.map((o) => [o.orgId, o.running]));
+          const max = scanLoad?.maxRunningPerOrg ?? Infinity;
+          for (const s of sessions) this.inc({ engine: s.engine, org_class: orgClass((s.owner && running.get(s.owner)) || 0, max) });
+        },
+      }),
+      /** The scan sessions open on this instance (engine-metrics.ts adds and removes them). */
+      sessions: {
+        open(engine: string, owner: string | undefined): RunningScan {
+          const s = { engine, owner };
+          enginesSeen.add(engine);
+          sessions.add(s);
+          return s;
+        },
+        close: (s: RunningScan) => void sessions.delete(s),
+      },
       pageDuration: new Histogram({ name: 'pactum_scan_page_check_duration_seconds', help: 'Time one page’s check took, by engine.', labelNames: ['engine'] as const, buckets: PAGE_BUCKETS, registers: r }),
       pages: new Counter({ name: 'pactum_scan_pages_total', help: 'Pages checked, by engine and outcome (checked, failed).', labelNames: ['engine', 'outcome'] as const, registers: r }),
       notEvaluated: new Counter({ name: 'pactum_scan_checks_not_evaluated_total', help: 'Checks a page’s check could not decide (reported as not evaluated), by engine.', labelNames: ['engine'] as const, registers: r }),
@@ -76,8 +113,9 @@ export function createMetrics() {
       browserLaunches: null as null | (() => number),
     },
     /** Called once the services exist: gauges read from them when scraped. */
-    observe(sources: { db: Db; auditPending?: () => number; freeBytes?: () => Promise<number | null> }) {
+    observe(sources: { db: Db; scanMaxRunningPerOrg: number; auditPending?: () => number; freeBytes?: () => Promise<number | null> }) {
       const { db } = sources;
+      scanLoad = { load: () => scanLoadByOrg(db), maxRunningPerOrg: sources.scanMaxRunningPerOrg };
       const freeBytes = sources.freeBytes;
       // Only where the store can tell (STORAGE=fs): a 0 standing in for "unknown" would read as a full disk.
       if (freeBytes) {
@@ -112,10 +150,13 @@ export function createMetrics() {
         },
       });
       new Gauge({
-        name: 'pactum_scans_queued', help: 'Scans waiting to run (all instances).', registers: r,
+        name: 'pactum_scans_queued', help: 'Scans waiting to run (all instances), by org class (at_cap: the org has SCAN_MAX_RUNNING_PER_ORG scans running; below_cap: any other org).', labelNames: ['org_class'] as const, registers: r,
         async collect() {
-          const row = await db('scans').where({ status: 'queued' }).count<{ n: number | string }[]>({ n: '*' }).first();
-          this.set(Number(row?.n ?? 0));
+          const load = await loadOrNull(scanLoad);
+          if (!load) return;
+          const queued = { at_cap: 0, below_cap: 0 };
+          for (const o of load) queued[orgClass(o.running, sources.scanMaxRunningPerOrg)] += o.queued;
+          for (const c of ORG_CLASSES) this.set({ org_class: c }, queued[c]);
         },
       });
     },
@@ -137,6 +178,11 @@ export function createMetrics() {
     },
   });
   return metrics;
+}
+
+/** The queue's load, or null when the database does not answer: the scrape still serves the rest. */
+async function loadOrNull(source: ScanLoadSource | null): Promise<OrgScanLoad[] | null> {
+  return source ? source.load().catch(() => null) : null;
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

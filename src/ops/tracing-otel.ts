@@ -39,8 +39,8 @@ export function openTelemetry(endpoint: string, serviceVersion: string): Tracing
   const tracer = provider.getTracer('pactum', serviceVersion);
 
   return {
-    inSpan: (name, attributes, fn) =>
-      tracer.startActiveSpan(name, { attributes: clean(attributes) }, async (span) => {
+    inSpan: (name, attributes, fn, options) =>
+      tracer.startActiveSpan(name, { attributes: clean(attributes), root: options?.root }, async (span) => {
         const h = handle(span);
         try {
           return await fn(h);

@@ -11,8 +11,13 @@ export interface SpanHandle {
   end(): void;
 }
 
+export interface SpanOptions {
+  /** A trace of its own rather than a child of the current span (work that outlives the request that started it). */
+  root?: boolean;
+}
+
 export interface Tracing {
-  inSpan<T>(name: string, attributes: Attributes, fn: (span: SpanHandle) => Promise<T>): Promise<T>;
+  inSpan<T>(name: string, attributes: Attributes, fn: (span: SpanHandle) => Promise<T>, options?: SpanOptions): Promise<T>;
   /** A server span continuing the caller's traceparent; `run` runs code inside it. */
   serverSpan(headers: IncomingHttpHeaders, name: string, attributes: Attributes): SpanHandle & { run<T>(fn: () => T): T };
   /** A span in the current context, not made current (ended by whoever holds it). */

@@ -4,14 +4,14 @@
  * does not grow. Everything here is a no-op until startTracing has run.
  *
  * Spans: the HTTP operation (named by its operationId, continuing a client's W3C traceparent),
- * the MCP tool, database queries, storage calls and scanned pages. The trace context goes out
+ * the MCP tool, database queries, storage calls, and a scan (a trace of its own) with its pages. The trace context goes out
  * only on calls to connected services (injectTraceContext); scanned sites never receive it.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
-import type { Attributes, SpanHandle, Tracing } from './tracing-types.js';
+import type { Attributes, SpanHandle, SpanOptions, Tracing } from './tracing-types.js';
 
-export type { Attributes, SpanHandle, Tracing };
+export type { Attributes, SpanHandle, SpanOptions, Tracing };
 
 const NO_SPAN: SpanHandle = { setName() {}, setAttributes() {}, fail() {}, end() {} };
 
@@ -36,8 +36,8 @@ export async function stopTracing(): Promise<void> {
   await t.shutdown();
 }
 
-export function inSpan<T>(name: string, attributes: Attributes, fn: (span: SpanHandle) => Promise<T>): Promise<T> {
-  return tracing ? tracing.inSpan(name, attributes, fn) : fn(NO_SPAN);
+export function inSpan<T>(name: string, attributes: Attributes, fn: (span: SpanHandle) => Promise<T>, options?: SpanOptions): Promise<T> {
+  return tracing ? tracing.inSpan(name, attributes, fn, options) : fn(NO_SPAN);
 }
 
 export function serverSpan(headers: IncomingHttpHeaders, name: string, attributes: Attributes) {

@@ -1,6 +1,7 @@
 /**
- * The scan metrics, taken around the engine rather than inside it: a session is a running scan,
- * a check is a page (its time, whether it was checked, what it could not decide).
+ * The scan metrics, taken around the engine rather than inside it: a session is a running scan
+ * (its engine and org, classed when scraped), a check is a page (its time, whether it was
+ * checked, what it could not decide).
  */
 import type { ScanEngine } from '../domain/scan/engine.js';
 import type { Metrics } from '../ops/metrics.js';
@@ -15,8 +16,7 @@ export function measuredEngine(engine: ScanEngine, metrics: Metrics): ScanEngine
     openSession(fetch, options) {
       // The name is read per call: an automatic engine hands over to jsdom when Chromium cannot start.
       const session = engine.openSession(fetch, options);
-      const running = engine.name;
-      scans.running.inc({ engine: running });
+      const running = scans.sessions.open(engine.name, options?.owner);
       let closed = false;
       return {
         async check(page, signal) {
@@ -36,7 +36,7 @@ export function measuredEngine(engine: ScanEngine, metrics: Metrics): ScanEngine
           }
         },
         async close() {
-          if (!closed) scans.running.dec({ engine: running });
+          if (!closed) scans.sessions.close(running);
           closed = true;
           await session.close();
         },

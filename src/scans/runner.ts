@@ -48,6 +48,7 @@ import type { Metrics } from '../ops/metrics.js';
 import type { Logger } from '../log.js';
 import { claimedBy, claimScan, releaseScans } from './claims.js';
 import { executeScan, failScan, type ScanDeps } from './execute.js';
+import { inSpan } from '../ops/tracing.js';
 import type { ScreenshotStore } from '../reports/screenshots.js';
 
 /** Attempts before a scan whose runs keep being cut off (restarts, dead workers) is failed. */
@@ -133,7 +134,9 @@ function inFlight() {
       lost?.addEventListener('abort', onLost, { once: true });
       running.set(scan.id, controller);
       try {
-        return await executeScan(deps, scan, controller.signal);
+        // A trace of its own: the request that queued the scan (or finished the one before) has long ended.
+        const attributes = { 'pactum.scan.id': scan.id, 'pactum.scan.mode': scan.scan_mode, 'pactum.scan.attempt': scan.attempts };
+        return await inSpan('scan', attributes, () => executeScan(deps, scan, controller.signal), { root: true });
       } finally {
         lost?.removeEventListener('abort', onLost);
         running.delete(scan.id);

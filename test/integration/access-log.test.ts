@@ -40,11 +40,11 @@ async function lineOf(from: number, match: (e: Record<string, unknown>) => boole
   throw new Error(`no such log line among:\n${s.logLines.slice(from).join('\n')}`);
 }
 
-async function batch(operation: 'upload' | 'download', objects: { oid: string; size: number }[]) {
+async function batch(operation: 'upload' | 'download', objects: { oid: string; size: number }[], transfers = ['basic']) {
   const res = await fetch(`${s.directUrl}/acme/site.git/info/lfs/objects/batch`, {
     method: 'POST',
     headers: { authorization: W, accept: GIT_LFS, 'content-type': GIT_LFS },
-    body: JSON.stringify({ operation, transfers: ['basic'], objects }),
+    body: JSON.stringify({ operation, transfers, objects }),
   });
   expect(res.status).toBe(200);
   return (await res.json()).objects as { actions: Record<string, { href: string; header: Record<string, string> }> }[];
@@ -95,6 +95,44 @@ describe('request lines', () => {
     const line = await lineOf(from2, (e) => e.operationId === 'objects.download');
     expect(line).toMatchObject({ msg: 'request aborted', aborted: true, status: 200, oid: o.oid, transfer: 'basic' });
     expect(line.bytesOut).toBeLessThan(o.size);
+  });
+});
+
+describe('request lines of resumable (tus) uploads', () => {
+  it('carry the repository, oid and transfer "tus", the bytes a PATCH stored, and say so when a PATCH is cut off', async () => {
+    const MiB = 1024 * 1024;
+    const o = bigObject(8 * MiB);
+    const [up] = await batch('upload', [{ oid: o.oid, size: o.size }], ['tus']);
+    // The same transfer token serves /content and /tus.
+    const tus = { href: up!.actions.upload!.href.replace('/content/', '/tus/'), header: up!.actions.upload!.header };
+    const TUS = { 'tus-resumable': '1.0.0', 'content-type': 'application/offset+octet-stream' };
+    const expected = { repo: 'acme/site', oid: o.oid, transfer: 'tus', subject: userId, org: orgId };
+
+    const from = s.logLines.length;
+    await cutUpload(tus, 'PATCH', { ...TUS, 'upload-offset': '0' }, o.chunks(), o.size, 3 * MiB);
+    expect(await lineOf(from, (e) => e.operationId === 'tus.patch')).toMatchObject({ msg: 'request aborted', aborted: true, method: 'PATCH', ...expected });
+
+    const from2 = s.logLines.length;
+    const head = await fetch(tus.href, { method: 'HEAD', headers: { ...tus.header, 'tus-resumable': '1.0.0' } });
+    expect(head.status).toBe(200);
+    const offset = Number(head.headers.get('upload-offset'));
+    expect(offset).toBeLessThan(o.size);
+    expect(await lineOf(from2, (e) => e.operationId === 'tus.head')).toMatchObject({ msg: 'request', status: 200, ...expected });
+
+    // The rest, from where the cut upload stopped.
+    const rest = (function* () {
+      let at = 0;
+      for (const c of o.chunks()) {
+        const keep = c.subarray(Math.max(0, offset - at));
+        at += c.length;
+        if (keep.length) yield keep;
+      }
+    })();
+    const from3 = s.logLines.length;
+    expect((await streamRequest(tus, 'PATCH', { ...TUS, 'upload-offset': String(offset) }, rest, o.size - offset)).status).toBe(204);
+    const line = await lineOf(from3, (e) => e.operationId === 'tus.patch');
+    expect(line).toMatchObject({ msg: 'request', status: 204, bytesIn: o.size - offset, ...expected });
+    expect(line).not.toHaveProperty('aborted');
   });
 });
 

@@ -184,7 +184,7 @@ describe('the worker pools', () => {
 describe('labels', () => {
   it('come from bounded sets: never a user, org, oid, URL or path', async () => {
     const text = await scrape();
-    const allowed = new Set(['api', 'operation', 'method', 'status_class', 'transfer', 'outcome', 'direction', 'tool', 'engine', 'state', 'pool', 'kind', 'what', 'reason', 'le', 'quantile', 'command',
+    const allowed = new Set(['api', 'operation', 'method', 'status_class', 'transfer', 'outcome', 'direction', 'tool', 'engine', 'org_class', 'state', 'pool', 'kind', 'what', 'reason', 'le', 'quantile', 'command',
       // prom-client's runtime defaults
       'version', 'major', 'minor', 'patch', 'space', 'type', 'gc']);
     for (const x of samples(text)) {

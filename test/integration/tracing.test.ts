@@ -1,7 +1,8 @@
 /**
  * OpenTelemetry traces, received by a small OTLP/HTTP (JSON) receiver the test starts: the span
  * tree of a batch upload (the batch request, the PUT, their storage calls and queries) and of an
- * MCP call (the request, the tool, its queries), each continuing the client's W3C traceparent.
+ * MCP call (the request, the tool, its queries), each continuing the client's W3C traceparent;
+ * a scan's own trace, a span per page, with no trace context sent to the scanned site.
  * Without OTEL_EXPORTER_OTLP_ENDPOINT nothing is traced.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -59,14 +60,33 @@ function tree(root: OtlpSpan, depth = 0): string[] {
   return [`${'  '.repeat(depth)}${root.name}`, ...childrenOf(root).flatMap((c) => tree(c, depth + 1))];
 }
 
+/** A scanned site of three linked pages that records the trace headers of every request it gets. */
+async function recordingSite() {
+  const seen: { url: string; traceparent?: string; tracestate?: string }[] = [];
+  const page = (title: string, links: string[]) =>
+    `<!doctype html><html lang="en"><title>${title}</title><main>${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</main></html>`;
+  const pages: Record<string, string> = { '/': page('Home', ['/a', '/b']), '/a': page('A', ['/']), '/b': page('B', ['/a']) };
+  const server = createServer((req, res) => {
+    seen.push({ url: req.url!, traceparent: req.headers.traceparent as string | undefined, tracestate: req.headers.tracestate as string | undefined });
+    const body = pages[req.url!];
+    if (body) return void res.writeHead(200, { 'content-type': 'text/html' }).end(body);
+    res.writeHead(404, { 'content-type': 'text/html' }).end('<!doctype html><title>404</title>');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
 describe('traces', () => {
   let s: TestServer;
-  const parents = { batch: hex(8), put: hex(8), mcp: hex(8) };
+  const parents = { batch: hex(8), put: hex(8), mcp: hex(8), queue: hex(8) };
   let oid: string;
+  let site: Awaited<ReturnType<typeof recordingSite>>;
+  let scanId: string;
 
   beforeAll(async () => {
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-    s = await startTestServer({ OTEL_EXPORTER_OTLP_ENDPOINT: url });
+    site = await recordingSite();
+    s = await startTestServer({ OTEL_EXPORTER_OTLP_ENDPOINT: url, SCAN_ENGINE: 'jsdom', SCAN_ALLOW_PRIVATE_NETWORKS: 'true' });
     expect(tracingOn()).toBe(true);
     await lfsFixture(s.services.db, { org: 'acme', repo: 'site', username: 'wally', password: 'wally-password-1', access: 'write' });
     const bytes = randomBytes(4096);
@@ -83,10 +103,17 @@ describe('traces', () => {
     const client = await mcpClient(s.url, { ...bearer(await s.token()), traceparent: `00-${TRACE}-${parents.mcp}-01` });
     ok(await client.callTool({ name: 'dashboard_list_reports', arguments: {} }));
     await client.close();
+    // A scan of the three pages, queued by a request that carries the client's trace.
+    const queuer = await mcpClient(s.url, { ...bearer(await s.token()), traceparent: `00-${TRACE}-${parents.queue}-01` });
+    scanId = (ok(await queuer.callTool({ name: 'dashboard_scan_site', arguments: { siteUrl: `${site.url}/`, scanMode: 'site', maxPages: 3 } })) as { scanId: string }).scanId;
+    await queuer.close();
+    for (let i = 0; i < 1200 && !(await s.services.db('scans').where({ id: scanId }).first()).finished_at; i++) await new Promise((r) => setTimeout(r, 50));
+    expect((await s.services.db('scans').where({ id: scanId }).first()).status).toBe('completed');
     // Stopping flushes what is batched.
     await s.stop();
+    await site.close();
     expect(tracingOn()).toBe(false);
-  }, 60_000);
+  }, 120_000);
 
   it('are exported over OTLP/HTTP as JSON to /v1/traces', () => {
     expect(contentTypes.length).toBeGreaterThan(0);
@@ -120,6 +147,29 @@ describe('traces', () => {
     expect(request).toMatchObject({ name: 'mcp.post', traceId: TRACE, parentSpanId: parents.mcp, kind: 2 });
     expect(childrenOf(tool).some((c) => c.name.startsWith('db '))).toBe(true);
     console.log(`span tree of the MCP call:\n${tree(request).join('\n')}`);
+  });
+
+  it('of a scan: a trace of its own, a "scan page" span per page checked under it, and no trace context sent to the site', () => {
+    const scan = spans.find((x) => x.name === 'scan' && attr(x, 'pactum.scan.id') === scanId)!;
+    expect(scan).toBeDefined();
+    // Not a child of the request that queued it, nor in the client's trace.
+    expect(scan.parentSpanId ?? '').toBe('');
+    expect(scan.traceId).not.toBe(TRACE);
+    expect(attr(scan, 'pactum.scan.mode')).toBe('site');
+    expect(attr(scan, 'pactum.scan.attempt')).toBe(1);
+    const inScan = spans.filter((x) => x.traceId === scan.traceId);
+    const pages = inScan.filter((x) => x.name === 'scan page');
+    expect(pages.map((p) => attr(p, 'url.full')).sort()).toEqual([`${site.url}/`, `${site.url}/a`, `${site.url}/b`]);
+    for (const p of pages) {
+      expect(p.parentSpanId).toBe(scan.spanId);
+      expect(attr(p, 'pactum.engine')).toBe('jsdom');
+    }
+    // Its queries are in its trace too (the pages written as they finish).
+    expect(inScan.some((x) => x.name === 'db insert')).toBe(true);
+    // The site got the scan's requests (its pages, the sitemap), none of them with a trace context.
+    expect(site.seen.map((r) => r.url)).toEqual(expect.arrayContaining(['/', '/a', '/b']));
+    expect(site.seen.filter((r) => r.traceparent !== undefined || r.tracestate !== undefined)).toEqual([]);
+    console.log(`span tree of the scan:\n${tree(scan).join('\n')}`);
   });
 
   it('are off without OTEL_EXPORTER_OTLP_ENDPOINT: no spans, the SDK not started', async () => {
