@@ -9,12 +9,11 @@
  * scan's address policy (subresources.ts), and anything that escapes interception (preconnects,
  * WebRTC) goes to a proxy that only counts and drops it.
  */
-import type axe from 'axe-core';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer, type Server, type Socket } from 'node:net';
 import { cpus } from 'node:os';
-import { axeRunOptions, erroredRules, issuesOf } from '../axe-results.js';
+import { axeRunOptions, correctedAnswer, erroredRules, issuesOf, pageFactsOf, type AxeAnswer, type PageFacts } from '../axe-results.js';
 import { captureElementShots } from './screenshots.js';
 import { checkFailed, checksFor, issueOfFinding, withoutDuplicates, type CheckId, type RawFinding } from '../checks/catalogue.js';
 import { pageCall, surveyDom, type Survey } from '../checks/page-functions.js';
@@ -322,11 +321,12 @@ async function inspect(page: Page, input: PageToCheck, progress: InFlight): Prom
   progress.stage = 'running axe-core';
   const options = axeRunOptions(input.standard, 'browser');
   // Only what the report uses crosses CDP: axe's passes and inapplicable lists are most of its answer.
-  const results = await page.evaluate<Pick<axe.AxeResults, 'violations' | 'incomplete'>>(
+  const answer = await page.evaluate<AxeAnswer>(
     `window.__pactumAxe.run(document, ${JSON.stringify(options)}).then((r) => ({ violations: r.violations, incomplete: r.incomplete }))`,
   );
+  const results = correctedAnswer(answer, await page.evaluate<PageFacts>(pageCall(pageFactsOf)), 'browser');
   const axeIssues = [...issuesOf(results.violations, 'error'), ...issuesOf(results.incomplete, 'warning')];
-  const notEvaluated: NotEvaluated[] = erroredRules([...results.violations, ...results.incomplete], 'check failed');
+  const notEvaluated: NotEvaluated[] = [...results.notEvaluated, ...erroredRules([...results.violations, ...results.incomplete], 'check failed')];
   progress.stage = 'surveying the DOM';
   const survey = await page.evaluate<Survey>(pageCall(surveyDom, SURVEY_LIMITS));
   const dom = domFindings(survey);
