@@ -18,8 +18,9 @@
  *   npx tsx scripts/bench/scans.ts --engines chromium-noshots,chromium --failing
  *
  * The checks beyond axe that wait or download cost most on pages with media or timers: with --media
- * every third page has a video of a 20-second tone (a 0.9 MB WAV) and every third a clock that
- * ticks each second, the rest staying plain:
+ * of every four pages one has a video of a 20-second tone (a 0.9 MB WAV), one a clock that ticks
+ * each second, one a video that loads only when played (preload="none") and a script that polls
+ * every 100 ms until the page is ready, and one stays plain:
  *
  *   npx tsx scripts/bench/scans.ts --engines chromium --media --pages 12
  *
@@ -65,11 +66,12 @@ const TONE_WAV = (() => {
   return wav;
 })();
 
-/** With --media: a video of the tone (every third page) or a clock ticking each second (every third). */
+/** With --media: a video of the tone, a clock ticking each second, or a video loaded when played beside a poll that ends. */
 function mediaOf(i: number): string {
   if (!argv.media) return '';
-  if (i % 3 === 1) return '<figure><video controls width="160" src="/tone.wav"></video><figcaption><a href="/p0.html">Transcript</a></figcaption></figure>';
-  if (i % 3 === 2) return '<p>Local time: <span id="clock">00:00:00</span></p><script>setInterval(() => { document.getElementById("clock").textContent = new Date().toTimeString().slice(0, 8); }, 1000);</script>';
+  if (i % 4 === 1) return '<figure><video controls width="160" src="/tone.wav"></video><figcaption><a href="/p0.html">Transcript</a></figcaption></figure>';
+  if (i % 4 === 2) return '<p>Local time: <span id="clock">00:00:00</span></p><script>setInterval(() => { document.getElementById("clock").textContent = new Date().toTimeString().slice(0, 8); }, 1000);</script>';
+  if (i % 4 === 3) return '<figure><video controls preload="none" width="160" src="/tone.wav"></video><figcaption><a href="/p0.html">Transcript</a></figcaption></figure><script>const ready = setInterval(() => { if (document.readyState === "complete") clearInterval(ready); }, 100);</script>';
   return '';
 }
 
