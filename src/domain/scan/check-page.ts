@@ -8,7 +8,7 @@
  */
 import axe from 'axe-core';
 import { JSDOM, VirtualConsole } from 'jsdom';
-import { axeRunOptions, erroredRules, issuesOf } from './axe-results.js';
+import { axeRunOptions, correctedAnswer, erroredRules, issuesOf, pageFactsOf } from './axe-results.js';
 import { browserOnly, checksFor, issueOfFinding, withoutDuplicates } from './checks/catalogue.js';
 import { domFindings, SURVEY_LIMITS } from './checks/dom-findings.js';
 import { surveyDom } from './checks/page-functions.js';
@@ -35,13 +35,13 @@ export async function checkPage(html: string, url: string, standard: WcagStandar
     addStandIns(window);
     window.eval(AXE_SOURCE);
     const pageAxe = (window as unknown as AxeWindow).axe;
-    const results = await pageAxe.run(window.document, axeRunOptions(standard, 'jsdom'));
+    const results = correctedAnswer(await pageAxe.run(window.document, axeRunOptions(standard, 'jsdom')), pageFactsOf(window.document), 'jsdom');
     const blind = blindRules(pageAxe.getRules(tagsForStandard(standard)));
     const trusted = (list: axe.Result[]) => list.filter((rule) => !(rule.id in JSDOM_BLIND_RULES));
     const objects = undecidedObjects(window.document, results.violations);
     const axeIssues = [...issuesOf(trusted(results.violations), 'error'), ...issuesOf(trusted(results.incomplete), 'warning')];
 
-    const notEvaluated: NotEvaluated[] = [...blind, ...objects, ...erroredRules(trusted([...results.violations, ...results.incomplete]), 'needs a browser'), ...browserOnly(standard)];
+    const notEvaluated: NotEvaluated[] = [...blind, ...objects, ...results.notEvaluated, ...erroredRules(trusted([...results.violations, ...results.incomplete]), 'needs a browser'), ...browserOnly(standard)];
     const survey = surveyDom(window.document, SURVEY_LIMITS);
     if (survey.scripted) notEvaluated.push(SCRIPTED_CONTENT);
     const { findings: all, failures } = domFindings(survey);

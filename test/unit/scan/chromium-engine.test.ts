@@ -12,6 +12,7 @@ import { CheckError } from '../../../src/domain/scan/engine.js';
 import { fetchPage, type FetchOptions } from '../../../src/domain/scan/fetch-page.js';
 import { scanSite } from '../../../src/domain/scan/scan-site.js';
 import { requireChromium } from '../../helpers/chromium.js';
+import { tone } from '../../helpers/corpus-site.js';
 
 interface Listening { server: Server; origin: string; hits: string[]; connections: number }
 
@@ -54,6 +55,9 @@ beforeAll(async () => {
         <body><main><h1>T</h1><p><a href="/one">First link</a> and <a href="/two">second link</a>.</p><button>Save</button></main></body></html>`);
     }
     if (path === '/slow.html') return respond(200, 'text/html', page('<img src="/slow.png">'));
+    if (path === '/video.html') return respond(200, 'text/html', page('<video controls width="160" src="/tone.wav"></video>'));
+    if (path === '/lazy-video.html') return respond(200, 'text/html', page('<video controls preload="none" width="160" src="/lazy.wav"></video>'));
+    if (path === '/tone.wav' || path === '/lazy.wav') return respond(200, 'audio/wav', tone(2));
     if (path === '/slow.png') {
       const release = () => respond(200, 'image/png', Buffer.alloc(8));
       slowImages.add(release);
@@ -162,6 +166,20 @@ describe('the page slots', () => {
     // One page at a time: a1 took the slot at once, b1 was queued last and still went next.
     expect(done).toEqual(['a1', 'b1', 'a2', 'a3', 'a4']);
   }, 120_000);
+});
+
+describe('the media checks', () => {
+  it('decode the sound of the file the page loaded, without downloading it again', async () => {
+    const checked = await check('/video.html');
+    expect(checked.issues.find((i) => i.code === 'pactum-video-alternative')).toMatchObject({ evidence: expect.stringMatching(/^video of 2\.0 s with sound/) });
+    expect(site.hits.filter((hit) => hit === '/tone.wav')).toHaveLength(1);
+  });
+
+  it('leave media that loads only when played alone: nothing is downloaded, nothing reported', async () => {
+    const checked = await check('/lazy-video.html');
+    expect(checked.issues.filter((i) => /^pactum-(video|audio)/.test(i.code))).toEqual([]);
+    expect(site.hits).not.toContain('/lazy.wav');
+  });
 });
 
 describe('the keyboard checks', () => {

@@ -7,24 +7,8 @@
 import type { Impact, Issue, NotEvaluated, WcagStandard } from '../types.js';
 import { sentence, truncate } from '../axe-results.js';
 
-export type CheckId =
-  | 'pactum-keyboard-trap'
-  | 'pactum-focus-visible'
-  | 'pactum-media-alternative'
-  | 'pactum-autoplay-audio'
-  | 'pactum-language'
-  | 'pactum-language-of-parts'
-  | 'pactum-reflow'
-  | 'pactum-link-purpose'
-  | 'pactum-link-text'
-  | 'pactum-audio-alternative'
-  | 'pactum-video-alternative'
-  | 'pactum-video-only-alternative'
-  | 'pactum-device-motion'
-  | 'pactum-auto-update';
-
-export interface CheckInfo {
-  id: CheckId;
+/** A check as the catalogue writes it: its id is its key there. */
+interface CheckEntry {
   criteria: string[];
   /**
    * The W3C ACT rules (their ids) this check implements: the ACT implementation report
@@ -45,72 +29,83 @@ export interface CheckInfo {
 
 const understanding = (slug: string) => `https://www.w3.org/WAI/WCAG22/Understanding/${slug}.html`;
 
-export const CHECKS: Readonly<Record<CheckId, CheckInfo>> = {
+const ENTRIES = {
   'pactum-keyboard-trap': {
-    id: 'pactum-keyboard-trap', actRules: ['80af7b'], criteria: ['2.1.2'], level: 'A', impact: 'critical', needsBrowser: true,
+    actRules: ['80af7b'], criteria: ['2.1.2'], level: 'A', impact: 'critical', needsBrowser: true,
     help: 'Keyboard focus must be able to leave every component', helpUrl: understanding('no-keyboard-trap'),
     browserReason: 'Tabbing through the page needs a browser with a keyboard and the page\'s scripts.',
   },
   'pactum-focus-visible': {
-    id: 'pactum-focus-visible', actRules: ['oj04fd'], criteria: ['2.4.7'], level: 'AA', impact: 'serious', needsBrowser: true,
+    actRules: ['oj04fd'], criteria: ['2.4.7'], level: 'AA', impact: 'serious', needsBrowser: true,
     help: 'The element with keyboard focus must show it', helpUrl: understanding('focus-visible'),
     browserReason: 'Whether focus changes the rendering needs a browser\'s styles as painted.',
   },
   'pactum-media-alternative': {
-    id: 'pactum-media-alternative', actRules: [], criteria: ['1.2.1', '1.2.2'], level: 'A', impact: 'serious', needsBrowser: false,
+    actRules: [], criteria: ['1.2.1', '1.2.2'], level: 'A', impact: 'serious', needsBrowser: false,
     help: 'Audio and video need captions or a text alternative', helpUrl: understanding('audio-only-and-video-only-prerecorded'),
   },
   'pactum-autoplay-audio': {
-    id: 'pactum-autoplay-audio', actRules: ['80f0bf', 'aaa1bf', '4c31df'], criteria: ['1.4.2'], level: 'A', impact: 'serious', needsBrowser: true,
+    actRules: ['80f0bf', 'aaa1bf', '4c31df'], criteria: ['1.4.2'], level: 'A', impact: 'serious', needsBrowser: true,
     help: 'Sound that plays by itself for more than 3 seconds needs a way to pause or mute it', helpUrl: understanding('audio-control'),
     browserReason: 'Whether sound plays, and for how long, needs media playback.',
   },
   'pactum-language': {
-    id: 'pactum-language', actRules: ['ucwvc8'], criteria: ['3.1.1'], level: 'A', impact: 'serious', needsBrowser: false,
+    actRules: ['ucwvc8'], criteria: ['3.1.1'], level: 'A', impact: 'serious', needsBrowser: false,
     help: 'The page\'s language attribute must match the language of its text', helpUrl: understanding('language-of-page'),
   },
   'pactum-language-of-parts': {
-    id: 'pactum-language-of-parts', actRules: ['off6ek'], criteria: ['3.1.2'], level: 'AA', impact: 'serious', needsBrowser: false,
+    actRules: ['off6ek'], criteria: ['3.1.2'], level: 'AA', impact: 'serious', needsBrowser: false,
     help: 'A passage in another language must say so with a lang attribute that matches its text', helpUrl: understanding('language-of-parts'),
   },
   'pactum-reflow': {
-    id: 'pactum-reflow', actRules: ['59br37'], criteria: ['1.4.10', '1.4.4'], level: 'AA', impact: 'serious', needsBrowser: true,
+    actRules: ['59br37'], criteria: ['1.4.10', '1.4.4'], level: 'AA', impact: 'serious', needsBrowser: true,
     help: 'Content must reflow at 320 CSS pixels and stay readable at 200% zoom, without clipped text', helpUrl: understanding('reflow'),
     browserReason: 'Reflow and zoom need layout at other viewport sizes.',
   },
   'pactum-link-purpose': {
-    id: 'pactum-link-purpose', actRules: ['fd3a94', '5effbb'], criteria: ['2.4.4'], level: 'A', impact: 'moderate', needsBrowser: false,
+    actRules: ['fd3a94', '5effbb'], criteria: ['2.4.4'], level: 'A', impact: 'moderate', needsBrowser: false,
     help: 'Links with the same name in the same context must lead to the same place', helpUrl: understanding('link-purpose-in-context'),
   },
   'pactum-link-text': {
-    id: 'pactum-link-text', actRules: ['5effbb', 'aizyf1'], criteria: ['2.4.4', '2.4.9'], level: 'A', impact: 'moderate', needsBrowser: false,
+    actRules: ['5effbb', 'aizyf1'], criteria: ['2.4.4', '2.4.9'], level: 'A', impact: 'moderate', needsBrowser: false,
     help: 'A link\'s text, with its context, must say where the link leads', helpUrl: understanding('link-purpose-in-context'),
   },
   'pactum-audio-alternative': {
-    id: 'pactum-audio-alternative', actRules: ['e7aa44'], criteria: ['1.2.1'], level: 'A', impact: 'serious', needsBrowser: true,
+    actRules: ['e7aa44'], criteria: ['1.2.1'], level: 'A', impact: 'serious', needsBrowser: true,
     help: 'Audio a person can play needs a text alternative that conveys all of it', helpUrl: understanding('audio-only-and-video-only-prerecorded'),
     browserReason: 'Whether audio loads, and whether a person can start it, needs media playback and layout.',
   },
   'pactum-video-alternative': {
-    id: 'pactum-video-alternative', actRules: ['f51b46', 'c5a4ea', '1ec09b', '1a02b0'], criteria: ['1.2.3', '1.2.2', '1.2.5', '1.2.8'], level: 'A', impact: 'serious', needsBrowser: true,
+    actRules: ['f51b46', 'c5a4ea', '1ec09b', '1a02b0'], criteria: ['1.2.3', '1.2.2', '1.2.5', '1.2.8'], level: 'A', impact: 'serious', needsBrowser: true,
     help: 'Video with sound needs an audio description or a transcript of what it shows, and captions', helpUrl: understanding('audio-description-or-media-alternative-prerecorded'),
     browserReason: 'Whether a video is visible and makes sound needs media playback and layout.',
   },
   'pactum-video-only-alternative': {
-    id: 'pactum-video-only-alternative', actRules: ['c3232f'], criteria: ['1.2.1'], level: 'A', impact: 'serious', needsBrowser: true,
+    actRules: ['c3232f'], criteria: ['1.2.1'], level: 'A', impact: 'serious', needsBrowser: true,
     help: 'Video without sound needs a transcript or an audio track that conveys what it shows', helpUrl: understanding('audio-only-and-video-only-prerecorded'),
     browserReason: 'Whether a video is visible and silent needs media playback and layout.',
   },
   'pactum-device-motion': {
-    id: 'pactum-device-motion', actRules: ['c249d5', '7677a9'], criteria: ['2.5.4'], level: 'A', impact: 'serious', needsBrowser: false,
+    actRules: ['c249d5', '7677a9'], criteria: ['2.5.4'], level: 'A', impact: 'serious', needsBrowser: false,
     help: 'What device motion does must also be possible with a control, and motion actuation must be possible to turn off', helpUrl: understanding('motion-actuation'),
   },
   'pactum-auto-update': {
-    id: 'pactum-auto-update', actRules: ['efbfc7'], criteria: ['2.2.2'], level: 'A', impact: 'serious', needsBrowser: true,
+    actRules: ['efbfc7'], criteria: ['2.2.2'], level: 'A', impact: 'serious', needsBrowser: true,
     help: 'Text that changes by itself must be possible to pause, stop or hide', helpUrl: understanding('pause-stop-hide'),
     browserReason: 'Whether text changes by itself needs the page\'s scripts running for a while.',
   },
-};
+} satisfies Record<`pactum-${string}`, CheckEntry>;
+
+export type CheckId = keyof typeof ENTRIES;
+
+export interface CheckInfo extends Readonly<CheckEntry> {
+  id: CheckId;
+}
+
+/** Every check, with its id (its key in the catalogue). */
+export const CHECKS: Readonly<Record<CheckId, CheckInfo>> = Object.fromEntries(
+  (Object.entries(ENTRIES) as [CheckId, CheckEntry][]).map(([id, entry]) => [id, { id, ...entry }]),
+) as Record<CheckId, CheckInfo>;
 
 /**
  * ACT rules that axe-core rules pactum runs implement, beyond those axe-core lists in its own

@@ -6,7 +6,7 @@
 import type { CheckId, RawFinding } from '../checks/catalogue.js';
 import { pageCall } from '../checks/page-functions.js';
 import type { Page } from './browser.js';
-import { focusSnapshot, focusStates, layoutProbe, mediaProbe, textUpdates, type TextUpdates, recordedPresses, playbackProbe, quiet, type FocusState, type LayoutProbe, type MediaFacts, type PlaybackProbe } from './probes.js';
+import { focusSnapshot, focusStates, layoutProbe, mediaProbe, TEXT_WATCH_MS, textUpdates, type TextUpdates, recordedPresses, playbackProbe, quiet, type FocusState, type LayoutProbe, type MediaFacts, type PlaybackProbe } from './probes.js';
 
 /** Tabbable elements followed; a page with more is checked on its first ones. */
 const MAX_TABBABLES = 40;
@@ -124,7 +124,9 @@ export async function playbackCheck(page: Page): Promise<RawFinding[]> {
 }
 
 /** Media files larger than this are not decoded: whether they make sound stays unknown. */
-const MEDIA_DECODE_MAX_BYTES = 16 * 1024 * 1024;
+export const MEDIA_DECODE_MAX_BYTES = 16 * 1024 * 1024;
+/** Decoded first, alone: seconds of compressed audio and video, sound in which settles the question. */
+const MEDIA_FIRST_BYTES = 512 * 1024;
 
 /**
  * 1.2.1, 1.2.2, 1.2.3, 1.2.5: whether captions, a transcript or an audio description match what
@@ -134,7 +136,7 @@ const MEDIA_DECODE_MAX_BYTES = 16 * 1024 * 1024;
  * left out, as the ACT rules leave it out.
  */
 export async function mediaChecks(page: Page): Promise<RawFinding[]> {
-  const facts: MediaFacts[] = await evaluate(page, mediaProbe, { waitMs: 3000, maxBytes: MEDIA_DECODE_MAX_BYTES });
+  const facts: MediaFacts[] = await evaluate(page, mediaProbe, { waitMs: 3000, maxBytes: MEDIA_DECODE_MAX_BYTES, firstBytes: MEDIA_FIRST_BYTES });
   const findings: RawFinding[] = [];
   for (const m of facts) {
     if (!m.loaded || m.duration === -1) continue;
@@ -168,25 +170,27 @@ export async function mediaChecks(page: Page): Promise<RawFinding[]> {
   return findings;
 }
 
-/** How long after load a page that may update text is watched: two changes of a one-second ticker. */
-const TEXT_WATCH_MS = 2600;
+/** How often a watched page's text changes are looked at. */
+const TEXT_POLL_MS = 250;
 
 /**
  * 2.2.2: text that changes by itself (a ticker, a counter, a feed) needs a way to pause, stop or
- * hide it. Only a page that set short intervals, or whose text already changed, is watched until
- * TEXT_WATCH_MS after its load; whether a control does the job is for a person to check.
+ * hide it. Only a page with short intervals running, or whose text already changed, is watched,
+ * until TEXT_WATCH_MS after its load or until text has changed twice; whether a control does the
+ * job is for a person to check.
  */
 export async function autoUpdateCheck(page: Page): Promise<RawFinding[]> {
   let seen: TextUpdates = await evaluate(page, textUpdates);
   if (seen.sinceLoad < 0 || !seen.likely) return [];
-  if (seen.sinceLoad < TEXT_WATCH_MS) {
-    await new Promise((resolve) => setTimeout(resolve, TEXT_WATCH_MS - seen.sinceLoad));
+  // Watched until TEXT_WATCH_MS after load, or until some text has changed twice: the page's finding is then certain.
+  while (seen.changed.length === 0 && seen.sinceLoad < TEXT_WATCH_MS) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(TEXT_POLL_MS, TEXT_WATCH_MS - seen.sinceLoad)));
     seen = await evaluate(page, textUpdates);
   }
   return seen.changed.map((c) => ({
     check: 'pactum-auto-update', criterion: '2.2.2', selector: c.selector, html: c.html,
     what: 'this text changes by itself: a person must check that it can be paused, stopped or hidden, or how often it changes set',
-    evidence: `its text changed ${c.changes - 1} times in ${c.seconds.toFixed(1)} s after the page loaded, with no input (now "${c.text}"); ${seen.control ? `a control that may do it: "${seen.control}"` : 'no button or link on the page speaks of pausing, stopping or hiding'}`,
+    evidence: `its text changed ${c.changes} times in ${c.seconds.toFixed(1)} s after the page loaded, with no input (now "${c.text}"); ${seen.control ? `a control that may do it: "${seen.control}"` : 'no button or link on the page speaks of pausing, stopping or hiding'}`,
   }));
 }
 

@@ -9,12 +9,11 @@
  * scan's address policy (subresources.ts), and anything that escapes interception (preconnects,
  * WebRTC) goes to a proxy that only counts and drops it.
  */
-import type axe from 'axe-core';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer, type Server, type Socket } from 'node:net';
 import { cpus } from 'node:os';
-import { axeRunOptions, erroredRules, issuesOf } from '../axe-results.js';
+import { axeRunOptions, correctedAnswer, erroredRules, issuesOf, pageFactsOf, type AxeAnswer, type PageFacts } from '../axe-results.js';
 import { captureElementShots } from './screenshots.js';
 import { checkFailed, checksFor, issueOfFinding, withoutDuplicates, type CheckId, type RawFinding } from '../checks/catalogue.js';
 import { pageCall, surveyDom, type Survey } from '../checks/page-functions.js';
@@ -26,9 +25,9 @@ import { uniqueByCode } from '../not-evaluated.js';
 import type { CheckedPage, Issue, NotEvaluated, StyleStats } from '../types.js';
 import { LaunchError, launchBrowser, type Browser, type BrowserContext, type Page, type PausedRequest } from './browser.js';
 import { processUid, sandboxFor, sandboxUnavailable, UNAVAILABLE_WARNING, UNSANDBOXED, type SandboxChoice } from './sandbox.js';
-import { autoUpdateCheck, DESKTOP, keyboardChecks, layoutChecks, mediaChecks, playbackCheck, quietPage } from './browser-checks.js';
+import { autoUpdateCheck, DESKTOP, keyboardChecks, layoutChecks, MEDIA_DECODE_MAX_BYTES, mediaChecks, playbackCheck, quietPage } from './browser-checks.js';
 import { TEXT_CHANGE_RECORDER } from './probes.js';
-import { fetchSubresource } from './subresources.js';
+import { fetchSubresource, type Subresource } from './subresources.js';
 
 /**
  * The flags the issue asks for; the switches a test browser is started with to behave the same on
@@ -182,6 +181,12 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
     const maxBytes = fetch.maxBytes ?? FETCH_DEFAULTS.maxBytes;
     /** Documents the session is about to show, by URL: the crawler fetched them already. */
     const documents = new Map<string, string>();
+    /**
+     * Audio and video each page's document loaded, by URL, kept while the page is checked: the
+     * media checks read the file again to decode its sound, and the player may ask for it again
+     * (ranges, seeking); both get the response already fetched instead of a second download.
+     */
+    const mediaResponses = new WeakMap<Page, Map<string, Subresource>>();
     let ctx: { context: Promise<BrowserContext>; generation: number } | null = null;
     let idle: Page[] = [];
     let sessionClosed = false;
@@ -196,12 +201,18 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
       }
       if (method !== 'GET' && method !== 'HEAD') return request.fail('BlockedByClient'); // a scan only reads
       if (request.page.countRequest() > maxSubresources) return request.fail('BlockedByClient');
-      const outcome = await fetchSubresource(url, request.headers, { policy, userAgent, timeoutMs: SUBRESOURCE_TIMEOUT_MS, maxBytes, signal: fetch.signal });
-      if (!outcome.ok) {
-        if (outcome.blocked) stats.blocked++;
-        return request.fail(outcome.blocked ? 'BlockedByClient' : 'Failed').catch(() => undefined);
+      const media = mediaResponses.get(request.page);
+      let response = media?.get(url);
+      if (!response) {
+        const outcome = await fetchSubresource(url, request.headers, { policy, userAgent, timeoutMs: SUBRESOURCE_TIMEOUT_MS, maxBytes, signal: fetch.signal });
+        if (!outcome.ok) {
+          if (outcome.blocked) stats.blocked++;
+          return request.fail(outcome.blocked ? 'BlockedByClient' : 'Failed').catch(() => undefined);
+        }
+        response = outcome.response;
+        if (media && isMediaFile(response)) media.set(url, response);
       }
-      const { status, headers, body } = outcome.response;
+      const { status, headers, body } = response;
       await request.fulfill({ status, headers, body: method === 'HEAD' ? Buffer.alloc(0) : body }).catch(() => undefined);
     }
 
@@ -228,6 +239,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
       const page = idle.pop() ?? (await newPage(context_));
       lost.page = page;
       documents.set(input.url, input.html);
+      mediaResponses.set(page, new Map());
       try {
         lost.stage = 'loading';
         await page.goto(input.url);
@@ -243,6 +255,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
         return checked;
       } finally {
         documents.delete(input.url);
+        mediaResponses.delete(page);
       }
     }
 
@@ -311,6 +324,11 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
   };
 }
 
+/** A whole audio or video file, small enough for the media checks to decode. */
+function isMediaFile(response: Subresource): boolean {
+  return response.status === 200 && /^(audio|video)\//i.test(response.headers['content-type'] ?? '') && response.body.length <= MEDIA_DECODE_MAX_BYTES;
+}
+
 /** A page of the scan's context; its dialogs are dismissed (alert() must not stall the check). */
 const newPage = (context: BrowserContext): Promise<Page> => context.newPage();
 
@@ -322,11 +340,12 @@ async function inspect(page: Page, input: PageToCheck, progress: InFlight): Prom
   progress.stage = 'running axe-core';
   const options = axeRunOptions(input.standard, 'browser');
   // Only what the report uses crosses CDP: axe's passes and inapplicable lists are most of its answer.
-  const results = await page.evaluate<Pick<axe.AxeResults, 'violations' | 'incomplete'>>(
+  const answer = await page.evaluate<AxeAnswer>(
     `window.__pactumAxe.run(document, ${JSON.stringify(options)}).then((r) => ({ violations: r.violations, incomplete: r.incomplete }))`,
   );
+  const results = correctedAnswer(answer, await page.evaluate<PageFacts>(pageCall(pageFactsOf)), 'browser');
   const axeIssues = [...issuesOf(results.violations, 'error'), ...issuesOf(results.incomplete, 'warning')];
-  const notEvaluated: NotEvaluated[] = erroredRules([...results.violations, ...results.incomplete], 'check failed');
+  const notEvaluated: NotEvaluated[] = [...results.notEvaluated, ...erroredRules([...results.violations, ...results.incomplete], 'check failed')];
   progress.stage = 'surveying the DOM';
   const survey = await page.evaluate<Survey>(pageCall(surveyDom, SURVEY_LIMITS));
   const dom = domFindings(survey);

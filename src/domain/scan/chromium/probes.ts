@@ -282,7 +282,7 @@ export interface MediaFacts {
  * audio (the file as the page loads it, up to `maxBytes`) to tell sound from silence, which no
  * media property says.
  */
-export async function mediaProbe(doc: Document, opts: { waitMs: number; maxBytes: number }): Promise<MediaFacts[]> {
+export async function mediaProbe(doc: Document, opts: { waitMs: number; maxBytes: number; firstBytes: number }): Promise<MediaFacts[]> {
   const win = doc.defaultView! as Window & { OfflineAudioContext?: typeof OfflineAudioContext };
   const media = Array.from(doc.querySelectorAll<HTMLMediaElement>('audio, video')).slice(0, 10);
   if (media.length === 0) return [];
@@ -293,7 +293,8 @@ export async function mediaProbe(doc: Document, opts: { waitMs: number; maxBytes
     return same.length === 1 ? el.localName : `${el.localName}:nth-of-type(${same.indexOf(el) + 1})`;
   };
   const deadline = Date.now() + opts.waitMs;
-  await Promise.all(media.filter((m) => m.readyState < 1 && m.networkState !== 3).map((m) => new Promise<void>((ok) => {
+  // Only media still loading is waited for: one idle without metadata (preload="none") loads nothing until played.
+  await Promise.all(media.filter((m) => m.readyState < 1 && m.networkState === m.NETWORK_LOADING).map((m) => new Promise<void>((ok) => {
     const done = () => ok();
     m.addEventListener('loadedmetadata', done, { once: true });
     m.addEventListener('error', done, { once: true });
@@ -310,16 +311,25 @@ export async function mediaProbe(doc: Document, opts: { waitMs: number; maxBytes
       if (!response.ok || Number(response.headers.get('content-length') ?? 0) > opts.maxBytes) return { sound: 'unknown', peak: 0 };
       const bytes = await response.arrayBuffer();
       if (bytes.byteLength > opts.maxBytes) return { sound: 'unknown', peak: 0 };
-      let audio: AudioBuffer;
+      const peakOf = async (data: ArrayBuffer): Promise<number> => {
+        const audio = await new win.OfflineAudioContext!(1, 1, 8000).decodeAudioData(data);
+        let loudest = 0;
+        for (let c = 0; c < audio.numberOfChannels; c++) {
+          const samples = audio.getChannelData(c);
+          for (let i = 0; i < samples.length; i += 5) loudest = Math.max(loudest, Math.abs(samples[i]!));
+        }
+        return loudest;
+      };
+      // Sound in its first bytes decides it: the rest is decoded only when those are silent or do not decode alone.
+      if (bytes.byteLength > opts.firstBytes) {
+        const early = await peakOf(bytes.slice(0, opts.firstBytes)).catch(() => 0);
+        if (early > 0.01) return { sound: 'yes', peak: early };
+      }
+      let peak: number;
       try {
-        audio = await new win.OfflineAudioContext(1, 1, 8000).decodeAudioData(bytes);
+        peak = await peakOf(bytes);
       } catch {
         return { sound: 'no', peak: 0 }; // the file loads as media but holds no audio stream
-      }
-      let peak = 0;
-      for (let c = 0; c < audio.numberOfChannels; c++) {
-        const data = audio.getChannelData(c);
-        for (let i = 0; i < data.length; i += 5) peak = Math.max(peak, Math.abs(data[i]!));
       }
       return { sound: peak > 0.01 ? 'yes' : 'no', peak };
     } catch {
@@ -353,20 +363,30 @@ export async function mediaProbe(doc: Document, opts: { waitMs: number; maxBytes
   return facts;
 }
 
+/** How long after load a page that may update text is watched: two changes of a one-second ticker. */
+export const TEXT_WATCH_MS = 2600;
+
 /**
  * Installed in every document before its scripts run (the engine's init script): notes each text
- * change after the page loaded (the element, when, and its text then) and how many short
- * intervals the page's scripts set, so that text that updates by itself can be told later
- * without watching every page for seconds.
+ * change after the page loaded (the element, when, and its text then) and the page's intervals
+ * still running that can tick twice within TEXT_WATCH_MS (a slower one changes text at most once
+ * while the page is watched, and a cleared one, such as a poll that found what it waited for, not
+ * at all), so that text that updates by itself can be told later without watching every page for seconds.
  */
 export const TEXT_CHANGE_RECORDER = `(() => {
   if (window.top !== window || window.__pactumText) return;
-  const rec = { loadedAt: -1, intervals: 0, changes: [] };
+  const rec = { loadedAt: -1, intervals: new Set(), changes: [] };
   Object.defineProperty(window, '__pactumText', { value: rec });
   const setInterval_ = window.setInterval;
+  const clearInterval_ = window.clearInterval;
   window.setInterval = function (fn, ms, ...rest) {
-    if (!(Number(ms) > 10000)) rec.intervals++;
-    return setInterval_.call(this, fn, ms, ...rest);
+    const id = setInterval_.call(this, fn, ms, ...rest);
+    if (!(Number(ms) > ${TEXT_WATCH_MS})) rec.intervals.add(id);
+    return id;
+  };
+  window.clearInterval = function (id) {
+    rec.intervals.delete(id);
+    return clearInterval_.call(this, id);
   };
   window.addEventListener('load', () => {
     rec.loadedAt = performance.now();
@@ -382,7 +402,7 @@ export const TEXT_CHANGE_RECORDER = `(() => {
 export interface TextUpdates {
   /** Milliseconds since the page's load event (-1: not loaded, or the recorder is missing). */
   sinceLoad: number;
-  /** Whether the page may update text by itself: it set short intervals, or text already changed. */
+  /** Whether the page may update text by itself: it has short intervals running, or text already changed. */
   likely: boolean;
   /** Visible elements whose text changed at least twice after load, innermost only. */
   changed: { selector: string; html: string; changes: number; seconds: number; text: string }[];
@@ -391,7 +411,7 @@ export interface TextUpdates {
 }
 
 export function textUpdates(doc: Document): TextUpdates {
-  type Rec = { loadedAt: number; intervals: number; changes: [Element, number, string][] };
+  type Rec = { loadedAt: number; intervals: Set<number>; changes: [Element, number, string][] };
   const win = doc.defaultView! as Window & { __pactumText?: Rec };
   const rec = win.__pactumText;
   const CONTROL = /\b(pause|stop|hide|freeze|resume|frequency|control)\b/i;
@@ -422,7 +442,7 @@ export function textUpdates(doc: Document): TextUpdates {
     }
     return parts.join(' > ');
   };
-  // Changed at least twice (three texts seen, the first being the text before), still in the page and visible.
+  // Changed at least twice (two texts seen after load, each one a change), still in the page and visible.
   const candidates = [...byElement].filter(([el, e]) => e.texts.size >= 2 && el.isConnected && el !== doc.body && el !== doc.documentElement
     && el.getClientRects().length > 0 && win.getComputedStyle(el).visibility === 'visible' && ((el as HTMLElement).innerText ?? '').trim() !== '');
   const innermost = candidates.filter(([el]) => !candidates.some(([other]) => other !== el && el.contains(other)));
@@ -437,5 +457,5 @@ export function textUpdates(doc: Document): TextUpdates {
     const outer = el.outerHTML;
     return { selector: selectorOf(el), html: outer.length <= 200 ? outer : outer.slice(0, outer.indexOf('>') + 1), changes: e.texts.size, seconds: (e.last - e.first) / 1000, text: ((el as HTMLElement).innerText ?? '').trim().slice(0, 60) };
   });
-  return { sinceLoad: performance.now() - rec.loadedAt, likely: rec.intervals > 0 || byElement.size > 0, changed, control };
+  return { sinceLoad: performance.now() - rec.loadedAt, likely: rec.intervals.size > 0 || byElement.size > 0, changed, control };
 }
