@@ -47,10 +47,10 @@ export function createUserState(reads: PointReads, changes: PrincipalChanges) {
   }
 
   return {
-    get: (userId: string) => remembered(users, userId, reads.user),
-    org: (orgId: string) => remembered(orgs, orgId, reads.org),
+    get: (userId: string) => remembered(users, userId, (id) => reads.user(id)),
+    org: (orgId: string) => remembered(orgs, orgId, (id) => reads.org(id)),
     async orgExists(orgId: string): Promise<boolean> {
-      return (await remembered(orgs, orgId, reads.org)) !== undefined;
+      return (await remembered(orgs, orgId, (id) => reads.org(id))) !== undefined;
     },
     close: () => changes.close(),
   };

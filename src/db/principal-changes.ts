@@ -110,7 +110,7 @@ function listen(url: string, log: Logger, on: { notice(payload: string): void; s
     c.end().catch(() => {});
     if (closed) return;
     log.warn({ err: err instanceof Error ? err.message : undefined, retryMs: pause }, 'lost the PostgreSQL connection that hears of user and org changes; reading them on every request until it is back');
-    retry = setTimeout(connect, pause);
+    retry = setTimeout(() => void connect(), pause);
     retry.unref();
     pause = Math.min(pause * 2, 30_000);
   };

@@ -6,8 +6,11 @@ import type { Knex } from 'knex';
  * SQL). The instances drop what they remember of that row (db/principal-changes.ts). SQLite has one
  * server process; it notices another process's commits by the database's data version.
  */
+/** The dialect, from knex's own client config (typed loosely by knex). */
+const isPostgres = (db: Knex) => (db.client as { config: { client?: unknown } }).config.client === 'pg';
+
 export async function up(db: Knex) {
-  if (db.client.config.client !== 'pg') return;
+  if (!isPostgres(db)) return;
   await db.raw(`
     create or replace function pactum_principal_changed() returns trigger language plpgsql as $$
     begin
@@ -21,7 +24,7 @@ export async function up(db: Knex) {
 }
 
 export async function down(db: Knex) {
-  if (db.client.config.client !== 'pg') return;
+  if (!isPostgres(db)) return;
   for (const table of ['users', 'orgs']) await db.raw(`drop trigger if exists ${table}_changed on ${table}`);
   await db.raw('drop function if exists pactum_principal_changed()');
 }
