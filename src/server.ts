@@ -149,6 +149,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     await migrate(services.db).catch((err: unknown) => {
       throw databaseStartError(err, config);
     });
+    services.users.start();
     // An S3 store that refuses our settings is reported now rather than at the first upload.
     if (config.storage.kind === 's3') {
       await services.objects.store.backend.ping().catch((err: unknown) => {

@@ -52,6 +52,8 @@ export function createUserState(reads: PointReads, changes: PrincipalChanges) {
     async orgExists(orgId: string): Promise<boolean> {
       return (await remembered(orgs, orgId, (id) => reads.org(id))) !== undefined;
     },
+    /** Once the database is migrated: from then on other instances' changes are heard. */
+    start: () => changes.start(),
     close: () => changes.close(),
   };
 }

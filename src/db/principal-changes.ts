@@ -34,6 +34,8 @@ export interface PrincipalChanges {
   usable(): boolean;
   /** `forget(id)` drops one row; `forget()` all of them. */
   subscribe(forget: (id?: string) => void): void;
+  /** Starts hearing of other instances' changes (PostgreSQL: connects and LISTENs), once the database is migrated. */
+  start(): void;
   close(): Promise<void>;
 }
 
@@ -62,6 +64,7 @@ export function watchPrincipals(db: Db, opts: { databaseUrl: string | null; log:
         return !Number.isNaN(now);
       },
       subscribe: (f) => void subscribers.push(f),
+      start() {},
       close: () => Promise.resolve(),
     };
   }
@@ -70,7 +73,7 @@ export function watchPrincipals(db: Db, opts: { databaseUrl: string | null; log:
     notice: (payload) => forget(payload.slice(payload.indexOf(':') + 1) || undefined),
     state: () => forget(),
   });
-  return { usable: () => listener.listening, subscribe: (f) => void subscribers.push(f), close: () => listener.close() };
+  return { usable: () => listener.listening, subscribe: (f) => void subscribers.push(f), start: () => listener.start(), close: () => listener.close() };
 }
 
 /** Calls `changed` when this process's knex writes users or orgs (and when such a transaction ends). */
@@ -135,9 +138,10 @@ function listen(url: string, log: Logger, on: { notice(payload: string): void; s
     on.state(true);
     state.listening = true;
   }
-  void connect();
-
   return {
+    start() {
+      if (!closed && !client && !retry) void connect();
+    },
     get listening() {
       return state.listening;
     },
