@@ -34,6 +34,7 @@ import { securityHeaders } from './http/security-headers.js';
 import { createAuditLog } from './mcp/audit.js';
 import { createUserState } from './auth/user-state.js';
 import { createPointReads } from './db/point-reads.js';
+import { watchPrincipals } from './db/principal-changes.js';
 import { createPasswordThrottle } from './auth/throttle.js';
 import { drainUnreadBodies, guardSlowClients, serverTimeouts } from './http/slow-clients.js';
 import type { Services } from './services.js';
@@ -88,7 +89,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     connections: connectionStore(db, secrets, { allowPrivateNetworks: config.outboundAllowPrivateNetworks }),
     audit: createAuditLog(db, { onWritten: (rows) => metrics.mcp.auditRows.inc(rows) }),
     reads,
-    users: createUserState(reads),
+    users: createUserState(reads, watchPrincipals(db, { databaseUrl: config.databaseUrl, log })),
     passwords,
     objects: { store, backend, leased, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), partialQuota: createPartialQuota(db, config.lfs), basic: basicAuth(db, passwords) },
     scans: createScanRunner({ db, config, log, screenshots, metrics, onCompleted: (scan) => afterScan(services, scan) }),
@@ -148,6 +149,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     await migrate(services.db).catch((err: unknown) => {
       throw databaseStartError(err, config);
     });
+    services.users.start();
     // An S3 store that refuses our settings is reported now rather than at the first upload.
     if (config.storage.kind === 's3') {
       await services.objects.store.backend.ping().catch((err: unknown) => {
@@ -167,6 +169,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     await services.scans.stop().catch(() => {});
     await services.compute.close();
     services.objects.backend.close();
+    await services.users.close();
     services.reads.close();
     await services.db.destroy();
     if (config.otlpEndpoint) await stopTracing();
@@ -237,6 +240,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       const auditRows = services.audit.pending;
       await timed('audit', () => services.audit.flush());
       services.objects.backend.close();
+      await services.users.close();
       services.reads.close();
       await timed('database', () => services.db.destroy());
       if (config.otlpEndpoint) await timed('traces', () => stopTracing());

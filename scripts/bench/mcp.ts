@@ -2,7 +2,7 @@
  * tools/call throughput and latency at 32 concurrent clients: pactum's dashboard_get_org (auth,
  * validation, a database read, the audit row; a real user's token; logging at info) against a bare
  * MCP SDK stateless server with one trivial tool built the fast way the SDK allows, in
- * alternating rounds. Goals: ratio >= 2.0, pactum p99 <= 12 ms.
+ * alternating rounds. Goals: ratio >= 2.0, pactum p99 <= 10 ms.
  *
  *   npx tsx scripts/bench/mcp.ts [--rounds 3] [--duration 10]
  */
@@ -11,8 +11,8 @@ import { fmt, load, median, record, startTarget, type LoadResult } from './lib.j
 import { startPactum } from './pactum-process.js';
 
 /**
- * pactum as production runs it (`node dist/src/cli/main.js serve`, logging at info to a pipe the
- * bench drains, like the SDK server's stdout), an org admin made with the CLI and its token.
+ * pactum as production runs it (`node dist/src/cli/main.js serve`, logging at info to a file: see
+ * pactum-process.ts for why not a pipe), an org admin made with the CLI and its token.
  */
 async function pactumTarget() {
   const p = await startPactum({ LOG_LEVEL: 'info' }, { role: 'org_admin' });
@@ -55,8 +55,8 @@ const sdk = summary(results.sdk);
 const pactum = summary(results.pactum);
 console.log(`\nbare SDK, trivial tool      ${fmt(sdk.rps)} req/s  p50 ${sdk.p50} ms  p99 ${sdk.p99} ms`);
 console.log(`pactum dashboard_get_org    ${fmt(pactum.rps)} req/s  p50 ${pactum.p50} ms  p99 ${pactum.p99} ms`);
-console.log(`ratio                       ${fmt(pactum.rps / sdk.rps, 2)} (goal >= 2.0; pactum p99 goal <= 12 ms)`);
+console.log(`ratio                       ${fmt(pactum.rps / sdk.rps, 2)} (goal >= 2.0; pactum p99 goal <= 10 ms)`);
 record(
   { bench: 'mcp', measure: 'tools/call dashboard_get_org, 32 connections', value: pactum.rps, unit: 'req/s', baseline: { name: 'bare MCP SDK stateless, shared validator', value: sdk.rps }, ratio: pactum.rps / sdk.rps, goal: '>= 2.0', met: pactum.rps / sdk.rps >= 2 },
-  { bench: 'mcp', measure: 'tools/call p99', value: pactum.p99, unit: 'ms', baseline: { name: 'bare MCP SDK', value: sdk.p99 }, goal: '<= 12 ms', met: pactum.p99 <= 12 },
+  { bench: 'mcp', measure: 'tools/call p99', value: pactum.p99, unit: 'ms', baseline: { name: 'bare MCP SDK', value: sdk.p99 }, goal: '<= 10 ms', met: pactum.p99 <= 10 },
 );

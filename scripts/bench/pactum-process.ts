@@ -4,7 +4,7 @@
  * through clear_refs) so nothing in the measuring process distorts it.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,8 @@ export interface Pactum {
   pid: number;
   /** Its DATA_DIR (the SQLite file is pactum.sqlite there unless DATABASE_URL is set). */
   dataDir: string;
+  /** Where its log goes (pactum.log in DATA_DIR). */
+  logFile: string;
   /** Runs the pactum command against this server's database and keys; its stdout. */
   cli(args: string[], input?: string): string;
   /** Peak RSS in bytes since the last reset. */
@@ -38,17 +40,26 @@ export async function startPactum(env: Record<string, string> = {}, opts: { role
   run(['repo', 'grant', 'bench/objects', 'bench', 'write']);
   // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof": where the server's time goes.
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, cli, 'serve'], { env: { ...base, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // The log goes to a file, as in production. A pipe read by this process would make the load
+  // generator (autocannon runs here) parse every log line: that slows the generator, not pactum,
+  // and the bench would measure its own client.
+  const logFile = join(dataDir, 'pactum.log');
+  const logFd = openSync(logFile, 'a', 0o600);
+  const child = spawn(process.execPath, [...nodeArgs, cli, 'serve'], { env: { ...base, PORT: '0' }, stdio: ['ignore', logFd, 'inherit'] });
+  closeSync(logFd);
   const url = await new Promise<string>((resolve, reject) => {
-    let buf = '';
-    child.once('exit', (code) => reject(new Error(`pactum serve exited with ${code}`)));
-    child.stdout.on('data', (d) => {
-      buf += d;
-      const m = /"url":"([^"]+)".*"msg":"pactum is serving"/.exec(buf);
-      if (m) resolve(m[1]!);
+    const poll = setInterval(() => {
+      const m = /"url":"([^"]+)".*"msg":"pactum is serving"/.exec(readFileSync(logFile, 'utf8'));
+      if (m) {
+        clearInterval(poll);
+        resolve(m[1]!);
+      }
+    }, 25);
+    child.once('exit', (code) => {
+      clearInterval(poll);
+      reject(new Error(`pactum serve exited with ${code}; its log: ${logFile}`));
     });
   });
-  child.stdout.resume();
   const status = () => readFileSync(`/proc/${child.pid}/status`, 'utf8');
   return {
     url,
@@ -56,6 +67,7 @@ export async function startPactum(env: Record<string, string> = {}, opts: { role
     auth: `Basic ${Buffer.from('bench:bench-password').toString('base64')}`,
     pid: child.pid!,
     dataDir,
+    logFile,
     cli: (args, input) => run(args, input).toString('utf8'),
     peak: () => Number(/VmHWM:\s+(\d+) kB/.exec(status())![1]) * 1024,
     resetPeak: () => writeFileSync(`/proc/${child.pid}/clear_refs`, '5'),

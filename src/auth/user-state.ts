@@ -1,31 +1,60 @@
 /**
- * The current state of a token's user and the existence of a token's org, read on every
- * authenticated request. There is no time-to-live: a user's row is one primary-key lookup (a few
- * microseconds on SQLite's read connection, db/point-reads.ts; one round trip on PostgreSQL), so a demotion,
- * deactivation or deletion made by any instance or by the CLI counts at the very next request.
- * Orgs are never deleted, so an org once seen is remembered; an unknown one is asked again.
+ * The current state of a token's user and of an org, needed on every authenticated request and by
+ * the read tools, kept in memory so that a read tool's call reads no row: a user's row (role,
+ * active, credential version, org) and an org's row, each remembered from its first read until it
+ * changes. Every change drops it before the next request is served, wherever it was made (this
+ * process, the CLI, another instance; db/principal-changes.ts says how), so a demotion,
+ * deactivation, deletion or new password counts at the very next request. Only rows that exist
+ * are remembered: an unknown id is asked again each time.
  */
-import type { PointReads, UserRowSnapshot } from '../db/point-reads.js';
+import type { OrgRowSnapshot, PointReads, UserRowSnapshot } from '../db/point-reads.js';
+import type { PrincipalChanges } from '../db/principal-changes.js';
 
 /** Ids are short and printable; anything else names nothing (and PostgreSQL refuses a NUL). */
 const plausibleId = (id: string) => id.length <= 64 && [...id].every((c) => c.charCodeAt(0) >= 0x20);
 
-export function createUserState(reads: PointReads) {
-  const knownOrgs = new Set<string>();
+/** Beyond this many rows of a kind, memory starts afresh (a flood of distinct tokens cannot grow it). */
+const MAX_ROWS = 100_000;
+
+export function createUserState(reads: PointReads, changes: PrincipalChanges) {
+  const users = new Map<string, Readonly<UserRowSnapshot>>();
+  const orgs = new Map<string, Readonly<OrgRowSnapshot>>();
+  // Moves with every change heard: a read that began before a change does not store what it read.
+  let generation = 0;
+  changes.subscribe((id) => {
+    generation++;
+    if (id === undefined) {
+      users.clear();
+      orgs.clear();
+    } else {
+      users.delete(id);
+      orgs.delete(id);
+    }
+  });
+
+  async function remembered<T extends object>(rows: Map<string, Readonly<T>>, id: string, read: (id: string) => Promise<T | undefined>): Promise<Readonly<T> | undefined> {
+    if (!plausibleId(id)) return undefined;
+    if (!changes.usable()) return read(id);
+    const known = rows.get(id);
+    if (known) return known;
+    const began = generation;
+    const row = await read(id);
+    if (row && began === generation) {
+      if (rows.size >= MAX_ROWS) rows.clear();
+      rows.set(id, Object.freeze(row));
+    }
+    return row;
+  }
+
   return {
-    async get(userId: string): Promise<UserRowSnapshot | undefined> {
-      if (!plausibleId(userId)) return undefined;
-      return reads.user(userId);
-    },
+    get: (userId: string) => remembered(users, userId, (id) => reads.user(id)),
+    org: (orgId: string) => remembered(orgs, orgId, (id) => reads.org(id)),
     async orgExists(orgId: string): Promise<boolean> {
-      if (knownOrgs.has(orgId)) return true;
-      if (!plausibleId(orgId)) return false;
-      const row = await reads.org(orgId);
-      if (!row) return false;
-      if (knownOrgs.size >= 100_000) knownOrgs.clear();
-      knownOrgs.add(orgId);
-      return true;
+      return (await remembered(orgs, orgId, (id) => reads.org(id))) !== undefined;
     },
+    /** Once the database is migrated: from then on other instances' changes are heard. */
+    start: () => changes.start(),
+    close: () => changes.close(),
   };
 }
 

@@ -22,14 +22,16 @@ export function openDb(opts: { databaseUrl: string | null; dataDir: string }): D
   const filename = join(opts.dataDir, 'pactum.sqlite');
   closeSync(openSync(filename, 'a', 0o600));
   chmodSync(filename, 0o600);
-  return knexFactory({
+  const main: MainConnection = { connection: null };
+  const db = knexFactory({
     client: 'better-sqlite3',
     connection: { filename },
     useNullAsDefault: true,
     pool: {
       min: 1,
       max: 1, // one connection: better-sqlite3 is synchronous, and SQLite has one writer anyway
-      afterCreate(conn: { pragma(s: string): unknown; prepare(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+      afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) {
+        main.connection = conn;
         cacheStatements(conn);
         conn.pragma('journal_mode = WAL');
         conn.pragma('synchronous = NORMAL');
@@ -39,6 +41,34 @@ export function openDb(opts: { databaseUrl: string | null; dataDir: string }): D
       },
     },
   });
+  mainConnections.set(db, main);
+  return db;
+}
+
+interface SqliteStatement { get(): unknown; pluck(): SqliteStatement }
+interface SqliteConnection { pragma(s: string): unknown; prepare(sql: string): SqliteStatement; open?: boolean }
+interface MainConnection { connection: SqliteConnection | null }
+const mainConnections = new WeakMap<Db, MainConnection>();
+const dataVersions = new WeakMap<SqliteConnection, SqliteStatement>();
+
+/**
+ * SQLite's PRAGMA data_version on the main connection (the one knex writes through): it moves when
+ * another connection, in another process (the CLI) or not, commits a change to the database, and
+ * never for this connection's own commits. Null on PostgreSQL; NaN while no connection is open.
+ */
+export function sqliteDataVersion(db: Db): (() => number) | null {
+  const main = mainConnections.get(db);
+  if (!main) return null;
+  return () => {
+    const conn = main.connection;
+    if (!conn || conn.open === false) return NaN;
+    let statement = dataVersions.get(conn);
+    if (!statement) {
+      statement = conn.prepare('pragma data_version').pluck();
+      dataVersions.set(conn, statement);
+    }
+    return Number(statement.get());
+  };
 }
 
 /**
@@ -46,9 +76,9 @@ export function openDb(opts: { databaseUrl: string | null; dataDir: string }): D
  * a small query. Statements are reusable (execution is synchronous), so keep them by SQL text.
  * knex binds values as parameters, so the texts are few; the cap guards against unusual ones.
  */
-function cacheStatements(conn: { prepare(sql: string): unknown }) {
+function cacheStatements(conn: { prepare(sql: string): SqliteStatement }) {
   const prepare = conn.prepare.bind(conn);
-  const cache = new Map<string, unknown>();
+  const cache = new Map<string, SqliteStatement>();
   conn.prepare = (sql: string) => {
     let statement = cache.get(sql);
     if (!statement) {

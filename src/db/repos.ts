@@ -2,6 +2,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { newId } from '../ids.js';
 import type { Db } from './knex.js';
+import { principalsChanged } from './principal-changes.js';
 
 export type RepoAccess = 'read' | 'write' | 'admin';
 
@@ -84,7 +85,7 @@ export class AmbiguousTokenName extends Error {
 
 /** Revokes one live token of the user, named by its id or its name; 0 when there is none. */
 export async function revokePersonalTokens(db: Db, userId: string, ref: string): Promise<number> {
-  return db.transaction(async (trx) => {
+  const revoked = await db.transaction(async (trx) => {
     const now = new Date().toISOString();
     const live = await trx('personal_tokens')
       .where({ user_id: userId })
@@ -100,6 +101,8 @@ export async function revokePersonalTokens(db: Db, userId: string, ref: string):
     if (n) await trx('users').where({ id: userId }).update({ credential_version: trx.raw('credential_version + 1'), updated_at: now });
     return n;
   });
+  principalsChanged(db);
+  return revoked;
 }
 
 /** Last use is recorded at most once a minute per token: a push is thousands of requests. */

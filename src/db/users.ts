@@ -3,6 +3,7 @@ import type { components } from '../../generated/types/dashboard.js';
 import { ROLE_PERMISSIONS, type Role } from '../auth/permissions.js';
 import { newId } from '../ids.js';
 import type { Db } from './knex.js';
+import { principalsChanged } from './principal-changes.js';
 
 export type User = components['schemas']['user'];
 export type Organization = components['schemas']['organization'];
@@ -76,7 +77,7 @@ export interface UserChanges {
  * Setting `active` to what it already is changes nothing. Returns whether the version moved.
  */
 export async function changeUser(db: Db, userId: string, changes: UserChanges): Promise<boolean> {
-  return db.transaction(async (trx) => {
+  const moved = await db.transaction(async (trx) => {
     const row = await trx<UserRow>('users').where({ id: userId }).first('active', 'role');
     if (!row) return false;
     const now = new Date().toISOString();
@@ -94,6 +95,8 @@ export async function changeUser(db: Db, userId: string, changes: UserChanges): 
     }
     return credentialsMove;
   });
+  principalsChanged(db);
+  return moved;
 }
 
 /** Whether an insert failed on a unique constraint (SQLite and PostgreSQL word it differently). */

@@ -15,6 +15,7 @@ import * as m013 from './013_auth_pending.js';
 import * as m014 from './014_partial_reservations.js';
 import * as m015 from './015_scan_claims.js';
 import * as m016 from './016_scan_screenshots.js';
+import * as m017 from './017_principal_changes.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_core': m001,
@@ -32,6 +33,7 @@ const migrations: Record<string, Knex.Migration> = {
   '014_partial_reservations': m014,
   '015_scan_claims': m015,
   '016_scan_screenshots': m016,
+  '017_principal_changes': m017,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

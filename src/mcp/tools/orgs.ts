@@ -19,7 +19,7 @@ export const orgTools: Pick<ToolHandlers, 'dashboard_create_org' | 'dashboard_ge
 
   async dashboard_get_org({ targetOrgId }, { caller, services }) {
     const id = targetOrg(caller, targetOrgId); // left out: the caller's own
-    const row = await services.reads.org(id);
+    const row = await services.users.org(id);
     if (!row) throw new ToolFailure('not_found', `No organization ${id}`);
     return toOrg(row);
   },
