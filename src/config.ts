@@ -145,7 +145,7 @@ const schema = z.object({
   /** How much lower the compute threads' scheduling priority is than the event loop's (Linux niceness, 0-19): the loop's short requests go first. */
   COMPUTE_NICE: int(0, 19).default(10),
   /** The most memory V8's young generation may grow to once the server listens (MiB, both semi-spaces): a flood of cheap requests leaves no more resident than this. */
-  HEAP_YOUNG_GENERATION_MB: int(2, 256).default(16),
+  HEAP_YOUNG_GENERATION_MB: int(2, 256).default(8),
   /** Longest htmlContext and cssContext dashboard_generate_fix accepts (characters; too_large beyond). At most the schema's 100000. */
   FIX_MAX_CONTEXT_CHARS: int(1, 100_000).default(100_000),
   /** Most issues dashboard_get_report returns in its pages view (too_large beyond: the digest view and dashboard_query_issues page through any number). */

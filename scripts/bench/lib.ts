@@ -1,12 +1,14 @@
 /**
- * Shared by the benchmarks: start a target server in a child process (so the load generator in
- * this process gets its own core), drive it with autocannon, and compare medians of alternating
+ * Shared by the benchmarks: start a target server in a child process (so the load generator
+ * gets its own core), drive it with wrk (autocannon where wrk is not installed), and compare medians of alternating
  * rounds, so machine noise hits baseline and candidate alike.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { hasWrk, wrkLoad } from './wrk.js';
 
 export interface Target { url: string; child: ChildProcess; info: Record<string, unknown>; stop(): Promise<void> }
 
@@ -38,7 +40,11 @@ export function startTarget(script: string, args: string[] = [], env: NodeJS.Pro
 
 export interface LoadResult { rps: number; p50: number; p99: number; errors: number; non2xx: number }
 
+/** HTTP load: from wrk when it is installed (see wrk.ts for why), else from autocannon. */
 export async function load(opts: autocannon.Options): Promise<LoadResult> {
+  if (hasWrk() && process.env.BENCH_LOAD !== 'autocannon') {
+    return wrkLoad({ url: String(opts.url), method: opts.method, headers: opts.headers as Record<string, string> | undefined, body: typeof opts.body === 'string' ? opts.body : opts.body?.toString(), connections: opts.connections ?? 32, duration: Number(opts.duration ?? 5) });
+  }
   const r = await autocannon({ connections: 32, duration: 5, ...opts });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
 }
@@ -67,7 +73,10 @@ export interface Figure {
 /** Appends figures to the JSON-lines file `make bench` names in BENCH_RESULTS (nothing otherwise). */
 export function record(...figures: Figure[]) {
   const file = process.env.BENCH_RESULTS;
-  if (file) appendFileSync(file, figures.map((f) => JSON.stringify(f)).join('\n') + '\n');
+  if (!file) return;
+  // A benchmark that cleans the project's .tmp/ must not lose the figures of the others.
+  mkdirSync(dirname(file), { recursive: true });
+  appendFileSync(file, figures.map((f) => JSON.stringify(f)).join('\n') + '\n');
 }
 
 /** Resident set size of a process now, from the kernel. */

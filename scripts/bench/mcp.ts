@@ -53,8 +53,8 @@ for (let round = 1; round <= rounds; round++) {
 const summary = (xs: LoadResult[]) => ({ rps: median(xs.map((x) => x.rps)), p50: median(xs.map((x) => x.p50)), p99: median(xs.map((x) => x.p99)) });
 const sdk = summary(results.sdk);
 const pactum = summary(results.pactum);
-console.log(`\nbare SDK, trivial tool      ${fmt(sdk.rps)} req/s  p50 ${sdk.p50} ms  p99 ${sdk.p99} ms`);
-console.log(`pactum dashboard_get_org    ${fmt(pactum.rps)} req/s  p50 ${pactum.p50} ms  p99 ${pactum.p99} ms`);
+console.log(`\nbare SDK, trivial tool      ${fmt(sdk.rps)} req/s  p50 ${fmt(sdk.p50, 1)} ms  p99 ${fmt(sdk.p99, 1)} ms`);
+console.log(`pactum dashboard_get_org    ${fmt(pactum.rps)} req/s  p50 ${fmt(pactum.p50, 1)} ms  p99 ${fmt(pactum.p99, 1)} ms`);
 console.log(`ratio                       ${fmt(pactum.rps / sdk.rps, 2)} (goal >= 2.0; pactum p99 goal <= 10 ms)`);
 record(
   { bench: 'mcp', measure: 'tools/call dashboard_get_org, 32 connections', value: pactum.rps, unit: 'req/s', baseline: { name: 'bare MCP SDK stateless, shared validator', value: sdk.rps }, ratio: pactum.rps / sdk.rps, goal: '>= 2.0', met: pactum.rps / sdk.rps >= 2 },
