@@ -161,7 +161,8 @@ describe('pactum_storage_errors_total', () => {
   describe('on the file system', () => {
     let s: TestServer;
     beforeAll(async () => {
-      s = await startTestServer({ METRICS_TOKEN: TOKEN });
+      // The file-system backend whatever the pass (the S3 pass would store elsewhere).
+      s = await startTestServer({ METRICS_TOKEN: TOKEN, STORAGE: 'fs' });
       await lfsFixture(s.services.db, { org: 'acme', repo: 'site', username: 'wally', password: PASSWORD, access: 'write' });
     });
     afterAll(() => s?.stop());
