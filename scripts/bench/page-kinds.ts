@@ -16,24 +16,11 @@ import axeCore from 'axe-core';
 import { chromium } from 'playwright-core';
 import { axeRunOptions } from '../../src/domain/scan/axe-results.js';
 import { CHROMIUM_FLAGS, createChromiumEngine } from '../../src/domain/scan/chromium/engine.js';
-import { median } from './lib.js';
+import { median, toneWav } from './lib.js';
 
 const { values: argv } = parseArgs({ options: { rounds: { type: 'string', default: '3' } } });
 const ROUNDS = Number(argv.rounds);
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-/** A 20-second 440 Hz tone, 22.05 kHz 16-bit mono (0.9 MB). */
-function toneWav(): Buffer {
-  const rate = 22050;
-  const samples = rate * 20;
-  const wav = Buffer.alloc(44 + samples * 2);
-  wav.write('RIFF', 0); wav.writeUInt32LE(36 + samples * 2, 4); wav.write('WAVE', 8);
-  wav.write('fmt ', 12); wav.writeUInt32LE(16, 16); wav.writeUInt16LE(1, 20); wav.writeUInt16LE(1, 22);
-  wav.writeUInt32LE(rate, 24); wav.writeUInt32LE(rate * 2, 28); wav.writeUInt16LE(2, 32); wav.writeUInt16LE(16, 34);
-  wav.write('data', 36); wav.writeUInt32LE(samples * 2, 40);
-  for (let i = 0; i < samples; i++) wav.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / rate)), 44 + i * 2);
-  return wav;
-}
 
 const WAV = toneWav();
 const page = (body: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A page</title></head><body><main><h1>A page</h1><p>Some text.</p>${body}</main></body></html>`;

@@ -35,7 +35,7 @@ import axeCore from 'axe-core';
 import { chromium } from 'playwright-core';
 import { axeRunOptions } from '../../src/domain/scan/axe-results.js';
 import { CHROMIUM_FLAGS } from '../../src/domain/scan/chromium/engine.js';
-import { record } from './lib.js';
+import { record, toneWav } from './lib.js';
 import { startPactum, type Pactum } from './pactum-process.js';
 
 const { values: argv } = parseArgs({
@@ -53,18 +53,8 @@ const PAGES = Number(argv.pages);
 const CONCURRENCY = Number(argv.concurrency);
 const SAMPLE_MS = Number(argv['sample-ms']);
 
-/** A 20-second 440 Hz tone, 22.05 kHz 16-bit mono: what --media pages play. */
-const TONE_WAV = (() => {
-  const rate = 22050;
-  const samples = rate * 20;
-  const wav = Buffer.alloc(44 + samples * 2);
-  wav.write('RIFF', 0); wav.writeUInt32LE(36 + samples * 2, 4); wav.write('WAVE', 8);
-  wav.write('fmt ', 12); wav.writeUInt32LE(16, 16); wav.writeUInt16LE(1, 20); wav.writeUInt16LE(1, 22);
-  wav.writeUInt32LE(rate, 24); wav.writeUInt32LE(rate * 2, 28); wav.writeUInt16LE(2, 32); wav.writeUInt16LE(16, 34);
-  wav.write('data', 36); wav.writeUInt32LE(samples * 2, 40);
-  for (let i = 0; i < samples; i++) wav.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / rate)), 44 + i * 2);
-  return wav;
-})();
+/** What --media pages play. */
+const TONE_WAV = toneWav();
 
 /** With --media: a video of the tone, a clock ticking each second, or a video loaded when played beside a poll that ends. */
 function mediaOf(i: number): string {
