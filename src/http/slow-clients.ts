@@ -45,8 +45,17 @@ export function guardSlowClients(server: Server, http: Config['http'], onCut?: (
       }
     }, http.bodyRateWindowMs);
     timer.unref();
-    const stop = () => clearInterval(timer);
+    // Stopped when the request closes or, for a request refused before its body (which never
+    // closes), when its connection does: an interval left to notice at its next tick kept each
+    // such request, its socket and their buffers alive for a whole window (30 s by default), and
+    // a flood of refused bodies grew the heap by every one of them.
+    const stop = () => {
+      clearInterval(timer);
+      req.off('close', stop);
+      socket.off('close', stop);
+    };
     req.once('close', stop);
+    socket.once('close', stop);
   });
 }
 
