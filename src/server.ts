@@ -33,6 +33,7 @@ import { clientAddressMiddleware } from './http/client-address.js';
 import { securityHeaders } from './http/security-headers.js';
 import { createAuditLog } from './mcp/audit.js';
 import { createUserState } from './auth/user-state.js';
+import { requestScope } from './http/request-scope.js';
 import { createPointReads } from './db/point-reads.js';
 import { watchPrincipals } from './db/principal-changes.js';
 import { createPasswordThrottle } from './auth/throttle.js';
@@ -89,7 +90,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     connections: connectionStore(db, secrets, { allowPrivateNetworks: config.outboundAllowPrivateNetworks }),
     audit: createAuditLog(db, { onWritten: (rows) => metrics.mcp.auditRows.inc(rows) }),
     reads,
-    users: createUserState(reads, watchPrincipals(db, { databaseUrl: config.databaseUrl, log })),
+    users: createUserState(reads, watchPrincipals(db, { databaseUrl: config.databaseUrl, log }), () => requestScope.getStore()),
     passwords,
     objects: { store, backend, leased, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), partialQuota: createPartialQuota(db, config.lfs), basic: basicAuth(db, passwords) },
     scans: createScanRunner({ db, config, log, screenshots, metrics, onCompleted: (scan) => afterScan(services, scan) }),
