@@ -114,8 +114,11 @@ export function sessionCookie(config: Config, db: Db): SecurityHandler {
     }
     const session = await resolveSession(db, cookie.token);
     const user = session && (await findUserById(db, session.userId));
-    if (!session || !user || !user.active || Number(user.credential_version) !== session.credentialVersion) {
-      throw new HttpError(401, 'The session has ended; sign in again', dashboardChallenge(config, 'invalid_token'));
+    const ended = 'The session has ended; sign in again';
+    if (!session || !user) throw new HttpError(401, ended, dashboardChallenge(config, 'invalid_token'));
+    // Signed out, its user deactivated or given new credentials: a revocation (counted apart).
+    if (session.revoked || !user.active || Number(user.credential_version) !== session.credentialVersion) {
+      throw new RevokedCredential(401, ended, dashboardChallenge(config, 'invalid_token'));
     }
     return identityOfUser(user, 'sessionCookie', session.id);
   };

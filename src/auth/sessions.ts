@@ -29,12 +29,15 @@ export async function createSession(db: Db, userId: string, ttlSeconds: number) 
   return { token, id: hashOf(token), expiresAt };
 }
 
-/** The live session's user id and credential version, or null for an unknown, expired or revoked one. */
-export async function resolveSession(db: Db, token: string): Promise<{ id: string; userId: string; credentialVersion: number } | null> {
+/**
+ * The session's user id and credential version, and whether it was revoked (signed out, or all
+ * of its user's sessions ended); null for an unknown or expired one.
+ */
+export async function resolveSession(db: Db, token: string): Promise<{ id: string; userId: string; credentialVersion: number; revoked: boolean } | null> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
   const row = await db<SessionRow>('sessions').where({ token_hash: hashOf(token) }).first();
-  if (!row || row.revoked_at || row.expires_at <= new Date().toISOString()) return null;
-  return { id: row.token_hash, userId: row.user_id, credentialVersion: Number(row.credential_version) };
+  if (!row || row.expires_at <= new Date().toISOString()) return null;
+  return { id: row.token_hash, userId: row.user_id, credentialVersion: Number(row.credential_version), revoked: row.revoked_at !== null };
 }
 
 export async function revokeSession(db: Db, token: string): Promise<void> {

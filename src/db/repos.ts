@@ -45,15 +45,17 @@ export async function createPersonalToken(db: Db, userId: string, name: string, 
   return { token, id, expiresAt };
 }
 
-/** The live token (not revoked, not expired) with this secret. */
-export const findPersonalToken = (db: Db, token: string) =>
-  db('personal_tokens')
+/**
+ * The token with this secret, live or not: whether it was revoked or has expired is the caller's
+ * to tell apart (a revoked token's refusal is counted as a revocation, an expired one's is not).
+ */
+export async function findPersonalToken(db: Db, token: string): Promise<{ id: string; user_id: string; revoked: boolean; expired: boolean } | undefined> {
+  const row = await db('personal_tokens')
     .where({ token_hash: tokenHash(token) })
-    .whereNull('revoked_at')
-    .where((q) => {
-      q.whereNull('expires_at').orWhere('expires_at', '>', new Date().toISOString());
-    })
-    .first<{ id: string; user_id: string } | undefined>('id', 'user_id');
+    .first<{ id: string; user_id: string; revoked_at: string | null; expires_at: string | null } | undefined>('id', 'user_id', 'revoked_at', 'expires_at');
+  if (!row) return undefined;
+  return { id: row.id, user_id: row.user_id, revoked: row.revoked_at !== null, expired: row.expires_at !== null && row.expires_at <= new Date().toISOString() };
+}
 
 export interface PersonalTokenRow {
   id: string;

@@ -57,28 +57,38 @@ export function basicAuth(db: Db, throttle: PasswordThrottle): SecurityHandler &
     // No user name or secret holds a NUL (and PostgreSQL could not even look one up).
     if (colon < 1 || !secret || decoded.includes('\0')) throw refuse();
     const cacheKey = createHash('sha256').update(`${username}\0${secret}`).digest('hex');
+    // The same refusal to the client whatever the cause; the metrics count revocations apart.
+    const revoked = () => new RevokedCredential(401, 'Invalid username, password or token', LFS_CHALLENGE);
     const hit = verified.get(cacheKey);
     let user: UserRow | undefined;
+    let remembered = false;
     if (hit && hit.until > Date.now() && !secret.startsWith('pat_')) {
-      // Remembered credentials count only while the user's credential version stands.
-      user = await findUserById(db, hit.userId);
-      if (user && Number(user.credential_version) !== hit.version) {
-        verified.delete(cacheKey);
-        user = undefined;
-      }
+      // Remembered credentials count only while the user's credential version stands; once it
+      // moves (a new password, a revoked token) the password is checked again.
+      const known = await findUserById(db, hit.userId);
+      if (known && Number(known.credential_version) === hit.version) {
+        user = known;
+        remembered = true;
+      } else verified.delete(cacheKey);
+    }
+    if (user) {
+      // Remembered above.
     } else if (secret.startsWith('pat_')) {
       const token = await findPersonalToken(db, secret);
-      user = token && (await findUserById(db, token.user_id));
-      if (user && user.username !== username) user = undefined;
-      if (token && user) await noteTokenUse(db, token.id);
+      const owner = token && (await findUserById(db, token.user_id));
+      if (!token || !owner || owner.username !== username || token.expired) throw refuse();
+      if (token.revoked || !owner.active) throw revoked();
+      user = owner;
+      await noteTokenUse(db, token.id);
     } else {
       // Throttled before scrypt; an unknown user costs the same scrypt as a known one.
       const candidate = await findUserByName(db, username);
       if (await throttle.guard(username, ctx.ip, () => checkPassword(secret, candidate?.password_hash))) user = candidate;
+      if (user && !user.active) throw revoked();
       if (user && needsRehash(user.password_hash)) await db('users').where({ id: user.id }).update({ password_hash: await hashPassword(secret) });
     }
     if (!user || !user.active) throw refuse();
-    if (!hit) {
+    if (!remembered) {
       if (verified.size >= 10_000) verified.clear();
       verified.set(cacheKey, { userId: user.id, version: Number(user.credential_version), until: Date.now() + 60_000 });
     }

@@ -14,6 +14,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { lfsFixture } from '../helpers/git-lfs.js';
 import { bearer, mcpClient, ok } from '../helpers/mcp.js';
+import { createPersonalToken, revokePersonalTokens } from '../../src/db/repos.js';
+import { revokeSession } from '../../src/auth/sessions.js';
 
 const TOKEN = 'metrics-faults-token-0123456789';
 const GIT_LFS = 'application/vnd.git-lfs+json';
@@ -124,6 +126,67 @@ describe('pactum_auth_revoked_refusals_total', () => {
     expect(withdrawn('pactum_auth_revoked_refusals_total', { api: 'objects' })).toBe(1);
     expect(withdrawn('pactum_auth_revoked_refusals_total', { api: 'dashboard' })).toBe(1);
     await root.close();
+  });
+
+  it('counts a revoked personal token and a revoked or outdated session cookie, and not an expired token', async () => {
+    const { user } = await lfsFixture(s.services.db, { org: 'acme', repo: 'site', username: 'pat', password: 'pat-password-1', access: 'read' });
+    const locksWith = (authorization: string) =>
+      fetch(`${s.directUrl}/acme/site.git/info/lfs/locks`, { headers: { accept: GIT_LFS, authorization } }).then(async (r) => (await r.body?.cancel(), r.status));
+    const basic = (secret: string) => `Basic ${Buffer.from(`pat:${secret}`).toString('base64')}`;
+    const login = async () => {
+      const res = await fetch(`${s.directUrl}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'pat', password: 'pat-password-1' }) });
+      expect(res.status).toBe(200);
+      await res.body?.cancel();
+      return /session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')![0];
+    };
+    const withCookie = async (cookie: string) => {
+      const res = await fetch(`${s.directUrl}/api/v1/mcp`, {
+        method: 'POST',
+        headers: { cookie, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      await res.body?.cancel();
+      return res.status;
+    };
+    const kept = await createPersonalToken(s.services.db, user.id, 'kept');
+    const dropped = await createPersonalToken(s.services.db, user.id, 'dropped');
+    const lapsed = await createPersonalToken(s.services.db, user.id, 'lapsed', 60);
+    await s.services.db('personal_tokens').where({ id: lapsed.id }).update({ expires_at: new Date(Date.now() - 1000).toISOString() });
+    const signedOut = await login();
+    const stale = await login();
+    expect(await locksWith(basic(dropped.token))).toBe(200);
+    // Remembered for a minute: the password is not checked again at every request.
+    expect(await locksWith(basic('pat-password-1'))).toBe(200);
+    expect(await withCookie(signedOut)).toBe(200);
+
+    // Not revocations: an expired token, a session cookie nobody issued.
+    const expired = await deltaAround(s, async () => {
+      expect(await locksWith(basic(lapsed.token))).toBe(401);
+      expect(await withCookie(`session=${'x'.repeat(43)}`)).toBe(401);
+    });
+    expect(expired('pactum_auth_revoked_refusals_total')).toBe(0);
+
+    // The token is revoked; the session is signed out.
+    const revoked = await deltaAround(s, async () => {
+      expect(await revokePersonalTokens(s.services.db, user.id, 'dropped')).toBe(1);
+      expect(await locksWith(basic(dropped.token))).toBe(401);
+      await revokeSession(s.services.db, signedOut.slice('session='.length));
+      expect(await withCookie(signedOut)).toBe(401);
+    });
+    expect(revoked('pactum_auth_revoked_refusals_total', { api: 'batch' })).toBe(1);
+    expect(revoked('pactum_auth_revoked_refusals_total', { api: 'dashboard' })).toBe(1);
+
+    // Revoking one token moved the user's credential version: a session from before is outdated
+    // (a revocation); a new one works, and so do the token that was kept and the password, checked
+    // again rather than refused.
+    const outdated = await deltaAround(s, async () => {
+      expect(await withCookie(stale)).toBe(401);
+      expect(await withCookie(await login())).toBe(200);
+      expect(await locksWith(basic(kept.token))).toBe(200);
+      expect(await locksWith(basic('pat-password-1'))).toBe(200);
+    });
+    expect(outdated('pactum_auth_revoked_refusals_total', { api: 'dashboard' })).toBe(1);
+    expect(outdated('pactum_auth_revoked_refusals_total')).toBe(1);
   });
 });
 
