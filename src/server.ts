@@ -73,7 +73,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const db = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const reads = createPointReads(db);
   const secrets = createSecretBox(config);
-  const metrics = createMetrics();
+  const metrics = createMetrics({ recording: config.metrics.port !== null || config.metrics.token !== null });
   const backend = await openBackend(config, log, metrics);
   const leased = withUploadLeases(backend.store, db, config.lfs.uploadLeaseSeconds);
   // A kept tus hash is trusted only while its upload cannot have expired (and been sent again).

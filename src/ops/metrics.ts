@@ -7,9 +7,10 @@
  * org, oid, URL or path: each distinct value is a time series kept for as long as the process lives.
  *
  * What can be read when scraped (pools, queues, bytes held) is read then, by collect() callbacks,
- * rather than counted on every request in a hot path.
+ * rather than counted on every request in a hot path. A server nobody can scrape (neither
+ * METRICS_PORT nor METRICS_TOKEN) records nothing.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration } from 'prom-client';
 import type { Db } from '../db/knex.js';
 import { livePools } from '../compute/worker-pool.js';
 import { ORG_CLASSES, orgClass, scanLoadByOrg, type OrgScanLoad } from '../scans/org-class.js';
@@ -36,47 +37,69 @@ interface ScanLoadSource {
   maxRunningPerOrg: number;
 }
 
-export function createMetrics() {
+/**
+ * A metric that records nothing: what every metric is when nobody can read them (neither
+ * METRICS_PORT nor METRICS_TOKEN set), so that a server without a scraper pays nothing for them.
+ */
+const IDLE = {
+  inc() {},
+  dec() {},
+  set() {},
+  observe() {},
+  reset() {},
+  remove() {},
+  labels: () => IDLE,
+  startTimer: () => () => 0,
+  get: async () => ({ values: [] }),
+};
+
+/** `recording`: false when the metrics cannot be read; every metric is then IDLE. */
+export function createMetrics({ recording = true }: { recording?: boolean } = {}) {
   const registry = new Registry();
   const r = [registry];
+  const counter = <L extends string>(c: CounterConfiguration<L>) => (recording ? new Counter<L>(c) : (IDLE as unknown as Counter<L>));
+  const gauge = <L extends string>(c: GaugeConfiguration<L>) => (recording ? new Gauge<L>(c) : (IDLE as unknown as Gauge<L>));
+  const histogram = <L extends string>(c: HistogramConfiguration<L>) => (recording ? new Histogram<L>(c) : (IDLE as unknown as Histogram<L>));
   let scanLoad: ScanLoadSource | null = null;
   const sessions = new Set<RunningScan>();
   const enginesSeen = new Set<string>();
-  collectDefaultMetrics({ register: registry });
-  // Gauges named like counters (promtool refuses them); nodejs_active_handles and the others by type remain.
-  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
+  if (recording) {
+    collectDefaultMetrics({ register: registry });
+    // Gauges named like counters (promtool refuses them); nodejs_active_handles and the others by type remain.
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
+  }
 
   const metrics = {
     registry,
     http: {
-      requests: new Counter({ name: 'pactum_http_requests_total', help: 'HTTP requests answered, by API, operation, method and status class.', labelNames: ['api', 'operation', 'method', 'status_class'] as const, registers: r }),
-      duration: new Histogram({ name: 'pactum_http_request_duration_seconds', help: 'Time from a request’s arrival to the end of its answer, per operation.', labelNames: ['api', 'operation'] as const, buckets: LATENCY_BUCKETS, registers: r }),
-      inFlight: new Gauge({ name: 'pactum_http_requests_in_flight', help: 'HTTP requests being served now.', registers: r }),
-      cut: new Counter({ name: 'pactum_http_requests_cut_total', help: 'Requests whose connection was closed because the body arrived below HTTP_MIN_BODY_RATE.', labelNames: ['reason'] as const, registers: r }),
-      throttled: new Counter({ name: 'pactum_http_throttled_total', help: 'Requests refused for their rate or quota (429, 509), by API and operation.', labelNames: ['api', 'operation'] as const, registers: r }),
+      requests: counter({ name: 'pactum_http_requests_total', help: 'HTTP requests answered, by API, operation, method and status class.', labelNames: ['api', 'operation', 'method', 'status_class'] as const, registers: r }),
+      duration: histogram({ name: 'pactum_http_request_duration_seconds', help: 'Time from a request’s arrival to the end of its answer, per operation.', labelNames: ['api', 'operation'] as const, buckets: LATENCY_BUCKETS, registers: r }),
+      inFlight: gauge({ name: 'pactum_http_requests_in_flight', help: 'HTTP requests being served now.', registers: r }),
+      cut: counter({ name: 'pactum_http_requests_cut_total', help: 'Requests whose connection was closed because the body arrived below HTTP_MIN_BODY_RATE.', labelNames: ['reason'] as const, registers: r }),
+      throttled: counter({ name: 'pactum_http_throttled_total', help: 'Requests refused for their rate or quota (429, 509), by API and operation.', labelNames: ['api', 'operation'] as const, registers: r }),
     },
     objects: {
-      uploadedBytes: new Counter({ name: 'pactum_object_uploaded_bytes_total', help: 'Object bytes received and stored, by API and transfer.', labelNames: ['api', 'transfer'] as const, registers: r }),
-      downloadedBytes: new Counter({ name: 'pactum_object_downloaded_bytes_total', help: 'Object bytes sent, by API and transfer.', labelNames: ['api', 'transfer'] as const, registers: r }),
-      uploads: new Counter({ name: 'pactum_object_uploads_total', help: 'Object uploads that ended, by outcome: verified (hash and size checked and stored), refused_hash, refused_size, aborted.', labelNames: ['api', 'transfer', 'outcome'] as const, registers: r }),
-      transfersInFlight: new Gauge({ name: 'pactum_object_transfers_in_flight', help: 'Object uploads and downloads under way.', labelNames: ['direction'] as const, registers: r }),
-      batchObjects: new Histogram({ name: 'pactum_object_batch_objects', help: 'Objects named by one batch request.', labelNames: ['operation'] as const, buckets: BATCH_BUCKETS, registers: r }),
-      sweeps: new Counter({ name: 'pactum_storage_sweeps_total', help: 'Rounds of storage housekeeping, by outcome (ok, failed).', labelNames: ['outcome'] as const, registers: r }),
-      swept: new Counter({ name: 'pactum_storage_swept_total', help: 'What storage housekeeping removed: temporary files, multipart uploads, expired resumable uploads.', labelNames: ['what'] as const, registers: r }),
-      storageErrors: new Counter({ name: 'pactum_storage_errors_total', help: 'Requests failed by the object storage, by kind (unavailable: S3 did not answer; io, no_space: the file system refused or is full).', labelNames: ['kind'] as const, registers: r }),
-      s3Duration: new Histogram({ name: 'pactum_s3_request_duration_seconds', help: 'Latency of S3 requests, by command.', labelNames: ['command'] as const, buckets: LATENCY_BUCKETS, registers: r }),
+      uploadedBytes: counter({ name: 'pactum_object_uploaded_bytes_total', help: 'Object bytes received and stored, by API and transfer.', labelNames: ['api', 'transfer'] as const, registers: r }),
+      downloadedBytes: counter({ name: 'pactum_object_downloaded_bytes_total', help: 'Object bytes sent, by API and transfer.', labelNames: ['api', 'transfer'] as const, registers: r }),
+      uploads: counter({ name: 'pactum_object_uploads_total', help: 'Object uploads that ended, by outcome: verified (hash and size checked and stored), refused_hash, refused_size, aborted.', labelNames: ['api', 'transfer', 'outcome'] as const, registers: r }),
+      transfersInFlight: gauge({ name: 'pactum_object_transfers_in_flight', help: 'Object uploads and downloads under way.', labelNames: ['direction'] as const, registers: r }),
+      batchObjects: histogram({ name: 'pactum_object_batch_objects', help: 'Objects named by one batch request.', labelNames: ['operation'] as const, buckets: BATCH_BUCKETS, registers: r }),
+      sweeps: counter({ name: 'pactum_storage_sweeps_total', help: 'Rounds of storage housekeeping, by outcome (ok, failed).', labelNames: ['outcome'] as const, registers: r }),
+      swept: counter({ name: 'pactum_storage_swept_total', help: 'What storage housekeeping removed: temporary files, multipart uploads, expired resumable uploads.', labelNames: ['what'] as const, registers: r }),
+      storageErrors: counter({ name: 'pactum_storage_errors_total', help: 'Requests failed by the object storage, by kind (unavailable: S3 did not answer; io, no_space: the file system refused or is full).', labelNames: ['kind'] as const, registers: r }),
+      s3Duration: histogram({ name: 'pactum_s3_request_duration_seconds', help: 'Latency of S3 requests, by command.', labelNames: ['command'] as const, buckets: LATENCY_BUCKETS, registers: r }),
     },
     auth: {
-      signIns: new Counter({ name: 'pactum_auth_sign_ins_total', help: 'Password sign-ins, by outcome (ok, refused, throttled).', labelNames: ['outcome'] as const, registers: r }),
-      revoked: new Counter({ name: 'pactum_auth_revoked_refusals_total', help: 'Requests refused because their credential was revoked, changed or its user deactivated.', labelNames: ['api'] as const, registers: r }),
+      signIns: counter({ name: 'pactum_auth_sign_ins_total', help: 'Password sign-ins, by outcome (ok, refused, throttled).', labelNames: ['outcome'] as const, registers: r }),
+      revoked: counter({ name: 'pactum_auth_revoked_refusals_total', help: 'Requests refused because their credential was revoked, changed or its user deactivated.', labelNames: ['api'] as const, registers: r }),
     },
     mcp: {
-      calls: new Counter({ name: 'pactum_mcp_tool_calls_total', help: 'MCP tools/call, by tool and outcome (ok or the tool error code).', labelNames: ['tool', 'outcome'] as const, registers: r }),
-      duration: new Histogram({ name: 'pactum_mcp_tool_duration_seconds', help: 'Time an MCP tool call took, by tool.', labelNames: ['tool'] as const, buckets: LATENCY_BUCKETS, registers: r }),
-      auditRows: new Counter({ name: 'pactum_audit_rows_written_total', help: 'Audit rows written to the database.', registers: r }),
+      calls: counter({ name: 'pactum_mcp_tool_calls_total', help: 'MCP tools/call, by tool and outcome (ok or the tool error code).', labelNames: ['tool', 'outcome'] as const, registers: r }),
+      duration: histogram({ name: 'pactum_mcp_tool_duration_seconds', help: 'Time an MCP tool call took, by tool.', labelNames: ['tool'] as const, buckets: LATENCY_BUCKETS, registers: r }),
+      auditRows: counter({ name: 'pactum_audit_rows_written_total', help: 'Audit rows written to the database.', registers: r }),
     },
     scans: {
-      running: new Gauge({
+      running: gauge({
         name: 'pactum_scans_running', help: 'Scans this instance is running, by engine and org class (at_cap: the org has SCAN_MAX_RUNNING_PER_ORG scans running; below_cap: any other org).', labelNames: ['engine', 'org_class'] as const, registers: r,
         async collect() {
           this.reset();
@@ -98,10 +121,10 @@ export function createMetrics() {
         },
         close: (s: RunningScan) => void sessions.delete(s),
       },
-      pageDuration: new Histogram({ name: 'pactum_scan_page_check_duration_seconds', help: 'Time one page’s check took, by engine.', labelNames: ['engine'] as const, buckets: PAGE_BUCKETS, registers: r }),
-      pages: new Counter({ name: 'pactum_scan_pages_total', help: 'Pages checked, by engine and outcome (checked, failed).', labelNames: ['engine', 'outcome'] as const, registers: r }),
-      notEvaluated: new Counter({ name: 'pactum_scan_checks_not_evaluated_total', help: 'Checks a page’s check could not decide (reported as not evaluated), by engine.', labelNames: ['engine'] as const, registers: r }),
-      browserRestarts: new Counter({
+      pageDuration: histogram({ name: 'pactum_scan_page_check_duration_seconds', help: 'Time one page’s check took, by engine.', labelNames: ['engine'] as const, buckets: PAGE_BUCKETS, registers: r }),
+      pages: counter({ name: 'pactum_scan_pages_total', help: 'Pages checked, by engine and outcome (checked, failed).', labelNames: ['engine', 'outcome'] as const, registers: r }),
+      notEvaluated: counter({ name: 'pactum_scan_checks_not_evaluated_total', help: 'Checks a page’s check could not decide (reported as not evaluated), by engine.', labelNames: ['engine'] as const, registers: r }),
+      browserRestarts: counter({
         name: 'pactum_scan_browser_restarts_total', help: 'Times the Chromium browser was started again after its first start (it died, or was closed when idle).', registers: r,
         collect() {
           const launches = metrics.scans.browserLaunches?.() ?? 0;
@@ -119,7 +142,7 @@ export function createMetrics() {
       const freeBytes = sources.freeBytes;
       // Only where the store can tell (STORAGE=fs): a 0 standing in for "unknown" would read as a full disk.
       if (freeBytes) {
-        new Gauge({
+        gauge({
           name: 'pactum_storage_free_bytes', help: 'Free space on the file system objects are stored in (STORAGE=fs only).', registers: r,
           async collect() {
             const free = await freeBytes().catch(() => null);
@@ -127,7 +150,7 @@ export function createMetrics() {
           },
         });
       }
-      new Gauge({
+      gauge({
         name: 'pactum_db_pool_connections', help: 'Database connections of the pool, by state (used, free, pending: requests waiting for one).', labelNames: ['state'] as const, registers: r,
         collect() {
           const pool = (db.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
@@ -136,20 +159,20 @@ export function createMetrics() {
           this.set({ state: 'pending' }, pool?.numPendingAcquires() ?? 0);
         },
       });
-      new Gauge({
+      gauge({
         name: 'pactum_audit_rows_pending', help: 'Audit rows waiting to be written.', registers: r,
         collect() {
           this.set(sources.auditPending?.() ?? 0);
         },
       });
-      new Gauge({
+      gauge({
         name: 'pactum_object_tus_partial_bytes', help: 'Bytes declared by unfinished resumable (tus) uploads that have not expired (all instances).', registers: r,
         async collect() {
           const row = await db('lfs_partial_reservations').where('expires_at', '>', Date.now()).first<{ bytes: number | string | null } | undefined>(db.raw('sum(size) as ??', ['bytes']));
           this.set(Number(row?.bytes ?? 0));
         },
       });
-      new Gauge({
+      gauge({
         name: 'pactum_scans_queued', help: 'Scans waiting to run (all instances), by org class (at_cap: the org has SCAN_MAX_RUNNING_PER_ORG scans running; below_cap: any other org).', labelNames: ['org_class'] as const, registers: r,
         async collect() {
           const load = await loadOrNull(scanLoad);
@@ -161,7 +184,7 @@ export function createMetrics() {
       });
     },
   };
-  new Gauge({
+  gauge({
     name: 'pactum_worker_pool_tasks', help: 'Tasks of the worker-thread pools, by pool (compute, page-check) and state (running, queued).', labelNames: ['pool', 'state'] as const, registers: r,
     collect() {
       this.reset();

@@ -23,6 +23,8 @@ beforeAll(async () => {
     HTTP_IDLE_TIMEOUT_MS: '1500',
     HTTP_MIN_BODY_RATE: String(64 * 1024),
     HTTP_BODY_RATE_WINDOW_MS: '500',
+    // Metrics are recorded only where they can be read: the cuts are counted.
+    METRICS_TOKEN: 'slow-clients-metrics-token-0123',
   });
   await lfsFixture(s.services.db, { org: 'acme', repo: 'site', username: 'wally', password: 'wally-password-1', access: 'write' });
   port = (s.instances[0]!.server.address() as AddressInfo).port;

@@ -1,0 +1,34 @@
+/**
+ * Metrics are recorded only where they can be read (ops/metrics.ts): a server without METRICS_PORT
+ * or METRICS_TOKEN keeps an empty registry, whatever its code counts.
+ */
+import { expect, it } from 'vitest';
+import { createMetrics } from '../../src/ops/metrics.js';
+
+const exercise = (m: ReturnType<typeof createMetrics>) => {
+  m.http.requests.inc({ api: 'dashboard', operation: 'mcp.post', method: 'POST', status_class: '2xx' });
+  m.http.duration.observe({ api: 'dashboard', operation: 'mcp.post' }, 0.002);
+  m.http.inFlight.inc();
+  m.mcp.calls.labels({ tool: 'dashboard_get_org', outcome: 'ok' }).inc();
+  const end = m.mcp.duration.startTimer({ tool: 'dashboard_get_org' });
+  end();
+};
+
+it('records nothing when the metrics cannot be read', async () => {
+  const m = createMetrics({ recording: false });
+  // The gauges read from the services when scraped are not even registered.
+  m.observe({ db: {} as never, scanMaxRunningPerOrg: 1, freeBytes: () => Promise.resolve(0) });
+  exercise(m);
+  expect(m.registry.getMetricsAsArray()).toHaveLength(0);
+  expect((await m.registry.metrics()).trim()).toBe('');
+  expect((await m.http.requests.get()).values).toEqual([]);
+});
+
+it('records what its code counts when they can', async () => {
+  const m = createMetrics();
+  exercise(m);
+  const text = await m.registry.metrics();
+  expect(text).toMatch(/^pactum_http_requests_total\{api="dashboard",operation="mcp.post",method="POST",status_class="2xx"\} 1$/m);
+  expect(text).toMatch(/^pactum_mcp_tool_calls_total\{tool="dashboard_get_org",outcome="ok"\} 1$/m);
+  expect(text).toMatch(/^nodejs_eventloop_lag_seconds /m);
+});
