@@ -7,7 +7,7 @@
  *   upload-hashing     the same, hashing each chunk with SHA-256 in the same pass (what pactum
  *                      must do and the bare server does not: it shows what the hash costs here)
  *   download-baseline  node:http, GET streams the file named by BENCH_FILE
- * Each also answers GET /stall with its longest event-loop stall in ms since the previous one (as
+ * Each also answers GET /stall with its longest event-loop interval in ms since the previous one (as
  * pactum's nodejs_eventloop_lag_max_seconds: monitorEventLoopDelay at prom-client's 10 ms
  * resolution), so a stall of pactum's can be told from one the busy machine causes anyway.
  * (pactum itself runs as `pactum serve` from dist/: see ../pactum-process.ts)
