@@ -1,6 +1,7 @@
 /**
  * Hypermedia: the hrefs of links and actions, always for the current public location, each with
- * its own signed, short-lived transfer token in `header`.
+ * its own short-lived transfer token in `header`. The tokens of one factory (one batch) share
+ * their claims and one signature (transfer-tokens.ts, format 3).
  */
 import type { components as B } from '../../generated/types/batch.js';
 import type { Identity } from '../auth/identity.js';
@@ -26,9 +27,12 @@ export function actionFactory(opts: { publicUrl: string; ttlSeconds: number; tok
   const exp = Math.floor(Date.now() / 1000) + opts.ttlSeconds;
   const expiresAt = new Date(exp * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const who = { subject: opts.identity?.subject ?? 'anonymous', username: opts.identity?.username ?? null, orgId: opts.identity?.orgId ?? opts.repo.org_id, credentialVersion: opts.identity?.credentialVersion ?? null };
+  // Signed on first use: a batch needs one operation's tokens only.
+  const signers: Partial<Record<'upload' | 'download', (oid: string, size: number) => string>> = {};
+  const signer = (op: 'upload' | 'download') => (signers[op] ??= opts.tokens.batchSigner({ repoId: opts.repo.id, op, ...who, exp }));
   return {
     href: (path) => `${base}${path}`,
-    header: (oid, size, op) => ({ Authorization: `Bearer ${opts.tokens.sign({ repoId: opts.repo.id, oid, size, op, ...who, exp })}` }),
+    header: (oid, size, op) => ({ Authorization: `Bearer ${signer(op)(oid, size)}` }),
     action: (path, header) => ({ href: `${base}${path}`, header, expires_in: opts.ttlSeconds, expires_at: expiresAt }),
     direct: (href) => ({ href, header: {}, expires_in: opts.ttlSeconds, expires_at: expiresAt }),
   };
