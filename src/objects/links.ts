@@ -20,6 +20,16 @@ export interface ActionFactory {
   action(path: string, header: Record<string, string>): Action;
   /** An action elsewhere (a presigned storage URL): its href is its authorization, so no header. */
   direct(href: string): Action;
+  /** The Authorization value that grants `op` on one object of this size (what header() holds). */
+  authorization(oid: string, size: number, op: 'upload' | 'download'): string;
+  /**
+   * JSON.stringify(action(path, { Authorization: authorization })), written from a template:
+   * `path` and `authorization` must need no JSON escaping (a path of hex oids, a token of
+   * base64url, hex, digits and dots), which holds for every action a batch gives.
+   */
+  actionJson(path: string, authorization: string): string;
+  /** JSON.stringify(direct(href)). */
+  directJson(href: string): string;
 }
 
 export function actionFactory(opts: { publicUrl: string; ttlSeconds: number; tokens: TransferTokens; repo: RepoRow; identity: Identity | null }): ActionFactory {
@@ -30,9 +40,15 @@ export function actionFactory(opts: { publicUrl: string; ttlSeconds: number; tok
   // Signed on first use: a batch needs one operation's tokens only.
   const signers: Partial<Record<'upload' | 'download', (oid: string, size: number) => string>> = {};
   const signer = (op: 'upload' | 'download') => (signers[op] ??= opts.tokens.batchSigner({ repoId: opts.repo.id, op, ...who, exp }));
+  // The fixed parts of an action as JSON (the base is escaped once: it holds the public URL).
+  const hrefJson = `{"href":"${JSON.stringify(base).slice(1, -1)}`;
+  const expiresJson = `"expires_in":${opts.ttlSeconds},"expires_at":"${expiresAt}"}`;
   return {
     href: (path) => `${base}${path}`,
     header: (oid, size, op) => ({ Authorization: `Bearer ${signer(op)(oid, size)}` }),
+    authorization: (oid, size, op) => `Bearer ${signer(op)(oid, size)}`,
+    actionJson: (path, authorization) => `${hrefJson}${path}","header":{"Authorization":"${authorization}"},${expiresJson}`,
+    directJson: (href) => `{"href":${JSON.stringify(href)},"header":{},${expiresJson}`,
     action: (path, header) => ({ href: `${base}${path}`, header, expires_in: opts.ttlSeconds, expires_at: expiresAt }),
     direct: (href) => ({ href, header: {}, expires_in: opts.ttlSeconds, expires_at: expiresAt }),
   };
