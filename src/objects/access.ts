@@ -15,7 +15,7 @@ import type { Identity } from '../auth/identity.js';
 import { ROLE_PERMISSIONS } from '../auth/permissions.js';
 import { checkPassword, hashPassword, needsRehash } from '../auth/passwords.js';
 import type { PasswordThrottle } from '../auth/throttle.js';
-import { findGrant, findPersonalToken, findRepo, noteTokenUse, type RepoAccess, type RepoRow } from '../db/repos.js';
+import { findGrant, findPersonalToken, findRepo, findRepoWithGrant, noteTokenUse, type RepoAccess, type RepoRow } from '../db/repos.js';
 import { findUserById, findUserByName, type UserRow } from '../db/users.js';
 import type { Db } from '../db/knex.js';
 import { HttpError, RevokedCredential } from '../http/errors.js';
@@ -114,13 +114,14 @@ export function transferToken(tokens: TransferTokens): SecurityHandler {
   };
 }
 
-async function accessOf(db: Db, repo: RepoRow, identity: Identity | null): Promise<RepoAccess | 'none'> {
+/** `grant`: the identity's grant on the repository when already read (findRepoWithGrant). */
+async function accessOf(db: Db, repo: RepoRow, identity: Identity | null, grant?: RepoAccess | null): Promise<RepoAccess | 'none'> {
   const publicRead = repo.public ? 'read' : 'none';
   if (!identity) return publicRead;
   if (identity.permissions.has('admin.system')) return 'admin';
   if (identity.permissions.has('admin.org') && identity.orgId === repo.org_id) return 'admin';
-  const grant = await findGrant(db, repo.id, identity.subject);
-  return grant && RANK[grant.access] > RANK[publicRead] ? grant.access : publicRead;
+  const access = grant !== undefined ? grant : ((await findGrant(db, repo.id, identity.subject))?.access ?? null);
+  return access && RANK[access] > RANK[publicRead] ? access : publicRead;
 }
 
 /**
@@ -153,9 +154,9 @@ export async function authorize(
   need: 'read' | 'write',
   transferOp?: 'upload' | 'download',
 ): Promise<RepoContext> {
-  const repo = await findRepo(db, params.org, params.repo);
   const name = `${params.org}/${params.repo}`;
   if (identity?.transfer) {
+    const repo = await findRepo(db, params.org, params.repo);
     const t = identity.transfer;
     if (!repo || t.repoId !== repo.id || (params.oid && t.oid !== params.oid) || t.op !== transferOp) {
       throw new HttpError(401, 'This transfer token is for another object or operation; request new actions', LFS_CHALLENGE);
@@ -163,7 +164,9 @@ export async function authorize(
     await recheckTransfer(db, repo, identity, t.op === 'upload' ? 'write' : 'read');
     return { repo, access: t.op === 'upload' ? 'write' : 'read', identity };
   }
-  const access = repo ? await accessOf(db, repo, identity) : 'none';
+  const found = await findRepoWithGrant(db, params.org, params.repo, identity?.subject ?? null);
+  const repo = found?.repo;
+  const access = found ? await accessOf(db, found.repo, identity, found.grant) : 'none';
   if (!repo || access === 'none') {
     if (!identity) throw new HttpError(401, `Credentials are needed for ${name}`, LFS_CHALLENGE);
     throw new HttpError(404, `Repository ${name} not found`);

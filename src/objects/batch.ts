@@ -33,7 +33,8 @@ export function batch(s: Services): Handler<'batch.batch'> {
     let transfer = chooseTransfer(req.operation, req.transfers);
     // Left out or null is the documented default, sha256. `ref` plays no part: access is per repository.
     const hashOk = req.hash_algo == null || req.hash_algo === 'sha256';
-    const valid = req.objects.filter((o) => OID.test(o.oid) && Number.isSafeInteger(o.size) && o.size >= 0);
+    const wellFormed = req.objects.map((o) => OID.test(o.oid) && Number.isSafeInteger(o.size) && o.size >= 0);
+    const valid = req.objects.filter((_, i) => wellFormed[i]);
     const rows = await findObjects(s.db, repo.id, valid.map((o) => o.oid));
     const actions = actionFactory({ publicUrl: s.config.publicUrl, ttlSeconds: s.config.lfs.actionTtlSeconds, tokens: s.objects.tokens, repo, identity });
     const name = `${repo.org_slug}/${repo.name}`;
@@ -71,9 +72,9 @@ export function batch(s: Services): Handler<'batch.batch'> {
       const { oid, size } = req.objects[i]!;
       if (i) text += ',';
       if (!hashOk) text += failed(oid, size, 409, `Unsupported hash algorithm ${req.hash_algo}; this server speaks sha256`);
+      else if (wellFormed[i]) text += answer(oid, size, rows.get(oid));
       else if (!OID.test(oid)) text += failed(oid, size, 422, 'Invalid oid: expected 64 lower-case hex digits (SHA-256)');
-      else if (!Number.isSafeInteger(size) || size < 0) text += failed(oid, size, 422, 'Invalid size: expected a non-negative integer');
-      else text += answer(oid, size, rows.get(oid));
+      else text += failed(oid, size, 422, 'Invalid size: expected a non-negative integer');
     }
     return { status: 200, body: new JsonText(`${text}]}`) };
 
