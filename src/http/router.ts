@@ -425,7 +425,9 @@ async function writeReply(ctx: Context, route: Route, c: OperationContext) {
   if (reply.headers) ctx.set(reply.headers);
   if (reply.body !== undefined) {
     ctx.type = jsonTypeFor(ctx, route.api);
-    ctx.body = reply.body instanceof JsonText ? reply.body.text : JSON.stringify(reply.body);
+    // JsonText goes as bytes: encoded once, where a string body is measured (Content-Length) and
+    // then encoded, two passes over a large answer.
+    ctx.body = reply.body instanceof JsonText ? Buffer.from(reply.body.text) : JSON.stringify(reply.body);
   }
 }
 

@@ -9,7 +9,7 @@ import { HttpError } from '../http/errors.js';
 import type { Services } from '../services.js';
 import { authorize } from './access.js';
 import { actionFactory } from './links.js';
-import { findObjects, gone, goneForUpload, isLive, isTakenDown, type ObjectRow } from './objects-table.js';
+import { findObjects, gone, goneForUpload, isLive, isTakenDown, type FoundObject } from './objects-table.js';
 
 const OID = /^[0-9a-f]{64}$/;
 const PREFERENCE = { upload: ['tus', 'basic'], download: ['basic'] } as const;
@@ -20,7 +20,7 @@ export function chooseTransfer(operation: 'upload' | 'download', offered: string
 }
 
 /** Whether an upload batch gives this object an upload action: it is neither here already nor taken down. */
-const needsUpload = (row: ObjectRow | undefined, size: number) => !(isLive(row) && Number(row.size) === size) && !isTakenDown(row);
+const needsUpload = (row: FoundObject | undefined, size: number) => !(isLive(row) && Number(row.size) === size) && !isTakenDown(row);
 
 export function batch(s: Services): Handler<'batch.batch'> {
   return async ({ params, body, identity }) => {
@@ -79,7 +79,7 @@ export function batch(s: Services): Handler<'batch.batch'> {
     return { status: 200, body: new JsonText(`${text}]}`) };
 
     /** A well-formed object's entry. */
-    function answer(oid: string, size: number, row: ObjectRow | undefined): string {
+    function answer(oid: string, size: number, row: FoundObject | undefined): string {
       if (req.operation === 'download') {
         if (!row) return failed(oid, size, 404, 'Object does not exist');
         if (!isLive(row)) return failed(oid, size, 410, gone(row));
