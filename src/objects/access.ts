@@ -16,7 +16,9 @@ import { ROLE_PERMISSIONS } from '../auth/permissions.js';
 import { checkPassword, hashPassword, needsRehash } from '../auth/passwords.js';
 import type { PasswordThrottle } from '../auth/throttle.js';
 import { findGrant, findPersonalToken, findRepo, findRepoWithGrant, noteTokenUse, type RepoAccess, type RepoRow } from '../db/repos.js';
-import { findUserById, findUserByName, type UserRow } from '../db/users.js';
+import { findUserById, findUserByName } from '../db/users.js';
+import type { UserRowSnapshot } from '../db/point-reads.js';
+import type { UserState } from '../auth/user-state.js';
 import type { Db } from '../db/knex.js';
 import { HttpError, RevokedCredential } from '../http/errors.js';
 import type { SecurityHandler } from '../http/router.js';
@@ -32,7 +34,7 @@ export interface RepoContext {
   identity: Identity | null;
 }
 
-function identityOfUser(user: UserRow, scheme: Identity['scheme']): Identity {
+function identityOfUser(user: UserRowSnapshot, scheme: Identity['scheme']): Identity {
   return {
     scheme, subject: user.id, username: user.username, orgId: user.org_id, role: user.role,
     permissions: new Set(ROLE_PERMISSIONS[user.role]), credentialVersion: Number(user.credential_version),
@@ -42,9 +44,11 @@ function identityOfUser(user: UserRow, scheme: Identity['scheme']): Identity {
 /**
  * HTTP Basic: a dashboard user's username with its password or a personal token. Successful
  * password checks are remembered for a minute (by a hash of the credentials), because git-lfs
- * sends them on every request and scrypt is deliberately slow.
+ * sends them on every request and scrypt is deliberately slow. The user behind remembered
+ * credentials is read through `users` (auth/user-state.ts), which drops a user at every change to
+ * it: its state counts at the very next request, without a query per request.
  */
-export function basicAuth(db: Db, throttle: PasswordThrottle): SecurityHandler & { forget(userId: string): void } {
+export function basicAuth(db: Db, throttle: PasswordThrottle, users: Pick<UserState, 'get'>): SecurityHandler & { forget(userId: string): void } {
   const verified = new Map<string, { userId: string; version: number; until: number }>();
   const handler = async (ctx: Context) => {
     const m = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(ctx.get('authorization'));
@@ -58,10 +62,10 @@ export function basicAuth(db: Db, throttle: PasswordThrottle): SecurityHandler &
     if (colon < 1 || !secret || decoded.includes('\0')) throw refuse();
     const cacheKey = createHash('sha256').update(`${username}\0${secret}`).digest('hex');
     const hit = verified.get(cacheKey);
-    let user: UserRow | undefined;
+    let user: UserRowSnapshot | undefined;
     if (hit && hit.until > Date.now() && !secret.startsWith('pat_')) {
       // Remembered credentials count only while the user's credential version stands.
-      user = await findUserById(db, hit.userId);
+      user = await users.get(hit.userId);
       if (user && Number(user.credential_version) !== hit.version) {
         verified.delete(cacheKey);
         user = undefined;
@@ -75,7 +79,7 @@ export function basicAuth(db: Db, throttle: PasswordThrottle): SecurityHandler &
       // Throttled before scrypt; an unknown user costs the same scrypt as a known one.
       const candidate = await findUserByName(db, username);
       if (await throttle.guard(username, ctx.ip, () => checkPassword(secret, candidate?.password_hash))) user = candidate;
-      if (user && needsRehash(user.password_hash)) await db('users').where({ id: user.id }).update({ password_hash: await hashPassword(secret) });
+      if (candidate && user && needsRehash(candidate.password_hash)) await db('users').where({ id: user.id }).update({ password_hash: await hashPassword(secret) });
     }
     if (!user || !user.active) throw refuse();
     if (!hit) {
