@@ -119,8 +119,8 @@ describe('batch API v1.3', () => {
     await batchOf('download', [c]); // the password checked once, and remembered
     const tables: string[][] = [];
     const note = (q: { sql: string }) => {
-      const named = [...q.sql.matchAll(/\b(?:from|join)\s+[`"]?(\w+)[`"]?/gi)].map((m) => m[1]!);
-      if (named.some((t) => ['users', 'repos', 'repo_grants', 'lfs_objects'].includes(t))) tables.push(named);
+      const named = [...q.sql.matchAll(/\b(?:from|join)\s+[`"]?(\w+)[`"]?/gi)].map((m) => m[1]!).filter((t) => ['users', 'orgs', 'repos', 'repo_grants', 'lfs_objects'].includes(t));
+      if (named.length) tables.push(named);
     };
     s.services.db.on('query', note);
     try {
