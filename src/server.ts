@@ -81,6 +81,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   if (tracingOn()) traceQueries(db);
   const passwords = createPasswordThrottle(db, config.authThrottle);
   const screenshots = screenshotStore(db, await screenshotBackend(config));
+  const users = createUserState(reads, watchPrincipals(db, { databaseUrl: config.databaseUrl, log }), () => requestScope.getStore());
   const services: Services = {
     config,
     db,
@@ -90,9 +91,9 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     connections: connectionStore(db, secrets, { allowPrivateNetworks: config.outboundAllowPrivateNetworks }),
     audit: createAuditLog(db, { onWritten: (rows) => metrics.mcp.auditRows.inc(rows) }),
     reads,
-    users: createUserState(reads, watchPrincipals(db, { databaseUrl: config.databaseUrl, log }), () => requestScope.getStore()),
+    users,
     passwords,
-    objects: { store, backend, leased, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), partialQuota: createPartialQuota(db, config.lfs), basic: basicAuth(db, passwords) },
+    objects: { store, backend, leased, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), partialQuota: createPartialQuota(db, config.lfs), basic: basicAuth(db, passwords, users) },
     scans: createScanRunner({ db, config, log, screenshots, metrics, onCompleted: (scan) => afterScan(services, scan) }),
     screenshots,
     compute: createCompute(config),

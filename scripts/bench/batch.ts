@@ -3,7 +3,9 @@
  * sequential batch requests naming 100 and 1,000 objects, downloads of stored objects and uploads
  * of new ones, on SQLite and on PostgreSQL, against pactum (`pactum serve` from dist/) and a bare
  * node:http server doing the same indexed query and signing (targets/batch-servers.ts), run side by
- * side against the same database. Goals: pactum p50 <= 2 ms for 100 objects, <= 10 ms for 1,000.
+ * side against the same database. Goal, for each case: pactum's p50 at most 1.2 times the bare
+ * driver's. The printed and recorded ratio is bare p50 / pactum p50 (higher is better, 1 is a
+ * tie), so the goal reads ratio >= 0.83 (1 / 1.2).
  *
  *   npx tsx scripts/bench/batch.ts [--stored 100000] [--requests 200] [--backends sqlite,postgres]
  *   (PostgreSQL: PACTUM_BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432/test; a fresh
@@ -68,6 +70,9 @@ async function measure(url: string, headers: Record<string, string>, operation: 
   return { p50: median(times), p99: percentile(times, 99) };
 }
 
+/** The goal: pactum's p50 at most this many times the bare driver's. */
+const MAX_SLOWDOWN = 1.2;
+
 const cases = [
   ['download', 100],
   ['download', 1000],
@@ -99,11 +104,12 @@ for (const backend of values.backends.split(',')) {
   for (const [operation, n] of cases) {
     const b = await measure(baseline.url, {}, operation, n);
     const p = await measure(`${pactum.lfs}/objects/batch`, { authorization: pactum.auth }, operation, n);
-    const goal = n === 100 ? 2 : 10;
-    const line = `${backend.padEnd(8)} ${operation.padEnd(8)} ${String(n).padStart(5)} objects: pactum p50 ${fmt(p.p50, 2)} ms p99 ${fmt(p.p99, 2)} ms (goal p50 <= ${goal} ms: ${p.p50 <= goal ? 'met' : 'NOT met'}); bare driver p50 ${fmt(b.p50, 2)} ms; ratio ${fmt(b.p50 / p.p50, 2)}`;
+    const ratio = b.p50 / p.p50;
+    const met = p.p50 <= MAX_SLOWDOWN * b.p50;
+    const line = `${backend.padEnd(8)} ${operation.padEnd(8)} ${String(n).padStart(5)} objects: pactum p50 ${fmt(p.p50, 2)} ms p99 ${fmt(p.p99, 2)} ms; bare driver p50 ${fmt(b.p50, 2)} ms; ratio (bare / pactum) ${fmt(ratio, 2)} (goal >= ${fmt(1 / MAX_SLOWDOWN, 2)}: ${met ? 'met' : 'NOT met'})`;
     console.log(line);
     table.push(line);
-    record({ bench: 'batch', measure: `${backend} ${operation} ${n} objects, ${fmt(STORED)} stored, p50`, value: p.p50, unit: 'ms', baseline: { name: 'bare driver, same query', value: b.p50 }, ratio: b.p50 / p.p50, goal: `<= ${goal} ms`, met: p.p50 <= goal });
+    record({ bench: 'batch', measure: `${backend} ${operation} ${n} objects, ${fmt(STORED)} stored, p50`, value: p.p50, unit: 'ms', baseline: { name: 'bare driver, same query', value: b.p50 }, ratio, goal: `>= ${fmt(1 / MAX_SLOWDOWN, 2)} (pactum p50 <= ${MAX_SLOWDOWN}x bare)`, met });
   }
   await baseline.stop();
   await pactum.stop();
@@ -115,4 +121,4 @@ for (const backend of values.backends.split(',')) {
   }
 }
 agent.destroy();
-console.log(`\n${table.join('\n')}`);
+console.log(`\ngoal: pactum p50 <= ${MAX_SLOWDOWN}x the bare driver's, i.e. ratio (bare p50 / pactum p50) >= ${fmt(1 / MAX_SLOWDOWN, 2)}\n${table.join('\n')}`);

@@ -19,6 +19,24 @@ export interface RepoRow {
 export const findRepo = (db: Db, orgSlug: string, name: string) =>
   db('repos as r').join('orgs as o', 'o.id', 'r.org_id').where({ 'o.slug': orgSlug, 'r.name': name }).first<RepoRow | undefined>('r.*', 'o.slug as org_slug');
 
+/**
+ * The repository and, in the same query, the grant `userId` holds on it (null for none, or for no
+ * user): what authorizing an object request reads, in one round trip instead of two.
+ */
+export async function findRepoWithGrant(db: Db, orgSlug: string, name: string, userId: string | null): Promise<{ repo: RepoRow; grant: RepoAccess | null } | undefined> {
+  const q = db('repos as r').join('orgs as o', 'o.id', 'r.org_id').where({ 'o.slug': orgSlug, 'r.name': name });
+  if (userId === null) {
+    const repo = await q.first<RepoRow | undefined>('r.*', 'o.slug as org_slug');
+    return repo && { repo, grant: null };
+  }
+  const row = await q
+    .leftJoin('repo_grants as g', (j) => j.on('g.repo_id', '=', 'r.id').andOn('g.user_id', '=', db.raw('?', [userId])))
+    .first<(RepoRow & { grant_access: RepoAccess | null }) | undefined>('r.*', 'o.slug as org_slug', 'g.access as grant_access');
+  if (!row) return undefined;
+  const { grant_access, ...repo } = row;
+  return { repo, grant: grant_access ?? null };
+}
+
 export const findGrant = (db: Db, repoId: string, userId: string) =>
   db('repo_grants').where({ repo_id: repoId, user_id: userId }).first<{ access: RepoAccess } | undefined>('access');
 

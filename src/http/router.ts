@@ -30,8 +30,18 @@ export interface OperationContext<Id extends OperationId = OperationId> {
   identity: Identity | null;
 }
 
+/**
+ * A reply body already written as JSON text, by a handler whose answer is large and regular enough
+ * to earn its own serializer (objects/batch.ts). It must be exactly what JSON.stringify would write
+ * for a value the operation's schema admits; the response checks in the tests parse and validate it.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 export interface Reply {
   status: number;
+  /** A JSON value, or JsonText. */
   body?: unknown;
   headers?: Record<string, string>;
 }
@@ -415,7 +425,9 @@ async function writeReply(ctx: Context, route: Route, c: OperationContext) {
   if (reply.headers) ctx.set(reply.headers);
   if (reply.body !== undefined) {
     ctx.type = jsonTypeFor(ctx, route.api);
-    ctx.body = JSON.stringify(reply.body);
+    // JsonText goes as bytes: encoded once, where a string body is measured (Content-Length) and
+    // then encoded, two passes over a large answer.
+    ctx.body = reply.body instanceof JsonText ? Buffer.from(reply.body.text) : JSON.stringify(reply.body);
   }
 }
 

@@ -15,8 +15,10 @@ import type { Identity } from '../auth/identity.js';
 import { ROLE_PERMISSIONS } from '../auth/permissions.js';
 import { checkPassword, hashPassword, needsRehash } from '../auth/passwords.js';
 import type { PasswordThrottle } from '../auth/throttle.js';
-import { findGrant, findPersonalToken, findRepo, noteTokenUse, type RepoAccess, type RepoRow } from '../db/repos.js';
-import { findUserById, findUserByName, type UserRow } from '../db/users.js';
+import { findGrant, findPersonalToken, findRepo, findRepoWithGrant, noteTokenUse, type RepoAccess, type RepoRow } from '../db/repos.js';
+import { findUserById, findUserByName } from '../db/users.js';
+import type { UserRowSnapshot } from '../db/point-reads.js';
+import type { UserState } from '../auth/user-state.js';
 import type { Db } from '../db/knex.js';
 import { HttpError, RevokedCredential } from '../http/errors.js';
 import type { SecurityHandler } from '../http/router.js';
@@ -32,7 +34,7 @@ export interface RepoContext {
   identity: Identity | null;
 }
 
-function identityOfUser(user: UserRow, scheme: Identity['scheme']): Identity {
+function identityOfUser(user: UserRowSnapshot, scheme: Identity['scheme']): Identity {
   return {
     scheme, subject: user.id, username: user.username, orgId: user.org_id, role: user.role,
     permissions: new Set(ROLE_PERMISSIONS[user.role]), credentialVersion: Number(user.credential_version),
@@ -42,9 +44,11 @@ function identityOfUser(user: UserRow, scheme: Identity['scheme']): Identity {
 /**
  * HTTP Basic: a dashboard user's username with its password or a personal token. Successful
  * password checks are remembered for a minute (by a hash of the credentials), because git-lfs
- * sends them on every request and scrypt is deliberately slow.
+ * sends them on every request and scrypt is deliberately slow. The user behind remembered
+ * credentials is read through `users` (auth/user-state.ts), which drops a user at every change to
+ * it: its state counts at the very next request, without a query per request.
  */
-export function basicAuth(db: Db, throttle: PasswordThrottle): SecurityHandler & { forget(userId: string): void } {
+export function basicAuth(db: Db, throttle: PasswordThrottle, users: Pick<UserState, 'get'>): SecurityHandler & { forget(userId: string): void } {
   const verified = new Map<string, { userId: string; version: number; until: number }>();
   const handler = async (ctx: Context) => {
     const m = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(ctx.get('authorization'));
@@ -60,12 +64,12 @@ export function basicAuth(db: Db, throttle: PasswordThrottle): SecurityHandler &
     // The same refusal to the client whatever the cause; the metrics count revocations apart.
     const revoked = () => new RevokedCredential(401, 'Invalid username, password or token', LFS_CHALLENGE);
     const hit = verified.get(cacheKey);
-    let user: UserRow | undefined;
+    let user: UserRowSnapshot | undefined;
     let remembered = false;
     if (hit && hit.until > Date.now() && !secret.startsWith('pat_')) {
       // Remembered credentials count only while the user's credential version stands; once it
       // moves (a new password, a revoked token) the password is checked again.
-      const known = await findUserById(db, hit.userId);
+      const known = await users.get(hit.userId);
       if (known && Number(known.credential_version) === hit.version) {
         user = known;
         remembered = true;
@@ -85,7 +89,7 @@ export function basicAuth(db: Db, throttle: PasswordThrottle): SecurityHandler &
       const candidate = await findUserByName(db, username);
       if (await throttle.guard(username, ctx.ip, () => checkPassword(secret, candidate?.password_hash))) user = candidate;
       if (user && !user.active) throw revoked();
-      if (user && needsRehash(user.password_hash)) await db('users').where({ id: user.id }).update({ password_hash: await hashPassword(secret) });
+      if (candidate && user && needsRehash(candidate.password_hash)) await db('users').where({ id: user.id }).update({ password_hash: await hashPassword(secret) });
     }
     if (!user || !user.active) throw refuse();
     if (!remembered) {
@@ -124,13 +128,14 @@ export function transferToken(tokens: TransferTokens): SecurityHandler {
   };
 }
 
-async function accessOf(db: Db, repo: RepoRow, identity: Identity | null): Promise<RepoAccess | 'none'> {
+/** `grant`: the identity's grant on the repository when already read (findRepoWithGrant). */
+async function accessOf(db: Db, repo: RepoRow, identity: Identity | null, grant?: RepoAccess | null): Promise<RepoAccess | 'none'> {
   const publicRead = repo.public ? 'read' : 'none';
   if (!identity) return publicRead;
   if (identity.permissions.has('admin.system')) return 'admin';
   if (identity.permissions.has('admin.org') && identity.orgId === repo.org_id) return 'admin';
-  const grant = await findGrant(db, repo.id, identity.subject);
-  return grant && RANK[grant.access] > RANK[publicRead] ? grant.access : publicRead;
+  const access = grant !== undefined ? grant : ((await findGrant(db, repo.id, identity.subject))?.access ?? null);
+  return access && RANK[access] > RANK[publicRead] ? access : publicRead;
 }
 
 /**
@@ -163,9 +168,9 @@ export async function authorize(
   need: 'read' | 'write',
   transferOp?: 'upload' | 'download',
 ): Promise<RepoContext> {
-  const repo = await findRepo(db, params.org, params.repo);
   const name = `${params.org}/${params.repo}`;
   if (identity?.transfer) {
+    const repo = await findRepo(db, params.org, params.repo);
     const t = identity.transfer;
     if (!repo || t.repoId !== repo.id || (params.oid && t.oid !== params.oid) || t.op !== transferOp) {
       throw new HttpError(401, 'This transfer token is for another object or operation; request new actions', LFS_CHALLENGE);
@@ -173,7 +178,9 @@ export async function authorize(
     await recheckTransfer(db, repo, identity, t.op === 'upload' ? 'write' : 'read');
     return { repo, access: t.op === 'upload' ? 'write' : 'read', identity };
   }
-  const access = repo ? await accessOf(db, repo, identity) : 'none';
+  const found = await findRepoWithGrant(db, params.org, params.repo, identity?.subject ?? null);
+  const repo = found?.repo;
+  const access = found ? await accessOf(db, found.repo, identity, found.grant) : 'none';
   if (!repo || access === 'none') {
     if (!identity) throw new HttpError(401, `Credentials are needed for ${name}`, LFS_CHALLENGE);
     throw new HttpError(404, `Repository ${name} not found`);

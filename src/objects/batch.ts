@@ -4,15 +4,12 @@
  * basic otherwise (always supported, even when not listed); the order of `transfers` is the
  * client's whim (git-lfs shuffles it), so only membership counts.
  */
-import type { components as B } from '../../generated/types/batch.js';
-import type { Handler } from '../http/router.js';
+import { JsonText, type Handler } from '../http/router.js';
 import { HttpError } from '../http/errors.js';
 import type { Services } from '../services.js';
 import { authorize } from './access.js';
 import { actionFactory } from './links.js';
-import { findObjects, gone, goneForUpload, isLive, isTakenDown, type ObjectRow } from './objects-table.js';
-
-type BatchObject = B['schemas']['batch-object'];
+import { findObjects, gone, goneForUpload, isLive, isTakenDown, type FoundObject } from './objects-table.js';
 
 const OID = /^[0-9a-f]{64}$/;
 const PREFERENCE = { upload: ['tus', 'basic'], download: ['basic'] } as const;
@@ -23,7 +20,7 @@ export function chooseTransfer(operation: 'upload' | 'download', offered: string
 }
 
 /** Whether an upload batch gives this object an upload action: it is neither here already nor taken down. */
-const needsUpload = (row: ObjectRow | undefined, size: number) => !(isLive(row) && Number(row.size) === size) && !isTakenDown(row);
+const needsUpload = (row: FoundObject | undefined, size: number) => !(isLive(row) && Number(row.size) === size) && !isTakenDown(row);
 
 export function batch(s: Services): Handler<'batch.batch'> {
   return async ({ params, body, identity }) => {
@@ -36,7 +33,8 @@ export function batch(s: Services): Handler<'batch.batch'> {
     let transfer = chooseTransfer(req.operation, req.transfers);
     // Left out or null is the documented default, sha256. `ref` plays no part: access is per repository.
     const hashOk = req.hash_algo == null || req.hash_algo === 'sha256';
-    const valid = req.objects.filter((o) => OID.test(o.oid) && Number.isSafeInteger(o.size) && o.size >= 0);
+    const wellFormed = req.objects.map((o) => OID.test(o.oid) && Number.isSafeInteger(o.size) && o.size >= 0);
+    const valid = req.objects.filter((_, i) => wellFormed[i]);
     const rows = await findObjects(s.db, repo.id, valid.map((o) => o.oid));
     const actions = actionFactory({ publicUrl: s.config.publicUrl, ttlSeconds: s.config.lfs.actionTtlSeconds, tokens: s.objects.tokens, repo, identity });
     const name = `${repo.org_slug}/${repo.name}`;
@@ -62,27 +60,40 @@ export function batch(s: Services): Handler<'batch.batch'> {
       }
     }
 
-    const objects = req.objects.map((o): BatchObject => {
-      const { oid, size } = o;
-      if (!hashOk) return { oid, size, error: { code: 409, message: `Unsupported hash algorithm ${req.hash_algo}; this server speaks sha256` } };
-      if (!OID.test(oid)) return { oid, size, error: { code: 422, message: 'Invalid oid: expected 64 lower-case hex digits (SHA-256)' } };
-      if (!Number.isSafeInteger(size) || size < 0) return { oid, size, error: { code: 422, message: 'Invalid size: expected a non-negative integer' } };
-      const row = rows.get(oid);
+    // The answer is written as JSON text from fixed templates, one per shape of batch-object
+    // (schemas/objects/batch-object.json): for a thousand objects JSON.stringify of the object tree
+    // cost more than the rest of the answer. Only values checked here (hex oids, safe integers,
+    // tokens, the ISO expiry) are written unescaped; what the client sent otherwise goes through
+    // JSON.stringify. test/unit/objects/batch-json.test.ts holds the templates to JSON.stringify.
+    const J = JSON.stringify;
+    const failed = (oid: unknown, size: unknown, code: number, message: string) => `{"oid":${J(oid)},"size":${J(size)},"error":{"code":${code},"message":${J(message)}}}`;
+    let text = `{"transfer":"${transfer}","hash_algo":"sha256","objects":[`;
+    for (let i = 0; i < req.objects.length; i++) {
+      const { oid, size } = req.objects[i]!;
+      if (i) text += ',';
+      if (!hashOk) text += failed(oid, size, 409, `Unsupported hash algorithm ${req.hash_algo}; this server speaks sha256`);
+      else if (wellFormed[i]) text += answer(oid, size, rows.get(oid));
+      else if (!OID.test(oid)) text += failed(oid, size, 422, 'Invalid oid: expected 64 lower-case hex digits (SHA-256)');
+      else text += failed(oid, size, 422, 'Invalid size: expected a non-negative integer');
+    }
+    return { status: 200, body: new JsonText(`${text}]}`) };
+
+    /** A well-formed object's entry. */
+    function answer(oid: string, size: number, row: FoundObject | undefined): string {
       if (req.operation === 'download') {
-        if (!row) return { oid, size, error: { code: 404, message: 'Object does not exist' } };
-        if (!isLive(row)) return { oid, size, error: { code: 410, message: gone(row) } };
+        if (!row) return failed(oid, size, 404, 'Object does not exist');
+        if (!isLive(row)) return failed(oid, size, 410, gone(row));
         const stored = Number(row.size);
         const href = direct.get(oid);
-        const download = href ? actions.direct(href) : actions.action(`/content/${oid}`, actions.header(oid, stored, 'download'));
-        return { oid, size: stored, authenticated: true, actions: { download } };
+        const download = href ? actions.directJson(href) : actions.actionJson(`/content/${oid}`, actions.authorization(oid, stored, 'download'));
+        return `{"oid":"${oid}","size":${stored},"authenticated":true,"actions":{"download":${download}}}`;
       }
-      if (isLive(row) && Number(row.size) === size) return { oid, size }; // already here: nothing to do
-      if (isTakenDown(row)) return { oid, size, error: { code: 410, message: goneForUpload(row) } };
-      // Upload and verify carry the same grant (this object, this size, upload): one signature.
-      const header = actions.header(oid, size, 'upload');
-      const upload = actions.action(transfer === 'tus' ? `/tus/${oid}` : `/content/${oid}`, header);
-      return { oid, size, authenticated: true, actions: { upload, verify: actions.action('/verify', header) } };
-    });
-    return { status: 200, body: { transfer, hash_algo: 'sha256', objects } };
+      if (isLive(row) && Number(row.size) === size) return `{"oid":"${oid}","size":${size}}`; // already here: nothing to do
+      if (isTakenDown(row)) return failed(oid, size, 410, goneForUpload(row));
+      // Upload and verify carry the same grant (this object, this size, upload): one token.
+      const authorization = actions.authorization(oid, size, 'upload');
+      const upload = actions.actionJson(transfer === 'tus' ? `/tus/${oid}` : `/content/${oid}`, authorization);
+      return `{"oid":"${oid}","size":${size},"authenticated":true,"actions":{"upload":${upload},"verify":${actions.actionJson('/verify', authorization)}}}`;
+    }
   };
 }

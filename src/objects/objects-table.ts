@@ -13,26 +13,27 @@ export interface ObjectRow {
 
 export const findObject = (db: Db, repoId: string, oid: string) => db<ObjectRow>('lfs_objects').where({ repo_id: repoId, oid }).first();
 
+/** What a batch needs of a row: a batch reads up to a thousand, so only these columns. */
+const FOUND_COLUMNS = ['oid', 'size', 'deleted_at', 'deleted_reason'] as const;
+export type FoundObject = Pick<ObjectRow, (typeof FOUND_COLUMNS)[number]>;
+
 /**
  * The rows of many oids in one indexed query (the primary key is (repo_id, oid)), so a batch
- * costs the same whatever the repository holds. PostgreSQL takes the oids as one array
- * parameter; SQLite as a list, chunked only past its 32,766 parameters (a batch is capped at
- * LFS_MAX_BATCH_OBJECTS, 1,000 by default).
+ * costs the same whatever the repository holds. The oids go as one parameter (PostgreSQL: an
+ * array; SQLite: a JSON array through json_each), so the statement text is the same for every
+ * batch: SQLite's prepared statement is reused (db/knex.ts) and nothing is compiled per call.
  */
-export async function findObjects(db: Db, repoId: string, oids: string[]): Promise<Map<string, ObjectRow>> {
-  const found = new Map<string, ObjectRow>();
+export async function findObjects(db: Db, repoId: string, oids: string[]): Promise<Map<string, FoundObject>> {
+  const found = new Map<string, FoundObject>();
   const unique = [...new Set(oids)];
   if (!unique.length) return found;
-  if (isPostgres(db)) {
-    for (const row of await db<ObjectRow>('lfs_objects').where({ repo_id: repoId }).whereRaw('oid = any(?)', [unique])) found.set(row.oid, row);
-    return found;
-  }
-  for (let i = 0; i < unique.length; i += SQLITE_CHUNK) {
-    for (const row of await db<ObjectRow>('lfs_objects').where({ repo_id: repoId }).whereIn('oid', unique.slice(i, i + SQLITE_CHUNK))) found.set(row.oid, row);
-  }
+  const rows = isPostgres(db)
+    ? (await db.raw<{ rows: FoundObject[] }>(`${FIND_OBJECTS} oid = any(?)`, [repoId, unique])).rows
+    : await db.raw<FoundObject[]>(`${FIND_OBJECTS} oid in (select value from json_each(?))`, [repoId, JSON.stringify(unique)]);
+  for (const row of rows) found.set(row.oid, row);
   return found;
 }
-const SQLITE_CHUNK = 30_000;
+const FIND_OBJECTS = `select ${FOUND_COLUMNS.join(', ')} from lfs_objects where repo_id = ? and`;
 
 /**
  * Records a stored object in the repository. A takedown holds: an upload never lifts it (only
@@ -47,12 +48,12 @@ export async function recordObject(db: Db, repoId: string, oid: string, size: nu
   return isTakenDown(await findObject(db, repoId, oid)) ? 'taken-down' : 'recorded';
 }
 
-export const isLive = (row: ObjectRow | undefined): row is ObjectRow => Boolean(row && !row.deleted_at);
+export const isLive = <R extends FoundObject>(row: R | undefined): row is R => Boolean(row && !row.deleted_at);
 /** Deleted by `pactum repo delete-object`: gone (410) for readers and writers alike until an admin lifts it. */
-export const isTakenDown = (row: ObjectRow | undefined): row is ObjectRow & { deleted_at: string } => Boolean(row?.deleted_at);
-export const gone = (row: ObjectRow) => `Object ${row.oid} was deleted: ${row.deleted_reason ?? 'no reason was given'}`;
+export const isTakenDown = <R extends FoundObject>(row: R | undefined): row is R & { deleted_at: string } => Boolean(row?.deleted_at);
+export const gone = (row: FoundObject) => `Object ${row.oid} was deleted: ${row.deleted_reason ?? 'no reason was given'}`;
 /** Why an upload of a taken-down object is refused (410), with what lifts it. */
-export const goneForUpload = (row: ObjectRow) => `${gone(row)}; it cannot be uploaded again until an administrator lifts the takedown`;
+export const goneForUpload = (row: FoundObject) => `${gone(row)}; it cannot be uploaded again until an administrator lifts the takedown`;
 
 /**
  * Deletes an object from a repository, keeping the reason (clients get 410 with it). Its bytes

@@ -114,6 +114,25 @@ describe('legacy API v0.5', () => {
 });
 
 describe('batch API v1.3', () => {
+  it('reads, for a batch with remembered Basic credentials, the repository with the grant in one query and the objects in another', async () => {
+    const c = content(10);
+    await batchOf('download', [c]); // the password checked once, and remembered
+    const tables: string[][] = [];
+    const note = (q: { sql: string }) => {
+      const named = [...q.sql.matchAll(/\b(?:from|join)\s+[`"]?(\w+)[`"]?/gi)].map((m) => m[1]!).filter((t) => ['users', 'orgs', 'repos', 'repo_grants', 'lfs_objects'].includes(t));
+      if (named.length) tables.push(named);
+    };
+    s.services.db.on('query', note);
+    try {
+      const { res } = await batchOf('download', [c]);
+      expect(res.status).toBe(200);
+    } finally {
+      s.services.db.off('query', note);
+    }
+    // The user comes from the user state (auth/user-state.ts), which every change to it clears.
+    expect(tables).toEqual([['repos', 'orgs', 'repo_grants'], ['lfs_objects']]);
+  });
+
   it('negotiates the transfer by preference, not by list position; basic is implied', async () => {
     const c = content(10);
     const choose = async (operation: 'upload' | 'download', transfers?: string[]) => (await batchOf(operation, [c], transfers ? { transfers } : {})).body.transfer;

@@ -581,33 +581,37 @@ describe('transfer tokens and action hrefs', () => {
     const verify = (await batch('upload', [victim], ['basic'])).verify!;
     const tus = (await batch('upload', [victim], ['tus'])).upload!;
     const token = (a: { header: Record<string, string> }) => a.header.Authorization!.slice('Bearer '.length);
-    const [payload, mac] = token(download).split('.') as [string, string];
+    // Format 3: <batch claims>.<oid>.<size>.<tag> (objects/transfer-tokens.ts).
+    const [payload, oidSeg, sizeSeg, mac] = token(download).split('.') as [string, string, string, string];
+    const object = `${oidSeg}.${sizeSeg}`;
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as unknown[];
     const withClaims = (change: (c: unknown[]) => void) => {
       const c = structuredClone(claims);
       change(c);
-      return `${Buffer.from(JSON.stringify(c)).toString('base64url')}.${mac}`;
+      return `${Buffer.from(JSON.stringify(c)).toString('base64url')}.${object}.${mac}`;
     };
     const globexRepo = await s1.services.db('repos').where({ name: 'vault' }).first();
-    const expired = s1.services.objects.tokens.sign({ repoId: claims[1] as string, oid: stored.oid, size: stored.size, op: 'download', subject: claims[5] as string, username: 'wally', orgId: acmeId, exp: Math.floor(Date.now() / 1000) - 5 });
-    const forgedMac = createHmac('sha256', randomBytes(32)).update(payload).digest('base64url');
+    const expired = s1.services.objects.tokens.batchSigner({ repoId: claims[1] as string, op: 'download', subject: claims[3] as string, username: 'wally', orgId: acmeId, exp: Math.floor(Date.now() / 1000) - 5 })(stored.oid, stored.size);
+    const forgedMac = createHmac('sha256', randomBytes(32)).update(object).digest('base64url');
     const dashboardJwt = await s1.token({ orgId: acmeId, perms: ['admin.system'] });
     addSecret('a dashboard JWT', dashboardJwt);
 
     const get = (href: string, auth: string, headers: Record<string, string> = {}) => fetch(href, { headers: { authorization: auth, ...headers } });
     const cases: [string, () => Promise<Response>][] = [
-      ['download: signature altered', () => get(download.href, `Bearer ${payload}.${mac.slice(0, 5)}${mac[5] === 'A' ? 'B' : 'A'}${mac.slice(6)}`)],
-      ['download: signature truncated', () => get(download.href, `Bearer ${payload}.${mac.slice(0, -2)}`)],
-      ['download: signature of zeros', () => get(download.href, `Bearer ${payload}.${Buffer.alloc(32).toString('base64url')}`)],
-      ['download: signed with another key', () => get(download.href, `Bearer ${payload}.${forgedMac}`)],
-      ['download: expiry pushed a year ahead', () => get(download.href, `Bearer ${withClaims((c) => (c[8] = Number(c[8]) + 365 * 86400))}`)],
-      ['download: operation changed to upload', () => get(download.href, `Bearer ${withClaims((c) => (c[4] = 'upload'))}`)],
-      ['download: oid changed', () => get(`${lfs}/content/${victim.oid}`, `Bearer ${withClaims((c) => (c[2] = victim.oid))}`)],
-      ['download: size changed', () => get(download.href, `Bearer ${withClaims((c) => (c[3] = 1))}`)],
+      ['download: signature altered', () => get(download.href, `Bearer ${payload}.${object}.${mac.slice(0, 5)}${mac[5] === 'A' ? 'B' : 'A'}${mac.slice(6)}`)],
+      ['download: signature truncated', () => get(download.href, `Bearer ${payload}.${object}.${mac.slice(0, -2)}`)],
+      ['download: signature of zeros', () => get(download.href, `Bearer ${payload}.${object}.${Buffer.alloc(32).toString('base64url')}`)],
+      ['download: signed with another key', () => get(download.href, `Bearer ${payload}.${object}.${forgedMac}`)],
+      ['download: expiry pushed a year ahead', () => get(download.href, `Bearer ${withClaims((c) => (c[6] = Number(c[6]) + 365 * 86400))}`)],
+      ['download: operation changed to upload', () => get(download.href, `Bearer ${withClaims((c) => (c[2] = 'upload'))}`)],
+      ['download: oid changed', () => get(`${lfs}/content/${victim.oid}`, `Bearer ${payload}.${victim.oid}.${sizeSeg}.${mac}`)],
+      ['download: size changed', () => get(download.href, `Bearer ${payload}.${oidSeg}.1.${mac}`)],
       ["download: repository changed to globex's", () => get(`${s1.url}/globex/vault.git/info/lfs/content/${stored.oid}`, `Bearer ${withClaims((c) => (c[1] = globexRepo.id))}`)],
-      ['download: version changed (to format 1, which had no credential version)', () => get(download.href, `Bearer ${withClaims((c) => (c[0] = 1))}`)],
+      ['download: version changed (to format 2)', () => get(download.href, `Bearer ${withClaims((c) => (c[0] = 2))}`)],
+      ['download: the claims of a batch with a tag as a format 2 token', () => get(download.href, `Bearer ${payload}.${mac}`)],
       ['download: payload only', () => get(download.href, `Bearer ${payload}`)],
       ['download: three segments', () => get(download.href, `Bearer ${payload}.${mac}.${mac}`)],
+      ['download: five segments', () => get(download.href, `Bearer ${payload}.${object}.${mac}.${mac}`)],
       ['download: expired token, genuinely signed', () => get(download.href, `Bearer ${expired}`)],
       ['download token on another oid (swapped in the href)', () => get(`${lfs}/content/${victim.oid}`, download.header.Authorization!)],
       ["download token on globex's repository", () => get(`${s1.url}/globex/vault.git/info/lfs/content/${stored.oid}`, download.header.Authorization!)],
@@ -651,9 +655,9 @@ describe('transfer tokens that expire while held', () => {
       if (FULL) expect(upload.expires_in).toBe(ttl);
       else {
         // The same action, signed by the server's own key to expire in two seconds.
-        const [payload] = upload.header.Authorization!.slice('Bearer '.length).split('.') as [string];
-        const [, repoId, oid, size, op, subject, username, orgId, , credentialVersion] = JSON.parse(Buffer.from(payload, 'base64url').toString()) as [number, string, string, number, 'upload', string, string, string, number, number];
-        const token = srv.services.objects.tokens.sign({ repoId, oid, size, op, subject, username, orgId, credentialVersion, exp: Math.floor(Date.now() / 1000) + ttl });
+        const [payload, oid, size] = upload.header.Authorization!.slice('Bearer '.length).split('.') as [string, string, string];
+        const [, repoId, op, subject, username, orgId, , credentialVersion] = JSON.parse(Buffer.from(payload, 'base64url').toString()) as [number, string, 'upload', string, string, string, number, number];
+        const token = srv.services.objects.tokens.batchSigner({ repoId, op, subject, username, orgId, credentialVersion, exp: Math.floor(Date.now() / 1000) + ttl })(oid, Number(size));
         upload = { ...upload, header: { Authorization: `Bearer ${token}` } };
       }
       transferTokens.add(upload.header.Authorization!.slice('Bearer '.length));
