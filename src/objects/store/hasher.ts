@@ -14,6 +14,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
+import { transientBytes } from './transient-buffers.js';
 
 /** Most bytes hashed without giving the event loop a turn: ~2 ms of SHA-256. */
 const SLICE = 1 << 20;
@@ -78,6 +79,8 @@ export function hashingStream(limit: number, tooLong: () => Error, resume?: Susp
   const stream = new Transform({
     transform(chunk: Buffer, _enc, cb: TransformCallback) {
       if (bytes + chunk.length > limit) return cb(tooLong());
+      // Each chunk of a body is a fresh buffer, dead once written: see transient-buffers.ts.
+      transientBytes(chunk.length);
       // The common case (a socket's chunk) stays synchronous: no promise per chunk.
       if (chunk.length <= SLICE) {
         hash.update(chunk);
