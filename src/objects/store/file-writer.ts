@@ -58,8 +58,8 @@ export function pooledFileWriter(path: string, opts: FileWriterOptions): Writabl
   }
 
   return new Writable({
-    // One body chunk may wait here while both buffers are busy.
-    highWaterMark: 64 * 1024,
+    // No chunk queued while both buffers are busy: the body waits in the socket instead.
+    highWaterMark: 0,
     construct(cb) {
       open(path, opts.flags, opts.mode).then((h) => {
         handle = h;

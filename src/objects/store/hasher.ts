@@ -77,6 +77,9 @@ export function hashingStream(limit: number, tooLong: () => Error, resume?: Susp
   };
 
   const stream = new Transform({
+    // No chunk queued on either side beyond the one in hand: a body's chunks are dead once written
+    // (transient-buffers.ts), and one that waits in a queue may outlive the collections meant to free it.
+    highWaterMark: 0,
     transform(chunk: Buffer, _enc, cb: TransformCallback) {
       if (bytes + chunk.length > limit) return cb(tooLong());
       // Each chunk of a body is a fresh buffer, dead once written: see transient-buffers.ts.
