@@ -33,6 +33,8 @@ function v8MinorGc(): Collect | null {
     if (exposed) return () => exposed({ type: 'minor' });
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as (o?: object) => void;
+    // Flags are process-wide: contexts and worker threads made later (a page check's) do not get it.
+    setFlagsFromString('--no-expose-gc');
     return () => gc({ type: 'minor' });
   } catch {
     return null; // a runtime without it: memory is reclaimed as V8 decides

@@ -123,17 +123,19 @@ it('collects the young generation once per PACE bytes of transient buffers', () 
   }
 });
 
-it("reaches V8's young-generation collection without exposing gc to the program", async () => {
+it("reaches V8's young-generation collection without exposing gc to the program or to contexts made later", async () => {
   const { spawnSync } = await import('node:child_process');
   const module = join(import.meta.dirname, '..', '..', '..', 'src', 'objects', 'store', 'transient-buffers.ts');
   const script = `
     import { PerformanceObserver } from 'node:perf_hooks';
     import { constants } from 'node:perf_hooks';
+    import { runInNewContext } from 'node:vm';
     import { transientBytes, PACE } from ${JSON.stringify(module)};
     const kinds = [];
     new PerformanceObserver((l) => { for (const e of l.getEntries()) kinds.push(e.detail.kind); }).observe({ entryTypes: ['gc'] });
     transientBytes(PACE);
-    setTimeout(() => console.log(JSON.stringify({ minor: kinds.includes(constants.NODE_PERFORMANCE_GC_MINOR), exposed: typeof globalThis.gc })), 50);`;
+    const later = runInNewContext('typeof gc');
+    setTimeout(() => console.log(JSON.stringify({ minor: kinds.includes(constants.NODE_PERFORMANCE_GC_MINOR), exposed: typeof globalThis.gc, later })), 50);`;
   const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
-  expect(JSON.parse(r.stdout)).toEqual({ minor: true, exposed: 'undefined' });
+  expect(JSON.parse(r.stdout)).toEqual({ minor: true, exposed: 'undefined', later: 'undefined' });
 });
