@@ -51,11 +51,11 @@ const IDLE = {
   remove() {},
   labels: () => IDLE,
   startTimer: () => () => 0,
-  get: async () => ({ values: [] }),
+  get: () => Promise.resolve({ values: [] }),
 };
 
 /** The registry of a server that records nothing: empty, and nothing can scrape it anyway. */
-const IDLE_REGISTRY = { metrics: async () => '', getMetricsAsArray: () => [], contentType: 'text/plain; version=0.0.4; charset=utf-8' } as unknown as Registry;
+const IDLE_REGISTRY = { metrics: () => Promise.resolve(''), getMetricsAsArray: () => [], contentType: 'text/plain; version=0.0.4; charset=utf-8' } as unknown as Registry;
 
 /**
  * prom-client, loaded only by a server that records metrics: with its dependencies it is ~7 MB
