@@ -15,7 +15,7 @@ import { pumpFile } from './pump.js';
 import { pooledFileWriter } from './file-writer.js';
 import { OffsetConflict, TooLarge, type BlobBackend, type ByteRange, type PendingWrite } from './backend.js';
 
-const CHUNK = 1 << 20; // 1 MiB reads and writes: fewer syscalls per GiB
+const CHUNK = 1 << 20; // 1 MiB reads (of a stored prefix, or a whole object as a stream): fewer syscalls per GiB; writes go through file-writer.ts
 
 export function fsBackend(root: string): BlobBackend {
   const objectPath = (oid: string) => join(root, 'objects', oid.slice(0, 2), oid.slice(2, 4), oid);
