@@ -21,8 +21,16 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
+import { createRequire } from 'node:module';
+import type { Piscina } from 'piscina';
 import type { TaskMessage, TaskReply, TaskStarted } from './worker-task.js';
+
+/**
+ * piscina, loaded with the first pool that opens (its first task): an idle server that never
+ * computes does not hold it. Synchronous (a CommonJS package) so opening a pool stays so.
+ */
+let piscinaClass: typeof Piscina | null = null;
+const loadPiscina = () => (piscinaClass ??= (createRequire(import.meta.url)('piscina') as { Piscina: typeof Piscina }).Piscina);
 
 export type WorkerPoolErrorCode =
   /** More tasks wait than the pool queues. */
@@ -140,7 +148,8 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     if (idle) clearTimeout(idle);
     idle = null;
     if (piscina) return piscina;
-    piscina = new Piscina<TaskMessage<In>, TaskReply<Out>>({
+    const Pool = loadPiscina();
+    piscina = new Pool<TaskMessage<In>, TaskReply<Out>>({
       filename: options.module.filename,
       workerData: options.module.workerData,
       execArgv: [],

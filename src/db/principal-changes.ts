@@ -14,7 +14,8 @@
  * A notification reaches the listening instances when the writer's commit answers (PostgreSQL
  * signals the listening sessions at commit); the request that follows the change arrives later.
  */
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import type { Logger } from '../log.js';
 import type { Db } from './knex.js';
 import { isPostgres, sqliteDataVersion } from './knex.js';
@@ -120,7 +121,9 @@ function listen(url: string, log: Logger, on: { notice(payload: string): void; s
 
   async function connect() {
     retry = null;
-    const c = new pg.Client({ connectionString: url, keepAlive: true });
+    // Loaded here, on PostgreSQL only: a server on SQLite never holds the driver.
+    const { Client } = createRequire(import.meta.url)('pg') as typeof pg;
+    const c = new Client({ connectionString: url, keepAlive: true });
     client = c;
     c.on('notification', (m) => on.notice(m.payload ?? ''));
     c.on('error', (err) => drop(c, err));

@@ -10,7 +10,8 @@
  * rather than counted on every request in a hot path. A server nobody can scrape (neither
  * METRICS_PORT nor METRICS_TOKEN) records nothing.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration } from 'prom-client';
+import { createRequire } from 'node:module';
+import type { Counter, Gauge, Histogram, Registry, CounterConfiguration, GaugeConfiguration, HistogramConfiguration } from 'prom-client';
 import type { Db } from '../db/knex.js';
 import { livePools } from '../compute/worker-pool.js';
 import { ORG_CLASSES, orgClass, scanLoadByOrg, type OrgScanLoad } from '../scans/org-class.js';
@@ -50,21 +51,32 @@ const IDLE = {
   remove() {},
   labels: () => IDLE,
   startTimer: () => () => 0,
-  get: async () => ({ values: [] }),
+  get: () => Promise.resolve({ values: [] }),
 };
 
-/** `recording`: false when the metrics cannot be read; every metric is then IDLE. */
+/** The registry of a server that records nothing: empty, and nothing can scrape it anyway. */
+const IDLE_REGISTRY = { metrics: () => Promise.resolve(''), getMetricsAsArray: () => [], contentType: 'text/plain; version=0.0.4; charset=utf-8' } as unknown as Registry;
+
+/**
+ * prom-client, loaded only by a server that records metrics: with its dependencies it is ~7 MB
+ * of a fresh server's resident memory, which a server nobody scrapes need not pay. Synchronous
+ * (a CommonJS package), so createMetrics stays synchronous.
+ */
+const promClient = () => createRequire(import.meta.url)('prom-client') as typeof import('prom-client');
+
+/** `recording`: false when the metrics cannot be read; every metric is then IDLE and prom-client is not loaded. */
 export function createMetrics({ recording = true }: { recording?: boolean } = {}) {
-  const registry = new Registry();
+  const prom = recording ? promClient() : null;
+  const registry = prom ? new prom.Registry() : IDLE_REGISTRY;
   const r = [registry];
-  const counter = <L extends string>(c: CounterConfiguration<L>) => (recording ? new Counter<L>(c) : (IDLE as unknown as Counter<L>));
-  const gauge = <L extends string>(c: GaugeConfiguration<L>) => (recording ? new Gauge<L>(c) : (IDLE as unknown as Gauge<L>));
-  const histogram = <L extends string>(c: HistogramConfiguration<L>) => (recording ? new Histogram<L>(c) : (IDLE as unknown as Histogram<L>));
+  const counter = <L extends string>(c: CounterConfiguration<L>) => (prom ? new prom.Counter<L>(c) : (IDLE as unknown as Counter<L>));
+  const gauge = <L extends string>(c: GaugeConfiguration<L>) => (prom ? new prom.Gauge<L>(c) : (IDLE as unknown as Gauge<L>));
+  const histogram = <L extends string>(c: HistogramConfiguration<L>) => (prom ? new prom.Histogram<L>(c) : (IDLE as unknown as Histogram<L>));
   let scanLoad: ScanLoadSource | null = null;
   const sessions = new Set<RunningScan>();
   const enginesSeen = new Set<string>();
-  if (recording) {
-    collectDefaultMetrics({ register: registry });
+  if (prom) {
+    prom.collectDefaultMetrics({ register: registry });
     // Gauges named like counters (promtool refuses them); nodejs_active_handles and the others by type remain.
     for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
   }

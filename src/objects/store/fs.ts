@@ -5,16 +5,17 @@
  * only after the data up to that offset is fsynced: after a crash the offset never points past
  * durable bytes, and the next append truncates whatever followed.
  */
-import { constants, createReadStream, createWriteStream } from 'node:fs';
+import { constants, createReadStream } from 'node:fs';
 import { access, mkdir, open, readdir, readFile, rename, rm, stat, statfs, truncate, unlink, writeFile } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { pumpFile } from './pump.js';
+import { pooledFileWriter } from './file-writer.js';
 import { OffsetConflict, TooLarge, type BlobBackend, type ByteRange, type PendingWrite } from './backend.js';
 
-const CHUNK = 1 << 20; // 1 MiB reads and writes: fewer syscalls per GiB
+const CHUNK = 1 << 20; // 1 MiB reads (of a stored prefix, or a whole object as a stream): fewer syscalls per GiB; writes go through file-writer.ts
 
 export function fsBackend(root: string): BlobBackend {
   const objectPath = (oid: string) => join(root, 'objects', oid.slice(0, 2), oid.slice(2, 4), oid);
@@ -72,7 +73,8 @@ export function fsBackend(root: string): BlobBackend {
       await mkdir(tmpDir, { recursive: true, mode: 0o700 });
       const path = join(tmpDir, randomBytes(12).toString('hex'));
       // The stream owns its descriptor; durability comes from an fsync of the file afterwards.
-      const stream = createWriteStream(path, { flags: 'wx', mode: 0o600, highWaterMark: CHUNK });
+      // It writes through pooled buffers, so the body's own chunks die as soon as they are copied.
+      const stream = pooledFileWriter(path, { flags: 'wx', mode: 0o600 });
       let done = false;
       return {
         stream,
@@ -136,7 +138,7 @@ export function fsBackend(root: string): BlobBackend {
             cb(null, chunk);
           },
         });
-        const sink = createWriteStream(path, { flags: 'r+', start: offset, highWaterMark: CHUNK });
+        const sink = pooledFileWriter(path, { flags: 'r+', start: offset });
         const failure = await pipeline(body, counter, sink).then(() => null, (err: unknown) => err);
         if (failure instanceof TooLarge) {
           await truncate(path, offset);

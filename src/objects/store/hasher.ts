@@ -14,6 +14,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
+import { transientBytes } from './transient-buffers.js';
 
 /** Most bytes hashed without giving the event loop a turn: ~2 ms of SHA-256. */
 const SLICE = 1 << 20;
@@ -68,6 +69,7 @@ export function hashingStream(limit: number, tooLong: () => Error, resume?: Susp
   const feed = async (chunk: Buffer) => {
     if (closed) throw new Error('this hash is finished');
     bytes += chunk.length;
+    transientBytes(chunk.length); // a stored prefix read back, a large chunk: dead once hashed
     if (chunk.length <= SLICE) return void hash.update(chunk);
     for (let at = 0; at < chunk.length; at += SLICE) {
       if (at > 0) await nextTurn();
@@ -76,10 +78,15 @@ export function hashingStream(limit: number, tooLong: () => Error, resume?: Susp
   };
 
   const stream = new Transform({
+    // No chunk queued on either side beyond the one in hand: a body's chunks are dead once written
+    // (transient-buffers.ts), and one that waits in a queue may outlive the collections meant to free it.
+    highWaterMark: 0,
     transform(chunk: Buffer, _enc, cb: TransformCallback) {
       if (bytes + chunk.length > limit) return cb(tooLong());
       // The common case (a socket's chunk) stays synchronous: no promise per chunk.
       if (chunk.length <= SLICE) {
+        // Each chunk of a body is a fresh buffer, dead once written: see transient-buffers.ts.
+        transientBytes(chunk.length);
         hash.update(chunk);
         bytes += chunk.length;
         return cb(null, chunk);

@@ -1,5 +1,6 @@
 /**
- * Sends a range of a file to a writable (an HTTP response) through two reused buffers. A read stream would
+ * Sends a range of a file to a writable (an HTTP response) through two reused buffers (from the
+ * pool uploads share, buffer-pool.ts). A read stream would
  * allocate a fresh buffer per read: at GiB scale that is a GiB of garbage that V8 collects only
  * when tens of MiB of it have piled up, and resident memory follows. Here memory is two buffers,
  * whatever the size, and a slow client slows the reads (each buffer is reused only once the
@@ -11,8 +12,7 @@
 import { open } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
-
-const SIZE = 256 * 1024;
+import { transferBuffers } from './buffer-pool.js';
 
 /** The sink closed or failed before it took every byte: the client went away. */
 export class SinkGone extends Error {
@@ -52,7 +52,9 @@ export async function pumpFile(path: string, start: number, end: number, sink: W
   if (sink.destroyed) throw new SinkGone();
   const { gone, release } = whenGone(sink);
   const handle = await open(path, 'r');
-  const buffers = [Buffer.allocUnsafe(SIZE), Buffer.allocUnsafe(SIZE)];
+  const pool = transferBuffers;
+  const SIZE = pool.size;
+  const buffers = [pool.take(), pool.take()];
   const flushed: Promise<void>[] = [Promise.resolve(), Promise.resolve()];
   try {
     let position = start;
@@ -69,6 +71,12 @@ export async function pumpFile(path: string, start: number, end: number, sink: W
     sink.end();
   } finally {
     release();
+    // Each buffer goes back once the socket is done with it (a cut-off write settles when the
+    // socket is destroyed); one whose write never settles is left to the collector.
+    for (let i = 0; i < 2; i++) {
+      const b = buffers[i]!;
+      void flushed[i]!.then(() => pool.give(b), () => pool.give(b));
+    }
     await handle.close();
   }
 }

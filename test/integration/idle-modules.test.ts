@@ -1,0 +1,50 @@
+/**
+ * A fresh server loads only what serving needs: packages that only some deployments or some
+ * requests use (prom-client when metrics are recorded, the PostgreSQL driver on PostgreSQL,
+ * piscina for the first worker task) are loaded when first used, which keeps an idle server's
+ * resident memory down. Each case runs `pactum serve` in its own process, which logs every module
+ * it loads.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { newDataDir, removeDir, spawnServer, type ChildServer } from '../reliability/support.js';
+
+const hook = join(import.meta.dirname, '..', 'fixtures', 'modules', 'log-loads.mjs');
+const running: { server: ChildServer; dir: string }[] = [];
+afterEach(async () => {
+  for (const r of running.splice(0)) {
+    await r.server.kill('SIGTERM');
+    removeDir(r.dir);
+  }
+});
+
+/** The packages (node_modules/<name>) a server started with `env` has loaded once it serves. */
+async function packagesLoaded(env: Record<string, string> = {}): Promise<{ packages: Set<string>; server: ChildServer }> {
+  const dir = newDataDir('idle-modules');
+  const log = join(dir, 'modules.log');
+  const server = await spawnServer({ dataDir: dir, env: { NODE_OPTIONS: `--import ${hook}`, MODULE_LOG: log, ...env } });
+  running.push({ server, dir });
+  const packages = new Set(
+    readFileSync(log, 'utf8')
+      .split('\n')
+      .map((line) => /^require:((?:@[^/.][^/]*\/)?[^/.][^/]*)/.exec(line)?.[1] ?? /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(line)?.[1])
+      .filter((p): p is string => Boolean(p)),
+  );
+  return { packages, server };
+}
+
+it('an idle server on SQLite without metrics holds neither prom-client, nor the PostgreSQL driver, nor piscina', async () => {
+  const { packages } = await packagesLoaded();
+  expect(packages.has('knex')).toBe(true); // the hook sees what the server loads
+  for (const lazy of ['prom-client', 'pg', 'piscina', '@modelcontextprotocol/sdk']) expect(packages, lazy).not.toContain(lazy);
+});
+
+it('a server that records metrics loads prom-client and answers a scrape', async () => {
+  const token = 'idle-modules-metrics-token-0123456789';
+  const { packages, server } = await packagesLoaded({ METRICS_TOKEN: token });
+  expect(packages).toContain('prom-client');
+  const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  expect(res.status).toBe(200);
+  expect(await res.text()).toMatch(/^nodejs_heap_size_used_bytes /m);
+});

@@ -1,0 +1,141 @@
+/**
+ * Transfer buffers are reused (buffer-pool.ts), never handed out while a write still uses them
+ * (file-writer.ts), and a body's dead chunks are collected as they go (transient-buffers.ts).
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { afterEach, expect, it } from 'vitest';
+import { bufferPool, type BufferPool } from '../../../src/objects/store/buffer-pool.js';
+import { pooledFileWriter } from '../../../src/objects/store/file-writer.js';
+import { PACE, setCollector, transientBytes } from '../../../src/objects/store/transient-buffers.js';
+
+const dirs: string[] = [];
+const scratch = () => {
+  const d = mkdtempSync(join(tmpdir(), 'pactum-buffers-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A pool that records which buffers are out, so a test sees one handed out twice. */
+function watchedPool(size: number, keep: number) {
+  const inner = bufferPool(size, keep);
+  const out = new Set<Buffer>();
+  let taken = 0;
+  let handedOutWhileOut = 0;
+  const pool: BufferPool = {
+    size,
+    take() {
+      const b = inner.take();
+      if (out.has(b)) handedOutWhileOut++;
+      out.add(b);
+      taken++;
+      return b;
+    },
+    give(b) {
+      out.delete(b);
+      inner.give(b);
+    },
+    get free() {
+      return inner.free;
+    },
+  };
+  return { pool, out, stats: () => ({ taken, handedOutWhileOut }) };
+}
+
+it('hands a given-back buffer out again, keeps at most `keep` free, and refuses a buffer given twice', () => {
+  const pool = bufferPool(1024, 1);
+  const a = pool.take();
+  const b = pool.take();
+  expect(a).not.toBe(b);
+  pool.give(a);
+  pool.give(b); // beyond `keep`: left to the collector
+  expect(pool.free).toBe(1);
+  expect(pool.take()).toBe(a);
+  expect(() => pool.give(b)).toThrow(/not out of this pool/);
+});
+
+it('writes a body in pooled buffers, reusing two of them whatever its size, each given back only after its write', async () => {
+  const dir = scratch();
+  const { pool, out, stats } = watchedPool(64 * 1024, 4);
+  const data = randomBytes(1_000_000 + 123);
+  // Chunks of odd sizes, as a socket delivers them, straddling buffer boundaries.
+  const chunks: Buffer[] = [];
+  for (let at = 0; at < data.length; at += 40_000 + (at % 7)) chunks.push(data.subarray(at, at + 40_000 + (at % 7)));
+  const path = join(dir, 'out');
+  await pipeline(Readable.from(chunks), pooledFileWriter(path, { flags: 'wx', pool }));
+  expect(readFileSync(path).equals(data)).toBe(true);
+  expect(stats().handedOutWhileOut).toBe(0);
+  expect(out.size).toBe(0); // every buffer came back
+  expect(pool.free).toBeLessThanOrEqual(2); // never more than two were needed at once
+  expect(stats().taken).toBe(Math.ceil(data.length / pool.size));
+});
+
+it('writes from an offset into an existing file (a resumable upload appending)', async () => {
+  const dir = scratch();
+  const path = join(dir, 'partial');
+  const head = randomBytes(100_000);
+  const tail = randomBytes(300_000);
+  await pipeline(Readable.from([head]), pooledFileWriter(path, { flags: 'wx' }));
+  await pipeline(Readable.from([tail]), pooledFileWriter(path, { flags: 'r+', start: head.length }));
+  expect(readFileSync(path).equals(Buffer.concat([head, tail]))).toBe(true);
+});
+
+it('cut off mid-body, keeps every byte it took, gives every buffer back and closes the file', async () => {
+  const dir = scratch();
+  const { pool, out } = watchedPool(64 * 1024, 4);
+  const path = join(dir, 'cut');
+  const sent = randomBytes(150_000);
+  const body = new Readable({ read() {} });
+  const writing = pipeline(body, pooledFileWriter(path, { flags: 'wx', pool }));
+  body.push(sent);
+  await new Promise((r) => setTimeout(r, 50));
+  body.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+  await expect(writing).rejects.toThrow(/aborted/);
+  await new Promise((r) => setTimeout(r, 50));
+  expect(statSync(path).size).toBe(sent.length);
+  expect(readFileSync(path).equals(sent)).toBe(true);
+  expect(out.size).toBe(0);
+});
+
+it('a file that cannot be opened fails the stream, and no buffer stays out', async () => {
+  const { pool, out } = watchedPool(64 * 1024, 4);
+  await expect(pipeline(Readable.from([randomBytes(200_000)]), pooledFileWriter(join(scratch(), 'no', 'such', 'dir'), { flags: 'wx', pool }))).rejects.toThrow(/ENOENT/);
+  expect(out.size).toBe(0);
+});
+
+it('collects the young generation once per PACE bytes of transient buffers', () => {
+  let collections = 0;
+  const restore = setCollector(() => collections++);
+  try {
+    for (let i = 0; i < (3 * PACE) / 65536; i++) transientBytes(65536);
+    expect(collections).toBe(3);
+    transientBytes(PACE - 1);
+    expect(collections).toBe(3);
+  } finally {
+    restore();
+  }
+});
+
+it("reaches V8's young-generation collection without exposing gc to the program or to contexts made later", async () => {
+  const { spawnSync } = await import('node:child_process');
+  const module = join(import.meta.dirname, '..', '..', '..', 'src', 'objects', 'store', 'transient-buffers.ts');
+  const script = `
+    import { PerformanceObserver } from 'node:perf_hooks';
+    import { constants } from 'node:perf_hooks';
+    import { runInNewContext } from 'node:vm';
+    import { transientBytes, PACE } from ${JSON.stringify(module)};
+    const kinds = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) kinds.push(e.detail.kind); }).observe({ entryTypes: ['gc'] });
+    transientBytes(PACE);
+    const later = runInNewContext('typeof gc');
+    setTimeout(() => console.log(JSON.stringify({ minor: kinds.includes(constants.NODE_PERFORMANCE_GC_MINOR), exposed: typeof globalThis.gc, later })), 50);`;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  expect(JSON.parse(r.stdout)).toEqual({ minor: true, exposed: 'undefined', later: 'undefined' });
+});
