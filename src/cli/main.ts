@@ -5,6 +5,7 @@
  * environment sees and accepts.
  */
 import './node-version.js'; // first: an old Node gets one line, not a native crash
+import './serving-process.js'; // `serve` restarts itself with its V8 and malloc settings, before the server loads
 import { governYoungGeneration } from './startup-heap.js'; // before any other module loads
 import { createLogger } from '../log.js';
 import { isUsageError, useConfigFile } from './args.js';

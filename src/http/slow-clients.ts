@@ -10,6 +10,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Config } from '../config.js';
+import { transientBytes } from '../objects/store/transient-buffers.js';
 
 const hasBody = (req: IncomingMessage) => (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
 
@@ -75,7 +76,12 @@ export function drainUnreadBodies(server: Server) {
       if (req.complete || req.destroyed) return;
       // A body nobody asked for (a request refused for its credentials before it was read): its
       // connection ends as soon as the answer is out, and not a byte more of it is read.
-      if (unwanted.has(req)) return void req.socket.destroy();
+      if (unwanted.has(req)) {
+        // What arrived with the headers (up to a socket read, 64 KiB) is garbage from here on: a
+        // flood of refused bodies must not pile up tens of MB of it before V8 collects.
+        transientBytes(req.readableLength);
+        return void req.socket.destroy();
+      }
       req.unpipe();
       req.resume();
     });

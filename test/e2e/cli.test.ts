@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { freePort } from '../helpers/ports.js';
@@ -97,6 +97,9 @@ describe('pactum CLI', () => {
         if (m) resolve(m[1]!);
       });
     });
+    // It replaced itself in place (same PID) with the settings only a start can make (cli/serving-process.ts).
+    expect(readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0')).toContain('--no-concurrent-recompilation');
+    expect(readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=2');
     const bytes = Buffer.from('some object content\n');
     const oid = createHash('sha256').update(bytes).digest('hex');
     const auth = `Basic ${Buffer.from('ada:ada-password-1').toString('base64')}`;

@@ -11,6 +11,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { drainUnreadBodies, guardSlowClients, refuseUnreadBody } from '../../src/http/slow-clients.js';
+import { PACE, setCollector } from '../../src/objects/store/transient-buffers.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -74,4 +75,17 @@ it('lets go of a request refused before its body, once its connection is destroy
   expect(statuses.filter((s) => s === 401).length).toBeGreaterThan(0);
   await collectAll();
   expect(alive.size).toBe(0);
+});
+
+it('counts what arrived of a refused body as garbage to collect soon (a young-generation collection per PACE bytes)', async () => {
+  let collections = 0;
+  const restore = setCollector(() => collections++);
+  try {
+    // Each refused request leaves up to a socket read of its body behind; enough of them pass PACE.
+    const n = Math.ceil((2 * PACE) / (16 * 1024));
+    for (let i = 0; i < n; i += 20) await Promise.all(Array.from({ length: Math.min(20, n - i) }, () => post(1 << 20, true)));
+    expect(collections).toBeGreaterThan(0);
+  } finally {
+    restore();
+  }
 });

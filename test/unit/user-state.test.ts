@@ -27,8 +27,8 @@ function fixture() {
   };
   let role = 'member';
   const reads = {
-    user: async (id: string) => ({ id, org_id: 'org_1', username: 'u', role, active: 1, credential_version: 1 }),
-    org: async (id: string) => ({ id, slug: 'acme', name: 'Acme' }),
+    user: (id: string) => Promise.resolve({ id, org_id: 'org_1', username: 'u', role, active: 1, credential_version: 1 }),
+    org: (id: string) => Promise.resolve({ id, slug: 'acme', name: 'Acme' }),
   } as unknown as PointReads;
   let request: object | undefined;
   const state = createUserState(reads, changes, () => request);
