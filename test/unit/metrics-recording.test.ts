@@ -9,7 +9,11 @@ const exercise = (m: ReturnType<typeof createMetrics>) => {
   m.http.requests.inc({ api: 'dashboard', operation: 'mcp.post', method: 'POST', status_class: '2xx' });
   m.http.duration.observe({ api: 'dashboard', operation: 'mcp.post' }, 0.002);
   m.http.inFlight.inc();
-  m.mcp.calls.labels({ tool: 'dashboard_get_org', outcome: 'ok' }).inc();
+  m.mcp.calls.inc({ tool: 'dashboard_get_org', outcome: 'ok' });
+  m.mcp.calls.inc({ tool: 'dashboard_get_org', outcome: 'ok' }, 2);
+  m.mcp.auditRows.inc(3);
+  m.http.inFlight.inc();
+  m.http.cut.inc({ reason: 'body_rate' });
   const end = m.mcp.duration.startTimer({ tool: 'dashboard_get_org' });
   end();
 };
@@ -21,7 +25,7 @@ it('records nothing when the metrics cannot be read', async () => {
   exercise(m);
   expect(m.registry.getMetricsAsArray()).toHaveLength(0);
   expect((await m.registry.metrics()).trim()).toBe('');
-  expect((await m.http.requests.get()).values).toEqual([]);
+  expect((await m.http.cut.get()).values).toEqual([]);
 });
 
 it('records what its code counts when they can', async () => {
@@ -29,6 +33,11 @@ it('records what its code counts when they can', async () => {
   exercise(m);
   const text = await m.registry.metrics();
   expect(text).toMatch(/^pactum_http_requests_total\{api="dashboard",operation="mcp.post",method="POST",status_class="2xx"\} 1$/m);
-  expect(text).toMatch(/^pactum_mcp_tool_calls_total\{tool="dashboard_get_org",outcome="ok"\} 1$/m);
+  expect(text).toMatch(/^pactum_mcp_tool_calls_total\{tool="dashboard_get_org",outcome="ok"\} 3$/m);
+  expect(text).toMatch(/^pactum_audit_rows_written_total 3$/m);
+  expect(text).toMatch(/^pactum_http_requests_in_flight 2$/m);
   expect(text).toMatch(/^nodejs_eventloop_lag_seconds /m);
+  // Scraped again: the same totals, not counted twice.
+  const again = await m.registry.metrics();
+  for (const line of text.split('\n').filter((l) => l.startsWith('pactum_'))) expect(again).toContain(line);
 });
