@@ -80,7 +80,7 @@ export function createMetrics({ recording = true }: { recording?: boolean } = {}
   const tallied = <L extends string>(c: CounterConfiguration<L>) => {
     if (!prom) return IDLE as unknown as { inc(labels: LabelValues<L>, n?: number): void; inc(n?: number): void };
     const totals = new Map<string, { labels: LabelValues<L>; n: number }>();
-    const names = (c.labelNames ?? []) as readonly L[];
+    const names = (c.labelNames ?? []);
     new prom.Counter<L>({
       ...c,
       collect() {
