@@ -1,6 +1,6 @@
 /**
  * A span per database query, from knex's query events (installed only when tracing is on): named
- * `db <method>`, with the statement as knex prepared it (placeholders, never the bound values).
+ * `db <method>` (a raw statement by its SQL verb), with the statement as knex prepared it (placeholders, never the bound values).
  */
 import { isPostgres, type Db } from './knex.js';
 import { startSpan, type SpanHandle } from '../ops/tracing.js';
@@ -16,7 +16,9 @@ export function traceQueries(db: Db): void {
   const system = isPostgres(db) ? 'postgresql' : 'sqlite';
   db.on('query', (q: QueryEvent) => {
     if (!q.__knexQueryUid) return;
-    open.set(q.__knexQueryUid, startSpan(`db ${q.method ?? 'query'}`, { 'db.system.name': system, 'db.operation.name': q.method, 'db.query.text': q.sql?.slice(0, 500) }));
+    // A raw statement (knex says 'raw') is named by its SQL verb, as a built one is.
+    const operation = q.method === 'raw' ? (/^\s*([a-z]+)/i.exec(q.sql ?? '')?.[1]?.toLowerCase() ?? 'raw') : (q.method ?? 'query');
+    open.set(q.__knexQueryUid, startSpan(`db ${operation}`, { 'db.system.name': system, 'db.operation.name': operation, 'db.query.text': q.sql?.slice(0, 500) }));
   });
   const finish = (q: QueryEvent, err?: unknown) => {
     const span = q.__knexQueryUid ? open.get(q.__knexQueryUid) : undefined;
