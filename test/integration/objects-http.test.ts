@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -116,18 +117,21 @@ describe('legacy API v0.5', () => {
 describe('batch API v1.3', () => {
   it('reads, for a batch with remembered Basic credentials, the repository with the grant in one query and the objects in another', async () => {
     const c = content(10);
-    await batchOf('download', [c]); // the password checked once, and remembered
+    // One instance, asked directly: each instance remembers credentials and counts queries of its own.
+    const instance = s.instances[0]!;
+    const only = `http://127.0.0.1:${(instance.server.address() as AddressInfo).port}/acme/site.git/info/lfs`;
+    await batchOf('download', [c], {}, W, only); // the password checked once, and remembered
     const tables: string[][] = [];
     const note = (q: { sql: string }) => {
       const named = [...q.sql.matchAll(/\b(?:from|join)\s+[`"]?(\w+)[`"]?/gi)].map((m) => m[1]!).filter((t) => ['users', 'orgs', 'repos', 'repo_grants', 'lfs_objects'].includes(t));
       if (named.length) tables.push(named);
     };
-    s.services.db.on('query', note);
+    instance.services.db.on('query', note);
     try {
-      const { res } = await batchOf('download', [c]);
+      const { res } = await batchOf('download', [c], {}, W, only);
       expect(res.status).toBe(200);
     } finally {
-      s.services.db.off('query', note);
+      instance.services.db.off('query', note);
     }
     // The user comes from the user state (auth/user-state.ts), which every change to it clears.
     expect(tables).toEqual([['repos', 'orgs', 'repo_grants'], ['lfs_objects']]);
