@@ -6,7 +6,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../../src/config.js';
-import { createTransferTokens, shortMac, type BatchClaims } from '../../../src/objects/transfer-tokens.js';
+import { createTransferTokens, type BatchClaims } from '../../../src/objects/transfer-tokens.js';
 
 const tokensWith = (secret: Buffer) => createTransferTokens({ dataDir: '/nonexistent', lfs: { transferTokenSecret: secret.toString('hex') } } as unknown as Config);
 const secret = randomBytes(32);
@@ -18,11 +18,13 @@ const now = Date.now();
 const claims: BatchClaims = { repoId: 'rep_one', op: 'download', subject: 'usr_wally', username: 'wally', orgId: 'org_acme', credentialVersion: 4, exp: Math.floor(now / 1000) + 600 };
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
-describe('shortMac', () => {
-  it('is HMAC-SHA256', () => {
-    for (const key of [randomBytes(32), randomBytes(64), Buffer.alloc(0)]) {
-      const mac = shortMac(key);
-      for (const m of ['', 'x', `${a}.0`, `${b}.9007199254740991`]) expect(mac(m)).toBe(createHmac('sha256', key).update(m).digest('base64url'));
+describe('a batch token\'s tag', () => {
+  it('is HMAC-SHA256 of `<oid>.<size>` under the batch key, itself HMAC-SHA256 of the claims under the server key', () => {
+    const sign = tokens.batchSigner(claims);
+    for (const [oid, size] of [[a, 0], [b, 9007199254740991], [a, 1234]] as const) {
+      const [payload, , , tag] = sign(oid, size).split('.') as [string, string, string, string];
+      const batchKey = createHmac('sha256', secret).update(`pactum transfer batch key v3\0${payload}`).digest();
+      expect(tag).toBe(createHmac('sha256', batchKey).update(`${oid}.${size}`).digest('base64url'));
     }
   });
 });
