@@ -17,20 +17,25 @@ const plausibleId = (id: string) => id.length <= 64 && [...id].every((c) => c.ch
 const MAX_ROWS = 100_000;
 
 /**
- * `currentRequest`: the request being served (its scope object), if any. Whether anything changed
- * is asked once per request: on SQLite the question is a PRAGMA that takes the database's shared
- * lock (a few microseconds, 12% of a read tool's CPU when asked for the user and again for the
- * org). A change committed after a request began counts from the next request, as before.
+ * `currentRequest`: the request being served (when it arrived), if any. On SQLite whether anything
+ * changed is a PRAGMA that takes the database's shared lock (several microseconds, a few percent
+ * of a read tool's CPU), so one answer serves every request that had arrived before it was asked:
+ * a change that a request follows was committed before the request was sent, hence before that
+ * question, which saw it. Under concurrent load most requests share an answer; a request that
+ * arrives after the last question asks again. Outside a request (the CLI, background work) it
+ * asks at every lookup.
  */
-export function createUserState(reads: PointReads, changes: PrincipalChanges, currentRequest: () => object | undefined = () => undefined) {
-  const asked = new WeakMap<object, boolean>();
+export function createUserState(reads: PointReads, changes: PrincipalChanges, currentRequest: () => { arrived: number } | undefined = () => undefined) {
+  let askedAt = -Infinity;
+  let answer = false;
   const usable = () => {
     const request = currentRequest();
     if (!request) return changes.usable();
-    let answer = asked.get(request);
-    if (answer === undefined) {
+    if (request.arrived > askedAt) {
+      // The time before asking: the question sees every commit made before then.
+      const now = performance.now();
       answer = changes.usable();
-      asked.set(request, answer);
+      askedAt = now;
     }
     return answer;
   };

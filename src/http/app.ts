@@ -28,11 +28,23 @@ export const transferOf = (operationId: string | undefined) =>
  * the status, the duration and the bytes in and out.
  */
 export function requestContext(log: Logger, metrics?: Metrics): Middleware {
+  // The request line's fields are fixed, flat and never a secret, so it skips pino's redaction:
+  // the wildcard paths walk every line's members, about 10 µs a line, a few percent of a read
+  // tool's call. Every other line keeps it.
+  const accessLog = log.child({}, { redact: { paths: [] } });
   return async function requestLog(ctx, next) {
     const started = process.hrtime.bigint();
+    const arrived = performance.now();
     const requestId = ulid().toUpperCase();
     ctx.state.requestId = requestId;
-    ctx.state.log = log.child({ requestId });
+    // Made when first used: most requests log nothing but their request line.
+    let requestLogger: Logger | undefined;
+    Object.defineProperty(ctx.state, 'log', {
+      get: () => (requestLogger ??= log.child({ requestId })),
+      set: (l: Logger) => void (requestLogger = l),
+      enumerable: true,
+      configurable: true,
+    });
     ctx.set('X-Request-Id', requestId);
     const socket = ctx.req.socket;
     const written = socket.bytesWritten;
@@ -68,8 +80,9 @@ export function requestContext(log: Logger, metrics?: Metrics): Middleware {
         if (ctx.status === 429 || ctx.status === 509) metrics.http.throttled.inc({ api, operation });
         if (operationId === 'auth.login') metrics.auth.signIns.inc({ outcome: ctx.status === 200 ? 'ok' : ctx.status === 429 ? 'throttled' : 'refused' });
       }
-      (ctx.state.log as Logger).info(
+      accessLog.info(
         {
+          requestId,
           method: ctx.method,
           path: ctx.path,
           status: ctx.status,
@@ -87,7 +100,7 @@ export function requestContext(log: Logger, metrics?: Metrics): Middleware {
       );
     };
     try {
-      const handle = () => requestScope.run({ requestId, method: ctx.method, path: ctx.path }, next);
+      const handle = () => requestScope.run({ requestId, method: ctx.method, path: ctx.path, arrived }, next);
       await (span ? span.run(handle) : handle());
     } finally {
       // Koa writes the body after this returns, streamed and transport-written responses later

@@ -8,6 +8,8 @@ export interface RequestScope {
   requestId: string;
   method: string;
   path: string;
+  /** When it arrived (performance.now(), once its headers were read). */
+  arrived: number;
 }
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();

@@ -1,6 +1,8 @@
 /**
- * Whether the user and org rows changed is asked once per request (auth/user-state.ts): two
- * lookups in one request ask once; the next request asks again and sees a change made between.
+ * Whether the user and org rows changed is asked at most once per request (auth/user-state.ts):
+ * two lookups in one request ask once; requests that had all arrived before a question share its
+ * answer; a request that arrives after the last question asks again and sees a change made before
+ * it arrived.
  */
 import { expect, it } from 'vitest';
 import { createUserState } from '../../src/auth/user-state.js';
@@ -30,7 +32,7 @@ function fixture() {
     user: (id: string) => Promise.resolve({ id, org_id: 'org_1', username: 'u', role, active: 1, credential_version: 1 }),
     org: (id: string) => Promise.resolve({ id, slug: 'acme', name: 'Acme' }),
   } as unknown as PointReads;
-  let request: object | undefined;
+  let request: { arrived: number } | undefined;
   const state = createUserState(reads, changes, () => request);
   return {
     state,
@@ -40,7 +42,10 @@ function fixture() {
       role = newRole;
       version++;
     },
-    begin: () => (request = {}),
+    /** A request arrives (a moment after whatever came before it). */
+    begin: () => (request = { arrived: performance.now() }),
+    /** Lookups are made for an earlier request again. */
+    resume: (r: { arrived: number }) => (request = r),
   };
 }
 
@@ -72,5 +77,24 @@ it('asks at every lookup outside a request (the CLI, background work)', async ()
   const f = fixture();
   await f.state.get('usr_1');
   await f.state.org('org_1');
+  expect(f.asked.n).toBe(2);
+});
+
+it('lets the requests that arrived before a question share its answer', async () => {
+  const f = fixture();
+  const first = f.begin();
+  const second = f.begin();
+  f.resume(first);
+  await f.state.get('usr_1');
+  expect(f.asked.n).toBe(1);
+  f.resume(second);
+  await f.state.get('usr_1');
+  await f.state.org('org_1');
+  expect(f.asked.n).toBe(1);
+  // A change, then a request that follows it: that request asks, and sees it.
+  f.change('viewer');
+  await new Promise((r) => setTimeout(r, 2));
+  f.begin();
+  expect((await f.state.get('usr_1'))?.role).toBe('viewer');
   expect(f.asked.n).toBe(2);
 });
