@@ -6,7 +6,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { operations, routes } from '../../generated/operations.js';
-import { operationFor } from '../../src/http/routes.js';
+import Router from '@koa/router';
+import { matchRoute, operationFor } from '../../src/http/routes.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { json } from '../helpers/http.js';
 
@@ -28,6 +29,23 @@ describe('the route table', () => {
       expect(operationFor(op.method, fill(op.path))?.operationId, `${op.method} ${op.path}`).toBe(op.operationId);
       if (op.method === 'GET' && !operations.some((o) => o.path === op.path && o.method === 'HEAD')) {
         expect(operationFor('HEAD', fill(op.path))?.operationId).toBe(op.operationId);
+      }
+    }
+  });
+
+  it('answers a parameterless path, remembered, exactly as @koa/router matches it, for any method', () => {
+    const fresh = new Router({ strict: true, sensitive: true });
+    for (const spec of routes) fresh.all(spec.template, spec.routerPath, (_ctx, next) => next());
+    const statics = routes.filter((r) => !r.template.includes('{')).map((r) => r.template);
+    expect(statics).toContain('/api/v1/mcp');
+    for (const path of statics) {
+      for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PROPFIND']) {
+        const layer = fresh.match(path, method).pathAndMethod[0];
+        const expected = layer ? { template: layer.name, params: layer.params(path, layer.captures(path)), captures: layer.captures(path) } : undefined;
+        for (let i = 0; i < 2; i++) {
+          const m = matchRoute(method, path);
+          expect(m && { template: m.spec.template, params: m.params, captures: m.captures }, `${method} ${path}`).toEqual(expected);
+        }
       }
     }
   });
