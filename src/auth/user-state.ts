@@ -18,26 +18,36 @@ const MAX_ROWS = 100_000;
 
 /**
  * `currentRequest`: the request being served (when it arrived), if any. On SQLite whether anything
- * changed is a PRAGMA that takes the database's shared lock (several microseconds, a few percent
- * of a read tool's CPU), so one answer serves every request that had arrived before it was asked:
- * a change that a request follows was committed before the request was sent, hence before that
- * question, which saw it. Under concurrent load most requests share an answer; a request that
- * arrives after the last question asks again. Outside a request (the CLI, background work) it
- * asks at every lookup.
+ * changed is a PRAGMA that takes the database's shared lock (several microseconds, about 5% of a
+ * read tool's CPU when asked once a request), so it is asked once per turn of the event loop, after
+ * the turn's I/O: every request read in that turn waits for that one question. An answer serves
+ * every request that had arrived before it was asked: a change that a request follows was
+ * committed before the request was sent, hence before the question, which saw it. Outside a
+ * request (the CLI, background work) it asks at every lookup.
  */
 export function createUserState(reads: PointReads, changes: PrincipalChanges, currentRequest: () => { arrived: number } | undefined = () => undefined) {
   let askedAt = -Infinity;
   let answer = false;
-  const usable = () => {
+  let asking: Promise<boolean> | null = null;
+  const ask = () =>
+    (asking ??= new Promise<boolean>((resolve) => {
+      setImmediate(() => {
+        // The time before asking: the question sees every commit made before then.
+        const now = performance.now();
+        asking = null;
+        try {
+          answer = changes.usable();
+        } catch {
+          answer = false;
+        }
+        askedAt = now;
+        resolve(answer);
+      });
+    }));
+  const usable = (): boolean | Promise<boolean> => {
     const request = currentRequest();
     if (!request) return changes.usable();
-    if (request.arrived > askedAt) {
-      // The time before asking: the question sees every commit made before then.
-      const now = performance.now();
-      answer = changes.usable();
-      askedAt = now;
-    }
-    return answer;
+    return request.arrived > askedAt ? ask() : answer;
   };
   const users = new Map<string, Readonly<UserRowSnapshot>>();
   const orgs = new Map<string, Readonly<OrgRowSnapshot>>();
@@ -56,7 +66,8 @@ export function createUserState(reads: PointReads, changes: PrincipalChanges, cu
 
   async function remembered<T extends object>(rows: Map<string, Readonly<T>>, id: string, read: (id: string) => Promise<T | undefined>): Promise<Readonly<T> | undefined> {
     if (!plausibleId(id)) return undefined;
-    if (!usable()) return read(id);
+    const now = usable();
+    if (!(typeof now === 'boolean' ? now : await now)) return read(id);
     const known = rows.get(id);
     if (known) return known;
     const began = generation;

@@ -98,3 +98,18 @@ it('lets the requests that arrived before a question share its answer', async ()
   expect((await f.state.get('usr_1'))?.role).toBe('viewer');
   expect(f.asked.n).toBe(2);
 });
+
+it('asks once for the requests read in one turn of the event loop, after they arrived', async () => {
+  const f = fixture();
+  const a = f.begin();
+  const b = f.begin();
+  f.change('viewer');
+  const c = f.begin();
+  // Three requests, their lookups begun in the same turn: one question, which sees the change.
+  const rows = await Promise.all([a, b, c].map((r) => {
+    f.resume(r);
+    return f.state.get('usr_1');
+  }));
+  expect(f.asked.n).toBe(1);
+  expect(rows.map((r) => r?.role)).toEqual(['viewer', 'viewer', 'viewer']);
+});
