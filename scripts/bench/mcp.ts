@@ -44,6 +44,9 @@ for (let round = 1; round <= rounds; round++) {
     };
     await load({ ...request, duration: 2 }); // warm-up
     const r = await load({ ...request, duration });
+    // The load counts statuses only: a JSON-RPC error or a failed tool also answers 200.
+    const answer = await (await fetch(request.url, { method: 'POST', headers: request.headers, body: request.body })).text();
+    if (!answer.includes('"result"') || answer.includes('"isError":true')) throw new Error(`${kind}: the call did not succeed after the load: ${answer.slice(0, 300)}`);
     await t.stop();
     if (r.errors || r.non2xx) throw new Error(`${kind}: ${r.errors} errors, ${r.non2xx} non-2xx responses`);
     results[kind].push(r);
