@@ -16,8 +16,7 @@
 import { createServer } from 'node:net';
 import { rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { readFileSync } from 'node:fs';
-import { fmt, load, median, record } from './lib.js';
+import { cpuOf, fmt, load, median, record } from './lib.js';
 import { startPactum } from './pactum-process.js';
 import { actionFor, curl, makeFile } from './transfers.js';
 
@@ -34,12 +33,6 @@ const freePort = () =>
       s.close(() => resolve(port));
     });
   });
-
-/** The CPU time (user + system) process `pid` has used, in seconds (the kernel counts in 1/100 s). */
-const cpuOf = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
 
 const files = await Promise.all(Array.from({ length: uploads }, (_, i) => makeFile(size, `observability-${i}`)));
 

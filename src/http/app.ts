@@ -33,7 +33,6 @@ export function requestContext(log: Logger, metrics?: Metrics): Middleware {
   // tool's call. Every other line keeps it.
   const accessLog = log.child({}, { redact: { paths: [] } });
   return async function requestLog(ctx, next) {
-    const started = process.hrtime.bigint();
     const arrived = performance.now();
     const requestId = ulid().toUpperCase();
     ctx.state.requestId = requestId;
@@ -52,7 +51,7 @@ export function requestContext(log: Logger, metrics?: Metrics): Middleware {
       if (ended) return;
       ended = true;
       const state = stateOf(ctx);
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const seconds = (performance.now() - arrived) / 1000;
       const operationId = state.operation?.operationId;
       const api = apiLabel(ctx);
       const aborted = !ctx.res.writableFinished;

@@ -75,21 +75,22 @@ export function basicAuth(db: Db, throttle: PasswordThrottle, users: Pick<UserSt
         remembered = true;
       } else verified.delete(cacheKey);
     }
-    if (user) {
-      // Remembered above.
-    } else if (secret.startsWith('pat_')) {
+    if (!remembered && secret.startsWith('pat_')) {
       const token = await findPersonalToken(db, secret);
       const owner = token && (await findUserById(db, token.user_id));
       if (!token || !owner || owner.username !== username || token.expired) throw refuse();
       if (token.revoked || !owner.active) throw revoked();
       user = owner;
       await noteTokenUse(db, token.id);
-    } else {
+    } else if (!remembered) {
       // Throttled before scrypt; an unknown user costs the same scrypt as a known one.
       const candidate = await findUserByName(db, username);
-      if (await throttle.guard(username, ctx.ip, () => checkPassword(secret, candidate?.password_hash))) user = candidate;
-      if (user && !user.active) throw revoked();
-      if (candidate && user && needsRehash(candidate.password_hash)) await db('users').where({ id: user.id }).update({ password_hash: await hashPassword(secret) });
+      const matches = await throttle.guard(username, ctx.ip, () => checkPassword(secret, candidate?.password_hash));
+      if (matches && candidate) {
+        if (!candidate.active) throw revoked();
+        if (needsRehash(candidate.password_hash)) await db('users').where({ id: candidate.id }).update({ password_hash: await hashPassword(secret) });
+        user = candidate;
+      }
     }
     if (!user || !user.active) throw refuse();
     if (!remembered) {

@@ -113,3 +113,36 @@ it('asks once for the requests read in one turn of the event loop, after they ar
   expect(f.asked.n).toBe(1);
   expect(rows.map((r) => r?.role)).toEqual(['viewer', 'viewer', 'viewer']);
 });
+
+it('reads the rows when the question fails, and asks again for the next request', async () => {
+  const reads = {
+    user: (id: string) => Promise.resolve({ id, org_id: 'org_1', username: 'u', role: 'member', active: 1, credential_version: 1 }),
+    org: (id: string) => Promise.resolve({ id, slug: 'acme', name: 'Acme' }),
+  } as unknown as PointReads;
+  let failing = true;
+  let asked = 0;
+  let read = 0;
+  const counted = { ...reads, user: (id: string) => (read++, reads.user(id)) };
+  const changes: PrincipalChanges = {
+    usable() {
+      asked++;
+      if (failing) throw new Error('database closed');
+      return true;
+    },
+    subscribe() {},
+    start() {},
+    close: () => Promise.resolve(),
+  };
+  let request = { arrived: performance.now() };
+  const state = createUserState(counted, changes, () => request);
+  expect((await state.get('usr_1'))?.role).toBe('member');
+  expect((await state.get('usr_1'))?.role).toBe('member');
+  expect(read).toBe(2); // nothing served from memory while the question fails
+  failing = false;
+  await new Promise((r) => setTimeout(r, 2));
+  request = { arrived: performance.now() };
+  await state.get('usr_1');
+  await state.get('usr_1');
+  expect(asked).toBe(2);
+  expect(read).toBe(3); // remembered once the question answers
+});
