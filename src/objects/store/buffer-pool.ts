@@ -39,7 +39,7 @@ export function bufferPool(size: number, keep: number): BufferPool {
 }
 
 /** Bytes per file read or write of an object transfer. */
-export const TRANSFER_BUFFER = 256 * 1024;
+export const TRANSFER_BUFFER = 128 * 1024;
 
 /** The pool object transfers share: two buffers per transfer in flight, for up to 32 transfers. */
 export const transferBuffers = bufferPool(TRANSFER_BUFFER, 64);

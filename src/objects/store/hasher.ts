@@ -69,7 +69,7 @@ export function hashingStream(limit: number, tooLong: () => Error, resume?: Susp
   const feed = async (chunk: Buffer) => {
     if (closed) throw new Error('this hash is finished');
     bytes += chunk.length;
-    transientBytes(chunk.length); // a stored prefix read back, a large chunk: dead once hashed
+    transientBytes(chunk.length, hash); // a stored prefix read back, a large chunk: dead once hashed
     if (chunk.length <= SLICE) return void hash.update(chunk);
     for (let at = 0; at < chunk.length; at += SLICE) {
       if (at > 0) await nextTurn();
@@ -86,7 +86,7 @@ export function hashingStream(limit: number, tooLong: () => Error, resume?: Susp
       // The common case (a socket's chunk) stays synchronous: no promise per chunk.
       if (chunk.length <= SLICE) {
         // Each chunk of a body is a fresh buffer, dead once written: see transient-buffers.ts.
-        transientBytes(chunk.length);
+        transientBytes(chunk.length, hash);
         hash.update(chunk);
         bytes += chunk.length;
         return cb(null, chunk);

@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { afterEach, expect, it } from 'vitest';
 import { bufferPool, type BufferPool } from '../../../src/objects/store/buffer-pool.js';
 import { pooledFileWriter } from '../../../src/objects/store/file-writer.js';
-import { PACE, setCollector, transientBytes } from '../../../src/objects/store/transient-buffers.js';
+import { MAX_PACE, PACE, PACE_PER_HOLDER, paceFor, setCollector, transientBytes } from '../../../src/objects/store/transient-buffers.js';
 
 const dirs: string[] = [];
 const scratch = () => {
@@ -118,6 +118,47 @@ it('collects the young generation once per PACE bytes of transient buffers', () 
     expect(collections).toBe(3);
     transientBytes(PACE - 1);
     expect(collections).toBe(3);
+  } finally {
+    restore();
+  }
+});
+
+it('spaces the collections wider while many uploads give bytes at once, so that a chunk queued behind the others dies young', () => {
+  let collections = 0;
+  const restore = setCollector(() => collections++);
+  try {
+    const uploads = Array.from({ length: 32 }, () => ({}));
+    const pace = paceFor(32);
+    expect(pace).toBe(32 * PACE_PER_HOLDER);
+    expect(pace).toBeGreaterThan(PACE);
+    // 32 uploads taking turns with 64 KiB chunks: no collection at PACE, one at 32 uploads' pace.
+    let given = 0;
+    for (let i = 0; given + 65536 < pace; i++, given += 65536) transientBytes(65536, uploads[i % 32]);
+    expect(given).toBeGreaterThan(PACE);
+    expect(collections).toBe(0);
+    transientBytes(65536, uploads[0]);
+    expect(collections).toBe(1);
+    // The next interval keeps the wider pace while the uploads go on (one gave so far).
+    transientBytes(PACE, uploads[1]);
+    expect(collections).toBe(1);
+    // Once a whole interval had a single upload, the pace is PACE again.
+    transientBytes(pace, uploads[1]);
+    expect(collections).toBe(2);
+    transientBytes(PACE, uploads[1]);
+    expect(collections).toBe(3);
+  } finally {
+    restore();
+  }
+});
+
+it('never lets more than MAX_PACE bytes of transient buffers wait for a collection, however many uploads', () => {
+  expect(paceFor(10_000)).toBe(MAX_PACE);
+  expect(paceFor(0)).toBe(PACE);
+  let collections = 0;
+  const restore = setCollector(() => collections++);
+  try {
+    for (let i = 0; i < MAX_PACE / 4096; i++) transientBytes(4096, {});
+    expect(collections).toBe(1);
   } finally {
     restore();
   }
