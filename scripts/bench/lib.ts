@@ -79,12 +79,12 @@ export function record(...figures: Figure[]) {
   appendFileSync(file, figures.map((f) => JSON.stringify(f)).join('\n') + '\n');
 }
 
-/** Resident set size of a process now, from the kernel. */
 /** The CPU time (user + system) process `pid` has used, in seconds (the kernel counts in 1/100 s). */
 export const cpuOf = (pid: number) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 };
+/** Resident set size of a process now, from the kernel. */
 export const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
 
 /** A 20-second 440 Hz tone, 22.05 kHz 16-bit mono WAV (0.9 MB): the sound the media pages play. */
