@@ -20,8 +20,9 @@
  * request's buffer, and with 32 of them that is several MiB waiting, often for the disk. A
  * chunk that is still waiting at two collections is promoted to the old generation, and is then
  * freed only by a full collection, which V8 starts once tens of MiB more of such memory exist:
- * at a fixed PACE, 32 concurrent uploads held 70-110 MB above idle instead of 65-70. So the
- * pace grows with the number of transfers that gave bytes since the last collection
+ * at a fixed PACE, 32 concurrent clients peaked at idle + 71-107 MB, against + 63-79 with the
+ * pace below (and + 56-64 once transfer buffers were halved, buffer-pool.ts; 20-second runs).
+ * So the pace grows with the number of transfers that gave bytes since the last collection
  * (PACE_PER_HOLDER each, at least PACE, at most MAX_PACE): a chunk waits behind every other
  * transfer's chunks and still dies young. `scripts/bench/concurrency.ts` prints the peak.
  *
