@@ -57,9 +57,16 @@ function v8MinorGc(): Collect | null {
 
 let collect: Collect | null | undefined;
 let since = 0;
-/** The transfers that gave bytes since the last collection, and how many gave in the interval before. */
-let holders = new Set<object>();
+/**
+ * The transfers that gave bytes in this interval (each marked with the interval's number, held
+ * weakly: a flood of small uploads leaves nothing behind), their count, the count of the
+ * interval before, and the pace they make.
+ */
+let interval = 0;
+const lastGave = new WeakMap<object, number>();
+let holders = 0;
 let holdersBefore = 0;
+let pace = PACE;
 
 /** Bytes between two collections, for this many transfers at once. */
 export const paceFor = (transfers: number) => Math.min(MAX_PACE, Math.max(PACE, transfers * PACE_PER_HOLDER));
@@ -70,11 +77,16 @@ export const paceFor = (transfers: number) => Math.min(MAX_PACE, Math.max(PACE, 
  */
 export function transientBytes(bytes: number, holder?: object): void {
   since += bytes;
-  if (holder) holders.add(holder);
-  if (since < paceFor(Math.max(holders.size, holdersBefore))) return;
+  if (holder && lastGave.get(holder) !== interval) {
+    lastGave.set(holder, interval);
+    if (++holders > holdersBefore) pace = paceFor(holders);
+  }
+  if (since < pace) return;
   since = 0;
-  holdersBefore = holders.size;
-  holders = new Set();
+  interval++;
+  holdersBefore = holders;
+  holders = 0;
+  pace = paceFor(holdersBefore);
   if (collect === undefined) collect = v8MinorGc();
   collect?.();
 }
@@ -85,8 +97,10 @@ export function setCollector(c: Collect | null): () => void {
   collect = c;
   const reset = () => {
     since = 0;
-    holders = new Set();
+    interval++;
+    holders = 0;
     holdersBefore = 0;
+    pace = PACE;
   };
   reset();
   return () => {
