@@ -102,13 +102,15 @@ async function stackFloor(): Promise<number> {
     env: { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? SERVING_MALLOC_ARENAS },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  const exited = once(child, 'exit');
   try {
-    await once(child.stdout, 'data');
+    // It prints its URL once it listens; one that dies first fails the bench instead of hanging it.
+    await Promise.race([once(child.stdout, 'data'), exited.then(([code]) => Promise.reject(new Error(`targets/idle-stack.mjs exited with ${code}`)))]);
     await new Promise((r) => setTimeout(r, 1000));
     return rssOf(child.pid!);
   } finally {
-    child.kill('SIGTERM');
-    await once(child, 'exit');
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
   }
 }
 
@@ -121,8 +123,8 @@ const baseStalls: number[] = [];
 const p = await startPactum({ METRICS_TOKEN });
 await new Promise((r) => setTimeout(r, 1000));
 const idle = rssOf(p.pid);
-const floor = await stackFloor();
 try {
+  const floor = await stackFloor();
   for (let round = 0; round <= rounds; round++) {
     const f = await makeFile(size, `objects-r${round}`); // new bytes each round: pactum keeps what it stored
     times.dd.push(dd(scratch, size));
