@@ -28,8 +28,8 @@ export interface Pactum {
   stop(): Promise<void>;
 }
 
-/** `role`: of the user bench (member by default; org_admin for the MCP tools). */
-export async function startPactum(env: Record<string, string> = {}, opts: { role?: string } = {}): Promise<Pactum> {
+/** `role`: of the user bench (member by default; org_admin for the MCP tools); `nodeArgs`: for node, after BENCH_NODE_ARGS. */
+export async function startPactum(env: Record<string, string> = {}, opts: { role?: string; nodeArgs?: string[] } = {}): Promise<Pactum> {
   if (!existsSync(cli)) throw new Error('run `make build` first: the benchmark measures dist/');
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-pactum-'));
   const base = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env };
@@ -39,7 +39,7 @@ export async function startPactum(env: Record<string, string> = {}, opts: { role
   run(['repo', 'create', 'bench/objects']);
   run(['repo', 'grant', 'bench/objects', 'bench', 'write']);
   // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof": where the server's time goes.
-  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const nodeArgs = [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...(opts.nodeArgs ?? [])];
   // The log goes to a file, as in production. A pipe read by this process would make the load
   // generator (autocannon runs here) parse every log line: that slows the generator, not pactum,
   // and the bench would measure its own client.

@@ -7,13 +7,10 @@
  *
  * Idle time (the event loop waiting) is left out of the shares: they are of busy time.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-
-interface CallFrame { functionName: string; url: string; lineNumber: number }
-interface ProfileNode { id: number; callFrame: CallFrame }
-interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+import { isIdle, samplesOf, type CallFrame } from './cpu-profile.js';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '15' } } });
 const top = Number(values.top);
@@ -40,21 +37,17 @@ const byFunction = new Map<string, number>();
 let busy = 0;
 let idle = 0;
 for (const file of files) {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-  const nodes = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
-  profile.samples.forEach((id, i) => {
-    const frame = nodes.get(id)!;
-    const us = profile.timeDeltas[i] ?? 0;
-    if (frame.functionName === '(idle)') {
+  for (const { frame, us } of samplesOf(file)) {
+    if (isIdle(frame)) {
       idle += us;
-      return;
+      continue;
     }
     busy += us;
     const area = areaOf(frame);
     byArea.set(area, (byArea.get(area) ?? 0) + us);
     const name = `${frame.functionName || '(anonymous)'} ${frame.url ? `${frame.url.replace(/^.*\/(node_modules|src)\//, '$1/')}:${frame.lineNumber + 1}` : ''}`.trim();
     byFunction.set(name, (byFunction.get(name) ?? 0) + us);
-  });
+  }
 }
 
 const share = (us: number) => `${((100 * us) / busy).toFixed(1).padStart(5)}%`;

@@ -38,7 +38,7 @@ const pgUp = () => {
 const benches: { name: string; args: string[]; quickArgs: string[]; when?: () => string | null }[] = [
   { name: 'validation', args: ['--rounds', '5', '--duration', '5'], quickArgs: ['--rounds', '1', '--duration', '1'] },
   { name: 'mcp', args: ['--rounds', '3', '--duration', '10'], quickArgs: ['--rounds', '1', '--duration', '2'] },
-  { name: 'observability', args: ['--rounds', '4', '--duration', '8'], quickArgs: ['--rounds', '1', '--duration', '2', '--mib', '16', '--uploads', '1'] },
+  { name: 'observability', args: ['--rounds', '8', '--duration', '5'], quickArgs: ['--rounds', '1', '--duration', '2', '--mib', '16', '--uploads', '1'] },
   { name: 'objects', args: ['--rounds', '3'], quickArgs: ['--rounds', '1', '--size-mib', '64', '--skip-big'] },
   { name: 'batch', args: pgUp() ? [] : ['--backends', 'sqlite'], quickArgs: ['--stored', '2000', '--requests', '10', '--backends', pgUp() ? 'sqlite,postgres' : 'sqlite'] },
   { name: 'concurrency', args: [], quickArgs: ['--clients', '4', '--duration', '3', '--single', '2'] },
