@@ -170,6 +170,9 @@ const inMetrics = (f: CallFrame) => METRICS_CODE.test(f.url);
  * phase. Two servers' throughput or CPU differ by several percent on this machine when nothing
  * differs between them (`--same`), which is wider than the 3% the goal allows; this share is not
  * moved by that noise. The profiler's own cost is paid by the whole server, not by the share.
+ * What it cannot see is metrics making other code slower (compiled again, or with slower inline
+ * caches): the two-process ratios are still printed for that (docs/handover.md, "What metrics
+ * cost").
  */
 async function profiledShares() {
   const dir = mkdtempSync(join(tmpdir(), 'bench-metrics-profile-'));
