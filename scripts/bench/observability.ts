@@ -21,12 +21,12 @@
  *
  *   make build && npx tsx scripts/bench/observability.ts [--rounds 8] [--duration 5] [--mib 64] [--uploads 3] [--same]
  */
-import { createServer } from 'node:net';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isIdle, monotonicMicros, samplesOf, type CallFrame } from './cpu-profile.js';
+import { freePort } from '../lib/free-port.js';
 import { cpuOf, fmt, load, median, record } from './lib.js';
 import { startPactum } from './pactum-process.js';
 import { actionFor, curl, makeFile } from './transfers.js';
@@ -38,14 +38,6 @@ const size = Number(values.mib) * 1024 * 1024;
 const uploads = Number(values.uploads);
 /** A/A: the "on" server records nothing either, so every ratio shows only the bench's own noise. */
 const same = values.same;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 const files = await Promise.all(Array.from({ length: uploads }, (_, i) => makeFile(size, `observability-${i}`)));
 

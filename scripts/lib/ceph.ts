@@ -10,11 +10,11 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { freePort } from './free-port.js';
 
 const run = promisify(execFile);
 
@@ -48,14 +48,6 @@ export interface CephCluster {
   gateway: Gateway;
   /** Stops every daemon the cluster started and removes its directory. */
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((ok, fail) => s.once('error', fail).listen(0, '127.0.0.1', ok));
-  const { port } = s.address() as { port: number };
-  await new Promise((ok) => s.close(ok));
-  return port;
 }
 
 const alive = (pid: number) => {

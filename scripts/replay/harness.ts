@@ -8,12 +8,12 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { freePort } from '../lib/free-port.js';
 
 export const LFS_JSON = 'application/vnd.git-lfs+json';
 /** A download batch naming one absent object (older builds refused an empty list). */
@@ -60,15 +60,6 @@ export async function alive(url: string) {
   } catch {
     return false;
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise<number>((ok) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const p = (probe.address() as { port: number }).port;
-      probe.close(() => ok(p));
-    });
-  });
 }
 
 /** One pactum of the build under test: its CLI, and its server once started. */
