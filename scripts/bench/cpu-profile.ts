@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 
 export interface CallFrame { functionName: string; url: string; lineNumber: number }
 interface ProfileNode { id: number; callFrame: CallFrame; children?: number[] }
-interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
+interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number }
 
 export interface Sample {
   frame: CallFrame;
@@ -30,10 +30,16 @@ export function samplesOf(file: string): Sample[] {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const callersOf = (id: number) => {
-    const callers: CallFrame[] = [];
-    for (let p = parent.get(id); p !== undefined; p = parent.get(p)) callers.push(byId.get(p)!.callFrame);
-    return callers;
+  // A profile has a few thousand nodes and hundreds of thousands of samples: each node's callers once.
+  const callers = new Map<number, CallFrame[]>();
+  const callersOf = (id: number): CallFrame[] => {
+    let known = callers.get(id);
+    if (!known) {
+      const p = parent.get(id);
+      known = p === undefined ? [] : [byId.get(p)!.callFrame, ...callersOf(p)];
+      callers.set(id, known);
+    }
+    return known;
   };
   let at = profile.startTime;
   return profile.samples.map((id, i) => {

@@ -45,6 +45,8 @@ interface Served {
   metricsOn: boolean;
   p: Awaited<ReturnType<typeof startPactum>>;
   request: Parameters<typeof load>[0];
+  /** Where its metrics are read (METRICS_PORT); null without metrics. */
+  metricsUrl: string | null;
   scrapes: () => number;
   stop(): Promise<void>;
 }
@@ -74,6 +76,7 @@ async function serve(metricsOn: boolean, nodeArgs: string[] = []): Promise<Serve
     metricsOn,
     p,
     request,
+    metricsUrl: metricsOn && !same ? `http://127.0.0.1:${port}/metrics` : null,
     scrapes: () => scrapes,
     stop: async () => {
       if (scraper) clearInterval(scraper);
@@ -202,7 +205,29 @@ async function profiledShares() {
   ) as Record<'mcp' | 'upload', { share: number; busySeconds: number }>;
 }
 
+/**
+ * The CPU one scrape costs the server: after the same MCP warm-up (so every series exists), 200
+ * scrapes one after the other, with nothing else running.
+ */
+async function scrapeCost() {
+  const s = await serve(true);
+  try {
+    await load({ ...s.request, duration: 2 });
+    const n = 200;
+    const before = cpuOf(s.p.pid);
+    for (let i = 0; i < n; i++) {
+      const r = await fetch(s.metricsUrl!);
+      await r.text();
+      if (!r.ok) throw new Error(`a scrape answered ${r.status}`);
+    }
+    return ((cpuOf(s.p.pid) - before) * 1e3) / n;
+  } finally {
+    await s.stop();
+  }
+}
+
 const profiled = same ? null : await profiledShares();
+const msPerScrape = same ? null : await scrapeCost();
 for (const f of files) rmSync(f.path, { force: true });
 
 // Each ratio is the median of the rounds' own ratios: a round compares two servers that met the same machine.
@@ -225,6 +250,7 @@ if (profiled) {
   console.log(`  under MCP load   ${pct(profiled.mcp.share)} of ${fmt(profiled.mcp.busySeconds, 1)} s busy`);
   console.log(`  during uploads   ${pct(profiled.upload.share)} of ${fmt(profiled.upload.busySeconds, 1)} s busy`);
 }
+if (msPerScrape !== null) console.log(`one scrape: ${fmt(msPerScrape, 2)} ms of the server's CPU`);
 const figure = (measure: string, value: number, unit: string, baseline: number, ratio: number) => ({
   bench: 'observability', measure, value, unit, baseline: { name: 'metrics off (nothing recorded)', value: baseline }, ratio, goal: '>= 0.97', met: ratio >= 0.97,
 });
@@ -233,6 +259,7 @@ const share = (measure: string, value: number) => ({ bench: 'observability', mea
 if (profiled) record(
   share('server CPU in metrics code under MCP load (V8 profile)', profiled.mcp.share),
   share('server CPU in metrics code during uploads (V8 profile)', profiled.upload.share),
+  { bench: 'observability', measure: 'server CPU per scrape of /metrics', value: msPerScrape!, unit: 'ms' },
   figure('MCP tools/call with metrics recorded and scraped', mid('on', 'rps'), 'calls/s', mid('off', 'rps'), mcpRatio),
   figure('server CPU per MCP call with metrics (off / on)', mid('on', 'usPerCall'), 'µs', mid('off', 'usPerCall'), callCpuRatio),
   figure('basic upload with metrics recorded and scraped', mid('on', 'mibs'), 'MiB/s', mid('off', 'mibs'), upRatio),
