@@ -24,6 +24,20 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/**/*.ts'],
+    rules: {
+      // An ES import of node:http (or of a module that makes one) loads Node's bundled undici and
+      // http2 (~13 MB resident) through its WebSocket getters: src/http/node-http.ts requires it instead.
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        paths: [
+          { name: 'node:http', message: 'import createServer or STATUS_CODES from src/http/node-http.ts (an ES import of node:http loads undici)', allowTypeImports: true },
+          { name: 'http', message: 'import from src/http/node-http.ts (an ES import of node:http loads undici)', allowTypeImports: true },
+          { name: '@koa/router', message: 'its ES build imports node:http: require it (src/http/routes.ts)', allowTypeImports: true },
+        ],
+      }],
+    },
+  },
+  {
     files: ['test/**/*.ts'],
     rules: {
       // Tests read the server's JSON answers as `any` (test/helpers/http.ts `json`) and assert on them

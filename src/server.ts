@@ -2,7 +2,8 @@
  * The composition root: configuration, database, services, the Koa app, and the HTTP server
  * with graceful shutdown. `pactum serve` and every test that needs a server start it here.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer } from './http/node-http.js';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from './config.js';
 import { migrate, oneInstanceAtATime, openDb } from './db/knex.js';

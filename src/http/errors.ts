@@ -3,7 +3,7 @@
  * as application/json; the object APIs answer {message, request_id, documentation_url?} in the
  * vendor media type the client asked for.
  */
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES } from './node-http.js';
 import type { ApiName } from '../../generated/operations.js';
 
 export class HttpError extends Error {

@@ -3,8 +3,14 @@
  * routing table, and the library does the path matching and parameter decoding. Shared by the
  * server's router and the conformance runner, which must classify a request as the server does.
  */
-import Router, { type RouterInstance } from '@koa/router';
+import { createRequire } from 'node:module';
+import type RouterClass from '@koa/router';
+import type { RouterInstance } from '@koa/router';
 import { operations, routes, type HttpMethod, type OperationSpec, type RouteSpec } from '../../generated/operations.js';
+
+// Its CommonJS build, through require: the ES build imports node:http as an ES module, which
+// loads Node's bundled undici and http2 (~13 MB resident; see node-http.ts).
+const Router = (createRequire(import.meta.url)('@koa/router') as { default: typeof RouterClass }).default;
 
 export const operationById = new Map(operations.map((op) => [op.operationId, op]));
 

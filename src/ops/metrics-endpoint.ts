@@ -3,7 +3,8 @@
  * it as a bearer token (compared in constant time); on METRICS_PORT, a listener of its own that
  * serves nothing else (the token is required there too when it is set).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer } from '../http/node-http.js';
 import type { AddressInfo } from 'node:net';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { HttpError } from '../http/errors.js';

@@ -40,6 +40,20 @@ it('an idle server on SQLite without metrics holds neither prom-client, nor the 
   for (const lazy of ['prom-client', 'pg', 'piscina', '@modelcontextprotocol/sdk']) expect(packages, lazy).not.toContain(lazy);
 });
 
+it("an idle server has not loaded Node's bundled undici or http2 (an ES import of node:http would load them)", async () => {
+  const dir = newDataDir('idle-modules');
+  const log = join(dir, 'modules.log');
+  const server = await spawnServer({ dataDir: dir, env: { NODE_OPTIONS: `--import ${hook}`, MODULE_LOG: log } });
+  running.push({ server, dir });
+  const res = await fetch(`${server.url}/healthz`);
+  expect(res.status).toBe(200);
+  await server.kill('SIGTERM');
+  const builtins = readFileSync(log, 'utf8').split('\n').filter((line) => line.startsWith('builtin:'));
+  expect(builtins).toContain('builtin:http'); // the list was written
+  expect(builtins).not.toContain('builtin:internal/deps/undici/undici');
+  expect(builtins).not.toContain('builtin:http2');
+});
+
 it('a server that records metrics loads prom-client and answers a scrape', async () => {
   const token = 'idle-modules-metrics-token-0123456789';
   const { packages, server } = await packagesLoaded({ METRICS_TOKEN: token });

@@ -45,3 +45,32 @@ it('stops the young generation growing past its limit, where V8 alone grows it f
   expect(governed).toBeGreaterThanOrEqual(2);
   expect(ungoverned).toBeGreaterThan(32);
 });
+
+/** The young generation (MiB) and the heap's committed size (MiB) after a start-up's garbage, then `release`. */
+function afterStartup(release: boolean): Promise<{ young: number; committed: number }> {
+  const script = `
+    import { governYoungGeneration } from ${JSON.stringify(module)};
+    import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
+    // A start-up's garbage: parsed documents kept for a while (promoted), then dropped.
+    let kept = [];
+    for (let i = 0; i < 40; i++) kept.push(JSON.parse(JSON.stringify(Array.from({ length: 5000 }, (_, j) => ({ j, s: 'x' + j })))));
+    kept = null;
+    if (${release}) governYoungGeneration(8);
+    const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576;
+    console.log(JSON.stringify({ young, committed: getHeapStatistics().total_heap_size / 1048576 }));`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim()) as { young: number; committed: number }) : reject(new Error(`exit ${code}`))));
+  });
+}
+
+it('gives back what starting left behind once the server listens: the young generation at its least, the heap smaller', async () => {
+  const kept = await afterStartup(false);
+  const released = await afterStartup(true);
+  expect(released.young).toBeLessThanOrEqual(1);
+  expect(kept.young).toBeGreaterThan(released.young);
+  expect(released.committed).toBeLessThan(kept.committed - 4);
+});

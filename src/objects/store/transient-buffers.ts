@@ -26,11 +26,9 @@
  * (PACE_PER_HOLDER each, at least PACE, at most MAX_PACE): a chunk waits behind every other
  * transfer's chunks and still dies young. `scripts/bench/concurrency.ts` prints the peak.
  *
- * The collection is V8's `gc` function, reached without exposing it to the process: the flag
- * that makes it exist applies to contexts created afterwards, so one new context yields it.
+ * The collection is V8's `gc` function, reached without exposing it to the process (v8-gc.ts).
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { v8Gc } from '../../v8-gc.js';
 
 /** Bytes of transient buffers between two young-generation collections, at least. */
 export const PACE = 4 << 20;
@@ -42,17 +40,8 @@ export const MAX_PACE = 32 << 20;
 type Collect = () => void;
 
 function v8MinorGc(): Collect | null {
-  try {
-    const exposed = (globalThis as { gc?: (o?: object) => void }).gc;
-    if (exposed) return () => exposed({ type: 'minor' });
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as (o?: object) => void;
-    // Flags are process-wide: contexts and worker threads made later (a page check's) do not get it.
-    setFlagsFromString('--no-expose-gc');
-    return () => gc({ type: 'minor' });
-  } catch {
-    return null; // a runtime without it: memory is reclaimed as V8 decides
-  }
+  const gc = v8Gc();
+  return gc && (() => gc({ type: 'minor' }));
 }
 
 let collect: Collect | null | undefined;
