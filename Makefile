@@ -54,16 +54,18 @@ lint: install ## lint the three specs (Redocly, every rule an error) and the cod
 typecheck: install ## TypeScript, sources and tests
 	npx tsc --noEmit -p tsconfig.json
 
-build: $(NPM_STAMP) ## compile to dist/
+build: $(NPM_STAMP) ## compile to dist/, and bundle the pactum command into dist/pactum/
 	rm -rf dist && npx tsc -p tsconfig.build.json
-	@# tsc writes files without the execute bit; `npm link` made dist/src/cli/main.js the `pactum` command.
+	@# tsc writes files without the execute bit.
 	chmod +x dist/src/cli/main.js
+	@# What production runs: a bundle keeps an idle server smaller (scripts/bundle.mjs says why).
+	node scripts/bundle.mjs
 
 migrate: install build ## apply database migrations
-	node dist/src/cli/main.js migrate
+	node dist/pactum/main.js migrate
 
 run: generate-and-build ## install, generate, build, migrate and serve (SQLite in ./data, port 8080)
-	node dist/src/cli/main.js serve
+	node dist/pactum/main.js serve
 
 .PHONY: generate-and-build
 generate-and-build: $(NPM_STAMP)
@@ -71,9 +73,10 @@ generate-and-build: $(NPM_STAMP)
 	@if node scripts/generated-inputs.mjs --check; then echo "generated/ is up to date with specs/"; else $(MAKE) --no-print-directory generate; fi
 	@# The quick build (no type check; make build and make test check types).
 	node scripts/transpile.mjs
+	node scripts/bundle.mjs
 
 serve: ## serve the current build
-	node dist/src/cli/main.js serve
+	node dist/pactum/main.js serve
 
 test: install ## everything: spec lint, generated drift, types, unit/integration/e2e tests
 	@bash scripts/test.sh

@@ -7,8 +7,9 @@
  * Per API (dashboard, legacy, batch):
  *   specs/<api>.json        the spec bundled into one document (external files become components)
  *   types/<api>.ts          openapi-typescript types
- *   validators/<api>.ts     ajv (JSON Schema 2020-12) standalone validators: every component schema,
- *                           and every operation's parameters, request body and responses
+ *   validators/<api>.cjs    ajv (JSON Schema 2020-12) standalone validators: every component schema,
+ *                           and every operation's parameters, request body and responses; CommonJS,
+ *                           so that operations.ts can load an API's on the first call of one of them
  * And once:
  *   operations.ts           the operation table the server binds handlers to (method, path, security,
  *                           parameters, media types, validators), one entry per operationId, and
@@ -181,7 +182,8 @@ function validatorsModule(defs: Obj, exportsMap: Record<string, string>): string
     strictRequired: false, // oneOf/anyOf: [{required: [a]}, {required: [b]}] is the idiom for "one of these"
     allErrors: true,
     useDefaults: true, // validated input arrives with the spec's defaults filled in
-    code: { source: true, esm: true, optimize: true },
+    // CommonJS: operations.ts requires a module synchronously on first use (see validatorLoader).
+    code: { source: true, esm: false, optimize: true },
     // A referenced schema becomes a call to its own function, not a copy in every place that uses
     // it: the dashboard's validators were 2 MB of JavaScript with copies, held in memory as source.
     inlineRefs: false,
@@ -189,14 +191,7 @@ function validatorsModule(defs: Obj, exportsMap: Record<string, string>): string
   addFormats.default(ajv);
   ajv.addSchema({ $defs: defs }, 'spec');
   const code = standaloneCode.default(ajv, exportsMap);
-  // ajv's ESM output still require()s format and unicode helpers.
-  return (
-    HEADER +
-    '// @ts-nocheck\n/* eslint-disable */\n' +
-    "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n" +
-    asciiOnly(code.replace(/^"use strict";/, '')) +
-    '\n'
-  );
+  return HEADER + '/* eslint-disable */\n"use strict";\n' + asciiOnly(code.replace(/^"use strict";/, '')) + '\n';
 }
 
 async function typesModule(doc: Obj): Promise<string> {
@@ -277,9 +272,8 @@ function appToolMeta(name: string, meta: Obj): Obj {
 
 function toolsModule(tools: ToolOut[]): string {
   const lines: string[] = [HEADER];
-  lines.push("import type { ValidateFunction } from './operations.js';");
+  lines.push("import { validator, type ValidateFunction } from './operations.js';");
   lines.push("import type { components } from './types/dashboard.js';");
-  lines.push("import * as v from './validators/dashboard.js';");
   lines.push('');
   lines.push(`export type ToolName =\n  | ${tools.map((t) => `'${t.name}'`).join('\n  | ')};`);
   lines.push('');
@@ -325,8 +319,8 @@ export interface ToolSpec<N extends ToolName = ToolName> {
     if (t.meta) lines.push(`    _meta: ${JSON.stringify(t.meta)} as ToolSpec['_meta'],`);
     lines.push(`    inputSchema: ${JSON.stringify(t.inputSchema)} as ToolSpec['inputSchema'],`);
     lines.push(`    outputSchema: ${JSON.stringify(t.outputSchema)} as ToolSpec['outputSchema'],`);
-    lines.push(`    validateInput: v.${ident(`schema.${t.inputComponent}`)},`);
-    lines.push(`    validateOutput: v.${ident(`schema.${t.outputComponent}`)},`);
+    lines.push(`    validateInput: validator('dashboard', '${ident(`schema.${t.inputComponent}`)}'),`);
+    lines.push(`    validateOutput: validator('dashboard', '${ident(`schema.${t.outputComponent}`)}'),`);
     lines.push('  },');
   }
   lines.push('};');
@@ -338,10 +332,46 @@ export interface ToolSpec<N extends ToolName = ToolName> {
 // ---------------------------------------------------------------------------------------------
 // operations table
 
+/**
+ * The generated loader of validators/<api>.cjs. A server holds an API's validators (a third of the
+ * JavaScript it would load at start) only once one of them is called: an idle server none, one
+ * that serves only the object APIs theirs alone. The load is a synchronous require, so a
+ * validator stays a plain function wherever it is called.
+ */
+const validatorLoader = `
+type ValidatorModule = Readonly<Record<string, ValidateFunction | undefined>>;
+const requireHere = createRequire(import.meta.url);
+const validatorModules: { [A in ApiName]?: ValidatorModule } = {};
+
+/** Beside this module in generated/ and in the bundle (dist/pactum/); from dist/generated/, in generated/. */
+function validatorsOf(api: ApiName): ValidatorModule {
+  const loaded = validatorModules[api];
+  if (loaded) return loaded;
+  const beside = new URL('./validators/' + api + '.cjs', import.meta.url);
+  const file = existsSync(beside) ? beside : new URL('../../generated/validators/' + api + '.cjs', import.meta.url);
+  return (validatorModules[api] = requireHere(fileURLToPath(file)) as ValidatorModule);
+}
+
+/** The validator \`name\` of \`api\`'s module, which the first call loads. */
+export function validator(api: ApiName, name: string): ValidateFunction {
+  let loaded: ValidateFunction | undefined;
+  const validate: ValidateFunction = (data) => {
+    loaded ??= validatorsOf(api)[name];
+    if (!loaded) throw new Error('generated/validators/' + api + '.cjs has no ' + name + ': run make generate');
+    const valid = loaded(data);
+    validate.errors = loaded.errors;
+    return valid;
+  };
+  return validate;
+}
+`;
+
 function operationsModule(ops: OperationOut[]): string {
   const lines: string[] = [HEADER];
   lines.push("import type { ErrorObject } from 'ajv';");
-  for (const api of APIS) lines.push(`import * as ${api.name} from './validators/${api.name}.js';`);
+  lines.push("import { existsSync } from 'node:fs';");
+  lines.push("import { createRequire } from 'node:module';");
+  lines.push("import { fileURLToPath } from 'node:url';");
   lines.push(`
 /** An ajv standalone validator: true or false, with the reasons in errors. */
 export interface ValidateFunction {
@@ -350,6 +380,7 @@ export interface ValidateFunction {
 }
 
 export type ApiName = ${APIS.map((a) => `'${a.name}'`).join(' | ')};
+${validatorLoader}
 export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS' | 'HEAD' | 'PATCH';
 
 export interface ParamSpec {
@@ -389,7 +420,7 @@ export interface OperationSpec {
   lines.push('export const operations: readonly OperationSpec[] = [');
   for (const o of ops) {
     const mod = o.apis[0]!;
-    const vf = (name: string | null) => (name ? `${mod}.${ident(name)}` : 'null');
+    const vf = (name: string | null) => (name ? `validator('${mod}', '${ident(name)}')` : 'null');
     lines.push('  {');
     lines.push(`    apis: ${JSON.stringify(o.apis)},`);
     lines.push(`    operationId: '${o.operationId}',`);
@@ -498,7 +529,7 @@ async function main() {
     for (const name of Object.keys(defs)) {
       exportsMap[ident(name in components ? `schema.${name}` : name)] = `spec#/$defs/${escapePointer(name)}`;
     }
-    writeFileSync(join(out, 'validators', `${api.name}.ts`), validatorsModule(defs, exportsMap));
+    writeFileSync(join(out, 'validators', `${api.name}.cjs`), validatorsModule(defs, exportsMap));
 
     for (const op of ops) {
       const same = all.find((o) => o.method === op.method && o.path === op.path);

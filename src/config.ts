@@ -5,169 +5,179 @@
 import { availableParallelism } from 'node:os';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { z } from 'zod';
+// zod's tree-shakable build: the settings are read once, at start-up, and the full build (its
+// schema classes give every instance its own methods) held ~2.5 MB of an idle server for that.
+import * as z from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
 import { trustedProxies } from './http/client-address.js';
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
-const list = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+// The messages an operator reads ("Too small: expected number to be >=1"); the full build sets them itself.
+z.config(en());
+
+const bool = z.pipe(
+  z.enum(['true', 'false', '1', '0', 'yes', 'no']),
+  z.transform((v) => v === 'true' || v === '1' || v === 'yes'),
+);
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().check(z.int(), z.gte(min), z.lte(max));
+const list = z.pipe(
+  z.string(),
+  z.transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
+);
 
 const schema = z.object({
-  PORT: int(0, 65535).default(8080),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  DATA_DIR: z.string().min(1).default('./data'),
-  PUBLIC_URL: z.string().url().optional(),
+  PORT: z._default(int(0, 65535), 8080),
+  HOST: z._default(z.string().check(z.minLength(1)), '127.0.0.1'),
+  DATA_DIR: z._default(z.string().check(z.minLength(1)), './data'),
+  PUBLIC_URL: z.optional(z.url()),
   /** Where documentation_url in object-API error bodies points. Default: this server's landing page, PUBLIC_URL/#object-api-errors. */
-  LFS_ERROR_DOCS_URL: z.string().url().optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LFS_ERROR_DOCS_URL: z.optional(z.url()),
+  LOG_LEVEL: z._default(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
   /** json: one JSON object a line (for a log collector); pretty: coloured lines for a person at a terminal. */
-  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+  LOG_FORMAT: z._default(z.enum(['json', 'pretty']), 'json'),
   /** A second listener serving only GET /metrics (0: any free port); unset: none. */
-  METRICS_PORT: int(0, 65535).optional(),
+  METRICS_PORT: z.optional(int(0, 65535)),
   /** The address of the METRICS_PORT listener. */
-  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  METRICS_HOST: z._default(z.string().check(z.minLength(1)), '127.0.0.1'),
   /** A bearer token that opens GET /metrics on the main port (and is then required on METRICS_PORT too); unset: /metrics is 404 on the main port. */
-  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must have at least 16 characters').optional(),
+  METRICS_TOKEN: z.optional(z.string().check(z.minLength(16, 'METRICS_TOKEN must have at least 16 characters'))),
   /** OTLP/HTTP endpoint traces are exported to (the OpenTelemetry SDK is loaded only when this is set). */
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.optional(z.url()),
   /** postgres://… selects PostgreSQL; unset means SQLite in DATA_DIR. */
-  DATABASE_URL: z.string().optional(),
+  DATABASE_URL: z.optional(z.string()),
   /** HS256 key (at least 32 characters). Unset: a key generated into DATA_DIR/keys at first start. */
-  JWT_SECRET: z.string().min(32, 'JWT_SECRET must have at least 32 characters').optional(),
+  JWT_SECRET: z.optional(z.string().check(z.minLength(32, 'JWT_SECRET must have at least 32 characters'))),
   /** Verify RS256/ES256 tokens with this JWKS instead of the HS256 key. */
-  JWT_JWKS_URL: z.string().url().optional(),
+  JWT_JWKS_URL: z.optional(z.url()),
   /** Expected `iss` of tokens; unset accepts any issuer. `pactum token` sets PUBLIC_URL. */
-  JWT_ISSUER: z.string().optional(),
+  JWT_ISSUER: z.optional(z.string()),
   /** 32 bytes, hex or base64, for AES-256-GCM of stored secrets. Unset: a key in DATA_DIR/keys. */
-  SECRETS_KEY: z.string().optional(),
+  SECRETS_KEY: z.optional(z.string()),
   /** Origins allowed to call /api/v1 from a browser. Default: PUBLIC_URL's origin. */
-  ALLOWED_ORIGINS: list.optional(),
+  ALLOWED_ORIGINS: z.optional(list),
   /** Host headers accepted on /api/v1 (DNS-rebinding protection). Default: PUBLIC_URL's host, localhost, 127.0.0.1 and ::1 at PORT. */
-  ALLOWED_HOSTS: list.optional(),
+  ALLOWED_HOSTS: z.optional(list),
   /** Largest JSON body accepted (bytes). */
-  MAX_JSON_BYTES: int(1024).default(4 * 1024 * 1024),
+  MAX_JSON_BYTES: z._default(int(1024), 4 * 1024 * 1024),
   /** Largest JSON body of a request without credentials (sign-in, public object reads; bytes). */
-  MAX_ANONYMOUS_JSON_BYTES: int(1024).default(64 * 1024),
-  SESSION_TTL_SECONDS: int(60).default(8 * 3600),
+  MAX_ANONYMOUS_JSON_BYTES: z._default(int(1024), 64 * 1024),
+  SESSION_TTL_SECONDS: z._default(int(60), 8 * 3600),
   /** Timeout of each call to a connected service (token, health, API). */
-  SERVICE_TIMEOUT_MS: int(100).default(10_000),
-  SHUTDOWN_TIMEOUT_MS: int(0).default(15_000),
+  SERVICE_TIMEOUT_MS: z._default(int(100), 10_000),
+  SHUTDOWN_TIMEOUT_MS: z._default(int(0), 15_000),
   /** Lifetime of the signed hrefs in object-API actions and links. */
-  LFS_ACTION_TTL_SECONDS: int(60, 7 * 86400).default(3600),
+  LFS_ACTION_TTL_SECONDS: z._default(int(60, 7 * 86400), 3600),
   /** Most objects one batch request may name (413 beyond). git-lfs sends at most 100. */
-  LFS_MAX_BATCH_OBJECTS: int(1).default(1000),
+  LFS_MAX_BATCH_OBJECTS: z._default(int(1), 1000),
   /** Largest batch request body (bytes; 413 beyond, before the body is parsed). 1,000 objects take about 100 kB. */
-  LFS_MAX_BATCH_BYTES: int(1024).default(1024 * 1024),
+  LFS_MAX_BATCH_BYTES: z._default(int(1024), 1024 * 1024),
   /** Object-API requests a user (or an anonymous address) may make a minute; 0: no limit. */
-  LFS_RATE_LIMIT_PER_MINUTE: int(0).default(0),
+  LFS_RATE_LIMIT_PER_MINUTE: z._default(int(0), 0),
   /** Refuse uploads (507) when the store has less free space than this; 0: no floor. */
-  LFS_MIN_FREE_BYTES: int(0).default(0),
+  LFS_MIN_FREE_BYTES: z._default(int(0), 0),
   /** Bytes a repository may serve a day (509 beyond); 0: no quota. */
-  LFS_BANDWIDTH_QUOTA_BYTES_PER_DAY: int(0).default(0),
+  LFS_BANDWIDTH_QUOTA_BYTES_PER_DAY: z._default(int(0), 0),
   /** Where object bytes live: fs (files under DATA_DIR/lfs) or s3 (an S3-compatible bucket). */
-  STORAGE: z.enum(['fs', 's3']).default('fs'),
+  STORAGE: z._default(z.enum(['fs', 's3']), 'fs'),
   /** STORAGE=s3: the bucket (it must exist). */
-  S3_BUCKET: z.string().min(3).optional(),
+  S3_BUCKET: z.optional(z.string().check(z.minLength(3))),
   /** STORAGE=s3: the endpoint of a non-AWS service (MinIO, Ceph RGW, …); unset means AWS. */
-  S3_ENDPOINT: z.string().url().optional(),
-  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ENDPOINT: z.optional(z.url()),
+  S3_REGION: z._default(z.string().check(z.minLength(1)), 'us-east-1'),
   /** STORAGE=s3: static credentials; unset means the AWS SDK's default chain (environment, profile, instance role). */
-  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
-  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_ACCESS_KEY_ID: z.optional(z.string().check(z.minLength(1))),
+  S3_SECRET_ACCESS_KEY: z.optional(z.string().check(z.minLength(1))),
   /** Path-style URLs (bucket in the path): what MinIO and Ceph usually need. */
-  S3_FORCE_PATH_STYLE: bool.default(false),
+  S3_FORCE_PATH_STYLE: z._default(bool, false),
   /** Key prefix inside the bucket, so one bucket can serve several installs. */
-  S3_PREFIX: z.string().regex(/^([A-Za-z0-9._-]+\/)*$/, 'S3_PREFIX must be empty or end with / (letters, digits, . _ -)').default(''),
+  S3_PREFIX: z._default(z.string().check(z.regex(/^([A-Za-z0-9._-]+\/)*$/, 'S3_PREFIX must be empty or end with / (letters, digits, . _ -)')), ''),
   /** Part size of multipart uploads (MiB, at least 5: S3's minimum). */
-  S3_PART_SIZE_MB: int(5, 5120).default(16),
+  S3_PART_SIZE_MB: z._default(int(5, 5120), 16),
   /**
    * Downloads straight from the bucket: download actions and links are presigned S3 URLs, so the
    * bytes do not pass through pactum (Gitea calls this SERVE_DIRECT). Clients must reach
    * S3_ENDPOINT; a revoked grant stops new actions but not one already handed out (it expires
    * after LFS_ACTION_TTL_SECONDS); bandwidth is counted when the actions are given.
    */
-  S3_SERVE_DIRECT: bool.default(false),
+  S3_SERVE_DIRECT: z._default(bool, false),
   /** A resumable (tus) upload is held by one request at a time; a holder that vanished loses it after this. */
-  LFS_UPLOAD_LEASE_SECONDS: int(2, 3600).default(30),
+  LFS_UPLOAD_LEASE_SECONDS: z._default(int(2, 3600), 30),
   /** A resumable (tus) upload nothing was appended to for this long is removed. */
-  TUS_PARTIAL_TTL_SECONDS: int(1, 365 * 86400).default(86400),
+  TUS_PARTIAL_TTL_SECONDS: z._default(int(1, 365 * 86400), 86400),
   /** Bytes that unfinished resumable (tus) uploads to one repository may declare together (507 beyond); 0: no cap. */
-  LFS_PARTIAL_BYTES_PER_REPO: int(0).default(10 * 1024 ** 3),
+  LFS_PARTIAL_BYTES_PER_REPO: z._default(int(0), 10 * 1024 ** 3),
   /** Bytes that unfinished resumable (tus) uploads to the repositories of one org may declare together (507 beyond); 0: no cap. */
-  LFS_PARTIAL_BYTES_PER_ORG: int(0).default(40 * 1024 ** 3),
+  LFS_PARTIAL_BYTES_PER_ORG: z._default(int(0), 40 * 1024 ** 3),
   /** How often the store is swept of expired resumable uploads and of what dead uploads left. */
-  STORAGE_SWEEP_INTERVAL_SECONDS: int(1, 86400).default(600),
+  STORAGE_SWEEP_INTERVAL_SECONDS: z._default(int(1, 86400), 600),
   /** Key of the transfer tokens in action headers (32 bytes, hex or base64). Unset: a key in DATA_DIR/keys. */
-  TRANSFER_TOKEN_SECRET: z.string().optional(),
+  TRANSFER_TOKEN_SECRET: z.optional(z.string()),
   /** Scans run at once in this process. */
-  SCAN_CONCURRENCY: int(1, 16).default(2),
+  SCAN_CONCURRENCY: z._default(int(1, 16), 2),
   /** Scans one org may have running at once, across all instances. Default: SCAN_CONCURRENCY − 1 (at least 1), so one worker stays free for other orgs. */
-  SCAN_MAX_RUNNING_PER_ORG: int(1, 1000).optional(),
+  SCAN_MAX_RUNNING_PER_ORG: z.optional(int(1, 1000)),
   /** Scans one org may have waiting; dashboard_scan_site past it is refused (rate_limited, with retryAfterSeconds). */
-  SCAN_MAX_QUEUED_PER_ORG: int(1, 100_000).default(100),
+  SCAN_MAX_QUEUED_PER_ORG: z._default(int(1, 100_000), 100),
   /** A scan running longer than this fails with the reason. */
-  SCAN_TIMEOUT_SECONDS: int(10, 7 * 86400).default(3600),
+  SCAN_TIMEOUT_SECONDS: z._default(int(10, 7 * 86400), 3600),
   /** PostgreSQL only: how often the job queue looks for expired jobs (workers that died). */
-  SCAN_QUEUE_MAINTENANCE_SECONDS: int(1, 3600).default(60),
+  SCAN_QUEUE_MAINTENANCE_SECONDS: z._default(int(1, 3600), 60),
   /** PostgreSQL only: how often an idle instance asks the job queue for scans. */
-  SCAN_QUEUE_POLL_SECONDS: int(1, 60).default(2),
+  SCAN_QUEUE_POLL_SECONDS: z._default(int(1, 60), 2),
   /** What checks pages: chromium (headless Chromium), jsdom (no browser), auto (Chromium when its executable is there). */
-  SCAN_ENGINE: z.enum(['auto', 'chromium', 'jsdom']).default('auto'),
+  SCAN_ENGINE: z._default(z.enum(['auto', 'chromium', 'jsdom']), 'auto'),
   /** The Chromium executable (Debian's chromium package by default). */
-  CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  CHROMIUM_PATH: z._default(z.string().check(z.minLength(1)), '/usr/bin/chromium'),
   /** One page's check (load, axe, the checks beyond axe) running longer is stopped and the page reported as not checked. */
-  SCAN_PAGE_TIMEOUT_SECONDS: int(2, 600).default(30),
+  SCAN_PAGE_TIMEOUT_SECONDS: z._default(int(2, 600), 30),
   /** Lets scans reach private, loopback and link-local addresses (tests, intranets). */
-  SCAN_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  SCAN_ALLOW_PRIVATE_NETWORKS: z._default(bool, false),
   /** Lets service-connection calls (oauth, health, compliance, llm) reach private and loopback addresses. */
-  OUTBOUND_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: z._default(bool, false),
   /**
    * Reverse proxies (addresses or CIDRs) whose forwarding header gives the client's address; unset:
    * none (every client is its connection's address).
    */
-  TRUSTED_PROXIES: list.optional(),
+  TRUSTED_PROXIES: z.optional(list),
   /** The header those proxies append the client's address to. */
-  TRUSTED_PROXY_HEADER: z.enum(['x-forwarded-for', 'forwarded']).default('x-forwarded-for'),
+  TRUSTED_PROXY_HEADER: z._default(z.enum(['x-forwarded-for', 'forwarded']), 'x-forwarded-for'),
   /** Failed password checks of one username from one address before back-off (429) begins. */
-  AUTH_BACKOFF_AFTER: int(1).default(5),
+  AUTH_BACKOFF_AFTER: z._default(int(1), 5),
   /** Failed password checks from one address, across usernames, before back-off begins. */
-  AUTH_ADDRESS_BACKOFF_AFTER: int(1).default(30),
+  AUTH_ADDRESS_BACKOFF_AFTER: z._default(int(1), 30),
   /** Failed password checks of one username, across addresses, after which its checks are slowed (never refused). */
-  AUTH_USER_SLOW_AFTER: int(1).default(100),
+  AUTH_USER_SLOW_AFTER: z._default(int(1), 100),
   /** Worker threads for the compute behind tools (fix drafts, diffs, report digests, brand scores). Default: the cores less one for the event loop, 1 to 4. */
-  COMPUTE_THREADS: int(1, 64).default(Math.max(1, Math.min(4, availableParallelism() - 1))),
+  COMPUTE_THREADS: z._default(int(1, 64), Math.max(1, Math.min(4, availableParallelism() - 1))),
   /** Compute tasks that may wait for a thread; past it a tool answers rate_limited with retryAfterSeconds. */
-  COMPUTE_QUEUE: int(1, 10_000).default(16),
+  COMPUTE_QUEUE: z._default(int(1, 10_000), 16),
   /** A compute task running longer is abandoned (its thread replaced) and the tool answers timed_out. */
-  COMPUTE_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  COMPUTE_TIMEOUT_MS: z._default(int(100, 600_000), 30_000),
   /** How much lower the compute threads' scheduling priority is than the event loop's (Linux niceness, 0-19): the loop's short requests go first. */
-  COMPUTE_NICE: int(0, 19).default(10),
+  COMPUTE_NICE: z._default(int(0, 19), 10),
   /** The most memory V8's young generation may grow to once the server listens (MiB, both semi-spaces): a flood of cheap requests leaves no more resident than this. */
-  HEAP_YOUNG_GENERATION_MB: int(2, 256).default(8),
+  HEAP_YOUNG_GENERATION_MB: z._default(int(2, 256), 8),
   /** Longest htmlContext and cssContext dashboard_generate_fix accepts (characters; too_large beyond). At most the schema's 100000. */
-  FIX_MAX_CONTEXT_CHARS: int(1, 100_000).default(100_000),
+  FIX_MAX_CONTEXT_CHARS: z._default(int(1, 100_000), 100_000),
   /** Most issues dashboard_get_report returns in its pages view (too_large beyond: the digest view and dashboard_query_issues page through any number). */
-  REPORT_MAX_ISSUES: int(1).default(5000),
+  REPORT_MAX_ISSUES: z._default(int(1), 5000),
   /** Chromium engine: screenshots of failing elements (cropped, outlined) taken per page at most; 0: none. */
-  SCREENSHOTS_PER_PAGE: int(0, 100).default(5),
+  SCREENSHOTS_PER_PAGE: z._default(int(0, 100), 5),
   /** Screenshots taken per scan at most (each page's first failing elements until the scan's share is used). */
-  SCREENSHOTS_PER_SCAN: int(0, 100_000).default(100),
+  SCREENSHOTS_PER_SCAN: z._default(int(0, 100_000), 100),
   /** A screenshot is downscaled to at most this many pixels wide (and half of it high). */
-  SCREENSHOT_MAX_WIDTH: int(64, 2000).default(480),
+  SCREENSHOT_MAX_WIDTH: z._default(int(64, 2000), 480),
   /** webp (smaller) or png (lossless). */
-  SCREENSHOT_FORMAT: z.enum(['webp', 'png']).default('webp'),
+  SCREENSHOT_FORMAT: z._default(z.enum(['webp', 'png']), 'webp'),
   /** WebP quality (1-100). */
-  SCREENSHOT_QUALITY: int(1, 100).default(70),
+  SCREENSHOT_QUALITY: z._default(int(1, 100), 70),
   /** A request's headers must arrive within this (slowloris). */
-  HTTP_HEADERS_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  HTTP_HEADERS_TIMEOUT_MS: z._default(int(100, 600_000), 30_000),
   /** A connection that sends and receives nothing for this long is closed. */
-  HTTP_IDLE_TIMEOUT_MS: int(100, 3_600_000).default(120_000),
+  HTTP_IDLE_TIMEOUT_MS: z._default(int(100, 3_600_000), 120_000),
   /** A request body must arrive at this average rate (bytes/s) over each window after the first; 0: no floor. */
-  HTTP_MIN_BODY_RATE: int(0).default(1024),
+  HTTP_MIN_BODY_RATE: z._default(int(0), 1024),
   /** The window over which HTTP_MIN_BODY_RATE is measured (the first one is a grace period). */
-  HTTP_BODY_RATE_WINDOW_MS: int(100, 600_000).default(30_000),
+  HTTP_BODY_RATE_WINDOW_MS: z._default(int(100, 600_000), 30_000),
 });
 
 export type Config = ReturnType<typeof loadConfig>;

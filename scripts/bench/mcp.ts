@@ -11,7 +11,7 @@ import { fmt, load, median, record, startTarget, type LoadResult } from './lib.j
 import { startPactum } from './pactum-process.js';
 
 /**
- * pactum as production runs it (`node dist/src/cli/main.js serve`, logging at info to a file: see
+ * pactum as production runs it (`node dist/pactum/main.js serve`, logging at info to a file: see
  * pactum-process.ts for why not a pipe), an org admin made with the CLI and its token.
  */
 async function pactumTarget() {

@@ -1,5 +1,5 @@
 /**
- * pactum as production runs it: `node dist/src/cli/main.js serve` (build first), set up through
+ * pactum as production runs it: `node dist/pactum/main.js serve` (build first), set up through
  * the CLI, with its peak resident memory read from the kernel (/proc/<pid>/status VmHWM, reset
  * through clear_refs) so nothing in the measuring process distorts it.
  */
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const cli = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+const cli = fileURLToPath(new URL('../../dist/pactum/main.js', import.meta.url));
 
 export interface Pactum {
   url: string;

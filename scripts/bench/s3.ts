@@ -12,7 +12,7 @@
  *     server in between costs, a bare relay (node:http answering with GetObject piped into the
  *     response, in this process);
  *   - pactum's peak RSS during its upload and download (kernel VmHWM), beside its idle RSS.
- * After a warm-up round, rounds alternate, pactum in its own process (`node dist/src/cli/main.js serve`, `make
+ * After a warm-up round, rounds alternate, pactum in its own process (`node dist/pactum/main.js serve`, `make
  * build` first); medians and ratios (goals: upload >= 0.8, download >= 0.9).
  *
  * With --parts it measures instead what the write path was chosen by: the SDK's PutObject beside

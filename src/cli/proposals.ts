@@ -5,8 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { schema_proposal } from '../../generated/validators/dashboard.js';
-import type { ValidateFunction } from '../../generated/operations.js';
+import { validator } from '../../generated/operations.js';
 import { upsertProposal } from '../db/proposals.js';
 import { describeErrors } from '../http/router.js';
 import { newId } from '../ids.js';
@@ -25,7 +24,7 @@ export async function proposals(args: string[]): Promise<number> {
   }
   const list = Array.isArray(parsed) ? parsed : (parsed as { proposals?: unknown[] })?.proposals;
   if (!Array.isArray(list)) throw new UsageError('the file must hold a JSON array of proposals, or {"proposals": [...]}');
-  const validate = schema_proposal as ValidateFunction;
+  const validate = validator('dashboard', 'schema_proposal');
   const checked = list.map((p, i) => {
     const candidate = { id: newId('prp'), status: 'pending', ...(p as object) };
     if (!validate(candidate)) throw new UsageError(`proposal ${i + 1}: ${describeErrors(validate.errors, '')}`);

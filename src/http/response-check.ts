@@ -6,9 +6,7 @@
  * `pactum serve` does with PACTUM_CHECK_RESPONSES=true.
  */
 import type { Middleware } from 'koa';
-import type { OperationSpec, ValidateFunction } from '../../generated/operations.js';
-import * as dashboard from '../../generated/validators/dashboard.js';
-import * as legacy from '../../generated/validators/legacy.js';
+import { validator, type OperationSpec, type ValidateFunction } from '../../generated/operations.js';
 import { apiOfPath } from './errors.js';
 import { describeErrors } from './router.js';
 
@@ -25,8 +23,8 @@ const mediaType = (h: string | undefined) => (h ?? '').split(';')[0]!.trim().toL
 
 /** Responses the router itself sends for paths or methods no operation serves. */
 const unroutedValidators: Record<string, ValidateFunction> = {
-  dashboard: dashboard.schema_http_error,
-  batch: legacy.schema_lfs_error,
+  dashboard: validator('dashboard', 'schema_http_error'),
+  batch: validator('legacy', 'schema_lfs_error'),
 };
 
 export function checkResponse(

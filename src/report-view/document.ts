@@ -11,9 +11,9 @@ import { dirname, join } from 'node:path';
 import { trimDependencies } from './trim.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** The sources: beside this module in src/, or in src/ beside dist/src/ for a build. */
+/** The sources: beside this module in src/, or in src/ beside dist/src/report-view/ (tsc's build) or dist/pactum/ (the bundle). */
 const source = (name: string) => {
-  for (const dir of [here, join(here, '..', '..', '..', 'src', 'report-view')]) {
+  for (const dir of [here, join(here, '..', '..', '..', 'src', 'report-view'), join(here, '..', '..', 'src', 'report-view')]) {
     try {
       return { path: join(dir, name), text: readFileSync(join(dir, name), 'utf8') };
     } catch {

@@ -25,7 +25,7 @@ export const API_NAMES = ['dashboard', 'legacy', 'batch'] as const;
 export type ApiDocName = (typeof API_NAMES)[number];
 
 const here = dirname(fileURLToPath(import.meta.url));
-// src/spec → repository root, both from sources (tsx) and from dist/src/spec.
+// src/spec → repository root, from sources (tsx), from dist/src/spec and from the bundle in dist/pactum.
 const rootCandidates = [join(here, '..', '..'), join(here, '..', '..', '..')];
 
 export function loadBundledSpec(api: ApiDocName): JsonObject {

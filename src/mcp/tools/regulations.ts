@@ -3,13 +3,16 @@
  * proposals come from the org's compliance service when one is connected, else (or when it
  * fails) from the embedded data set and the proposals table.
  */
-import * as v from '../../../generated/validators/dashboard.js';
+import { validator } from '../../../generated/operations.js';
 import { decodeCursor, encodeCursor, page } from '../../db/pagination.js';
 import { toProposal, type ProposalRow } from '../../db/proposals.js';
 import { fetchCompliance } from '../../domain/connections/compliance.js';
 import { findCriteria, findJurisdictions, findRegulation, findRegulations, type Regulation } from '../../domain/regulations/index.js';
 import { proposalDiff, type Proposal } from '../../domain/regulations/proposals.js';
 import { ToolFailure, type ToolContext, type ToolHandlers } from '../tool-context.js';
+
+const validRegulation = validator('dashboard', 'schema_regulation');
+const validProposal = validator('dashboard', 'schema_proposal');
 
 /** In-memory lists page by position. */
 function slice<T>(items: T[], limit: number, cursor?: string) {
@@ -49,7 +52,7 @@ export const regulationTools: Pick<
   async dashboard_list_regulations({ jurisdiction, query: q, status, scope, limit, cursor }, ctx) {
     const remote = await compliance(ctx);
     if (remote) {
-      const r = await remote.get<{ regulations: Regulation[] }>(`api/v1/regulations${query({ jurisdiction, query: q, status, scope })}`, listOf('regulations', v.schema_regulation));
+      const r = await remote.get<{ regulations: Regulation[] }>(`api/v1/regulations${query({ jurisdiction, query: q, status, scope })}`, listOf('regulations', validRegulation));
       if (r.ok) {
         const { items, nextCursor } = slice(r.value.regulations.map((x) => ({ ...x, source: 'compliance-service' as const })), limit!, cursor);
         return { regulations: items, nextCursor, source: 'compliance-service' };
@@ -63,7 +66,7 @@ export const regulationTools: Pick<
   async dashboard_get_regulation({ regulationId }, ctx) {
     const remote = await compliance(ctx);
     if (remote) {
-      const r = await remote.get<Regulation>(`api/v1/regulations/${encodeURIComponent(regulationId)}`, v.schema_regulation);
+      const r = await remote.get<Regulation>(`api/v1/regulations/${encodeURIComponent(regulationId)}`, validRegulation);
       if (r.ok) return { ...r.value, source: 'compliance-service' };
       if (!r.notFound) remote.fallback(r.reason);
     }
@@ -79,7 +82,7 @@ export const regulationTools: Pick<
   async dashboard_list_proposals({ status, limit, cursor }, ctx) {
     const remote = await compliance(ctx);
     if (remote) {
-      const r = await remote.get<{ proposals: Proposal[] }>(`api/v1/proposals${query({ status })}`, listOf('proposals', v.schema_proposal));
+      const r = await remote.get<{ proposals: Proposal[] }>(`api/v1/proposals${query({ status })}`, listOf('proposals', validProposal));
       if (r.ok) {
         const { items, nextCursor } = slice(r.value.proposals.map((p) => ({ ...p, origin: 'compliance-service' as const })), limit!, cursor);
         return { proposals: items, nextCursor };
@@ -95,7 +98,7 @@ export const regulationTools: Pick<
   async dashboard_get_proposal({ proposalId }, ctx) {
     const remote = await compliance(ctx);
     if (remote) {
-      const r = await remote.get<Proposal>(`api/v1/proposals/${encodeURIComponent(proposalId)}`, v.schema_proposal);
+      const r = await remote.get<Proposal>(`api/v1/proposals/${encodeURIComponent(proposalId)}`, validProposal);
       if (r.ok) return { ...r.value, diff: r.value.diff ?? proposalDiff(r.value.proposedChanges), origin: 'compliance-service' };
       if (!r.notFound) remote.fallback(r.reason);
     }
