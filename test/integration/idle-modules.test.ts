@@ -5,7 +5,8 @@
  * resident memory down. Each case runs `pactum serve` in its own process, which logs every module
  * it loads.
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { newDataDir, removeDir, spawnServer, type ChildServer } from '../reliability/support.js';
@@ -61,4 +62,30 @@ it('a server that records metrics loads prom-client and answers a scrape', async
   const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
   expect(res.status).toBe(200);
   expect(await res.text()).toMatch(/^nodejs_heap_size_used_bytes /m);
+});
+
+it('the bundle that `make build` writes serves, holds no validators while idle, and loads an API\'s on its first request: the object APIs\' without the dashboard\'s', async () => {
+  const bundle = join(import.meta.dirname, '..', '..', 'dist', 'pactum', 'main.js');
+  if (!existsSync(bundle)) throw new Error('dist/pactum/main.js is missing: run make build (make test does)');
+  const dir = newDataDir('idle-modules');
+  const cli = (args: string[], input?: string) => execFileSync(process.execPath, [bundle, ...args], { env: { ...process.env, DATA_DIR: dir }, input, stdio: ['pipe', 'pipe', 'pipe'] });
+  cli(['org', 'create', 'acme']);
+  cli(['user', 'create', 'ada', '--org', 'acme', '--role', 'member', '--password-stdin'], 'ada-password-123\n');
+  cli(['repo', 'create', 'acme/site']);
+  cli(['repo', 'grant', 'acme/site', 'ada', 'write']);
+  const log = join(dir, 'modules.log');
+  const server = await spawnServer({ dataDir: dir, main: bundle, env: { NODE_OPTIONS: `--import ${hook}`, MODULE_LOG: log } });
+  running.push({ server, dir });
+  const validators = () => readFileSync(log, 'utf8').split('\n').filter((line) => /validators[\\/]\w+\.cjs$/.test(line)).map((line) => /(\w+)\.cjs$/.exec(line)![1]);
+  expect(readFileSync(log, 'utf8')).toMatch(/dist\/pactum\/main\.js/); // the hook sees the bundle's modules
+  expect(validators()).toEqual([]);
+  const res = await fetch(`${server.url}/acme/site.git/info/lfs/objects/batch`, {
+    method: 'POST',
+    headers: { accept: 'application/vnd.git-lfs+json', 'content-type': 'application/vnd.git-lfs+json', authorization: `Basic ${Buffer.from('ada:ada-password-123').toString('base64')}` },
+    body: JSON.stringify({ operation: 'upload', transfers: ['basic'], objects: [{ oid: 'a'.repeat(64), size: 1 }] }),
+  });
+  expect(res.status).toBe(200);
+  expect((await res.json()).objects[0].actions.upload.href).toMatch(/^http/);
+  expect(validators().length).toBeGreaterThan(0);
+  expect(validators()).not.toContain('dashboard');
 });

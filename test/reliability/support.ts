@@ -201,7 +201,8 @@ export function newDataDir(prefix: string): string {
  * `pactum serve` (sources through tsx) in its own process, on `port` (0: any) and `dataDir`.
  * Its stdout log is read line by line: 5xx request lines and error-level lines are collected.
  */
-export async function spawnServer(opts: { dataDir: string; port?: number; env?: Record<string, string>; keepLog?: boolean }): Promise<ChildServer> {
+/** `main`: a built entry point (the bundle, dist/pactum/main.js) instead of the sources through tsx. */
+export async function spawnServer(opts: { dataDir: string; port?: number; env?: Record<string, string>; keepLog?: boolean; main?: string }): Promise<ChildServer> {
   const env: Record<string, string> = {
     DATA_DIR: opts.dataDir,
     HOST: '127.0.0.1',
@@ -210,7 +211,7 @@ export async function spawnServer(opts: { dataDir: string; port?: number; env?: 
     SHUTDOWN_TIMEOUT_MS: '2000',
     ...opts.env,
   };
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve'], {
+  const child: ChildProcess = spawn(process.execPath, [...(opts.main ? [opts.main] : ['--import', 'tsx', MAIN]), 'serve'], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
