@@ -154,15 +154,17 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     });
     services.users.start();
     // An S3 store that refuses our settings is reported now rather than at the first upload.
+    let storageAnswered = true;
     if (config.storage.kind === 's3') {
       await services.objects.store.backend.ping().catch((err: unknown) => {
         // A store that does not answer may be back in a moment: serve, and let /readyz say so.
         // An answer that refuses our settings (no such bucket, unknown key) will not change.
-        if (err instanceof StoreUnavailable) log.warn({ err: err.message }, 'the object storage does not answer at start-up; /readyz reports it');
-        else throw storageStartError(err, config);
+        if (!(err instanceof StoreUnavailable)) throw storageStartError(err, config);
+        storageAnswered = false;
+        log.warn({ err: err.message }, 'the object storage does not answer at start-up; /readyz reports it');
       });
     }
-    await services.objects.backend.start({ exclusive: oneInstanceAtATime(services.db, 'storage-sweep'), partials: services.objects.leased.partials });
+    await services.objects.backend.start({ exclusive: oneInstanceAtATime(services.db, 'storage-sweep'), partials: services.objects.leased.partials, sweepNow: storageAnswered });
     await services.scans.recover();
     await recordServerUrl(services.db, config.publicUrl);
     if (config.metrics.port !== null) metricsServer = await startMetricsListener(config, services.metrics);

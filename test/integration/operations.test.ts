@@ -5,11 +5,13 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
+import { createServer as createTcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { lfsFixture } from '../helpers/git-lfs.js';
 import { json } from '../helpers/http.js';
 import { freePort } from '../helpers/ports.js';
+import { METADATA_ANSWER_MS } from '../../src/objects/store/s3.js';
 
 const GIT_LFS = 'application/vnd.git-lfs+json';
 const AUTH = `Basic ${Buffer.from('wally:wally-password-1').toString('base64')}`;
@@ -49,6 +51,32 @@ describe('health and readiness', () => {
       await cut.stop();
     }
   });
+
+  it('starts, and is not ready, when the storage endpoint accepts connections and never answers (a mistyped S3_ENDPOINT)', async () => {
+    const held: Socket[] = [];
+    const silent = createTcpServer((socket) => void held.push(socket.on('error', () => {})));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as { port: number }).port;
+    try {
+      const started = Date.now();
+      const cut = await startTestServer({ STORAGE: 's3', S3_BUCKET: 'silent', S3_ENDPOINT: `http://127.0.0.1:${port}`, S3_FORCE_PATH_STYLE: 'true', S3_ACCESS_KEY_ID: 'key-id', S3_SECRET_ACCESS_KEY: 'not-to-be-seen' });
+      try {
+        // The start-up check was given up on after METADATA_ANSWER_MS, and housekeeping did not hold the start.
+        expect(Date.now() - started).toBeLessThan(METADATA_ANSWER_MS + 8000);
+        expect(cut.logLines.join('\n')).toMatch(/no answer within 10 s.*the object storage does not answer at start-up/);
+        const res = await fetch(`${cut.url}/readyz`);
+        expect(res.status).toBe(503);
+        expect((await json(res)).checks.storage).toMatch(/^unreachable: /);
+        cut.expectConformant();
+        expect(cut.logLines.join('\n')).not.toContain('not-to-be-seen');
+      } finally {
+        await cut.stop();
+      }
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise((r) => silent.close(r));
+    }
+  }, 60_000);
 
   it('is not ready when the database is gone', async () => {
     const other = await startTestServer();

@@ -15,7 +15,7 @@ export interface StorageLifecycle {
    * Housekeeping at start-up, then every STORAGE_SWEEP_INTERVAL_SECONDS; never fatal. `partials`:
    * the layer whose expiry knows which uploads are busy (the upload leases).
    */
-  start(opts?: { exclusive?: Exclusive; partials?: PartialUploads }): Promise<void>;
+  start(opts?: { exclusive?: Exclusive; partials?: PartialUploads; sweepNow?: boolean }): Promise<void>;
   /** One round of housekeeping: what killed processes and vanished clients left. */
   sweep(): Promise<void>;
   close(): void;
@@ -70,10 +70,11 @@ export async function openBackend(config: Config, log: Logger, metrics?: Metrics
   return {
     store,
     sweep,
-    async start({ exclusive = (work: () => Promise<void>) => work(), partials: layer = store.partials } = {}) {
+    /** `sweepNow`: false when the store did not answer at start; the first round then comes with the interval. */
+    async start({ exclusive = (work: () => Promise<void>) => work(), partials: layer = store.partials, sweepNow = true } = {}) {
       partials = layer;
       const round = () => exclusive(sweep);
-      await round();
+      if (sweepNow) await round();
       timer = setInterval(() => void round().catch(() => {}), config.lfs.sweepIntervalSeconds * 1000);
       timer.unref();
     },

@@ -98,18 +98,24 @@ export function s3Backend(opts: S3Options): S3Backend {
     requestHandler: { connectionTimeout: 10_000 },
   });
 
-  /** Every request goes through here: a storage service that is away becomes StoreUnavailable. */
+  /**
+   * Every request goes through here: a storage service that is away becomes StoreUnavailable,
+   * and so does one that let a request that moves no body (BOUNDED) go unanswered.
+   */
   const send: S3Client['send'] = ((command: Parameters<S3Client['send']>[0], options?: Parameters<S3Client['send']>[1]) => {
     const started = performance.now();
     const timed = () => opts.onRequest?.(command.constructor.name.replace(/Command$/, ''), (performance.now() - started) / 1000);
-    return client.send(command, options).then(
+    const bounded = !options?.abortSignal && BOUNDED.has(command.constructor) ? answerWithin() : undefined;
+    return client.send(command, bounded ? { ...options, ...bounded } : options).then(
       (out) => {
         timed();
         return out;
       },
       (err: unknown) => {
         timed();
-        throw unavailable(err) && !options?.abortSignal?.aborted ? new StoreUnavailable(err) : err;
+        const signal = bounded?.abortSignal ?? (options?.abortSignal as AbortSignal | undefined);
+        if (bounded?.abortSignal.aborted) throw new StoreUnavailable({ code: `no answer within ${METADATA_ANSWER_MS / 1000} s` });
+        throw unavailable(err) && !signal?.aborted ? new StoreUnavailable(err) : err;
       },
     );
   }) as S3Client['send'];
@@ -577,6 +583,19 @@ async function* arrivals(body: Readable): AsyncGenerator<Buffer> {
 }
 
 /** A failure of the storage service itself (unreachable, cut off, 5xx), as opposed to an answer about our request. */
+/**
+ * How long a request that streams no body (listing, aborting, the readiness ping) may go
+ * unanswered. The SDK bounds connecting, not answering: an endpoint that accepts connections and
+ * never answers (a mistyped S3_ENDPOINT naming some other service) held the start forever, and
+ * left a socket behind every readiness probe. Transfers and server-side copies stay unbounded: a
+ * download paused by a slow client must not be cut, and completing or copying a large object can
+ * take S3 minutes.
+ */
+export const METADATA_ANSWER_MS = 10_000;
+const answerWithin = () => ({ abortSignal: AbortSignal.timeout(METADATA_ANSWER_MS) });
+/** The requests bounded by it: none moves an object's bytes or copies them inside S3. */
+const BOUNDED = new Set<unknown>([ListObjectsV2Command, ListMultipartUploadsCommand, HeadObjectCommand, DeleteObjectCommand, CreateMultipartUploadCommand, AbortMultipartUploadCommand]);
+
 function unavailable(err: unknown): boolean {
   const e = err as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
   const status = e.$metadata?.httpStatusCode;
