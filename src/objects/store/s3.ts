@@ -113,9 +113,8 @@ export function s3Backend(opts: S3Options): S3Backend {
       },
       (err: unknown) => {
         timed();
-        const signal = bounded?.abortSignal ?? (options?.abortSignal as AbortSignal | undefined);
         if (bounded?.abortSignal.aborted) throw new StoreUnavailable({ code: `no answer within ${METADATA_ANSWER_MS / 1000} s` });
-        throw unavailable(err) && !signal?.aborted ? new StoreUnavailable(err) : err;
+        throw unavailable(err) && !options?.abortSignal?.aborted ? new StoreUnavailable(err) : err;
       },
     );
   }) as S3Client['send'];
@@ -582,7 +581,6 @@ async function* arrivals(body: Readable): AsyncGenerator<Buffer> {
   }
 }
 
-/** A failure of the storage service itself (unreachable, cut off, 5xx), as opposed to an answer about our request. */
 /**
  * How long a request that streams no body (listing, aborting, the readiness ping) may go
  * unanswered. The SDK bounds connecting, not answering: an endpoint that accepts connections and
@@ -596,6 +594,7 @@ const answerWithin = () => ({ abortSignal: AbortSignal.timeout(METADATA_ANSWER_M
 /** The requests bounded by it: none moves an object's bytes or copies them inside S3. */
 const BOUNDED = new Set<unknown>([ListObjectsV2Command, ListMultipartUploadsCommand, HeadObjectCommand, DeleteObjectCommand, CreateMultipartUploadCommand, AbortMultipartUploadCommand]);
 
+/** A failure of the storage service itself (unreachable, cut off, 5xx), as opposed to an answer about our request. */
 function unavailable(err: unknown): boolean {
   const e = err as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
   const status = e.$metadata?.httpStatusCode;
