@@ -11,6 +11,15 @@ export interface ByteRange {
   end: number;
 }
 
+/**
+ * How a backend may treat the chunks of a body it is given. `ownsChunks`: nobody else holds
+ * them (a request's body), so a backend that copies them may free each one once copied
+ * (transient-buffers.ts, freeNow); one that hands them on (to an S3 client) leaves them be.
+ */
+export interface BodyOptions {
+  ownsChunks?: boolean;
+}
+
 /** Bytes being written where no reader can see them until commit. */
 export interface PendingWrite {
   stream: Writable;
@@ -29,7 +38,7 @@ export interface PartialUploads {
    * `limit` bytes (more is TooLarge, and the upload is left as it was). When the body breaks off,
    * what arrived is kept: the returned offset is where the client resumes.
    */
-  append(key: string, offset: number, body: Readable, limit: number): Promise<number>;
+  append(key: string, offset: number, body: Readable, limit: number, opts?: BodyOptions): Promise<number>;
   read(key: string, range: ByteRange): Promise<Readable>;
   /** Makes the complete upload object `oid`. */
   promote(key: string, oid: string): Promise<void>;
@@ -47,7 +56,7 @@ export interface BlobBackend {
    * the `size` the client announced lets it stream parts of known length without holding them.
    * The layer above never writes more than `size` bytes.
    */
-  beginWrite(oid: string, size: number): Promise<PendingWrite>;
+  beginWrite(oid: string, size: number, opts?: BodyOptions): Promise<PendingWrite>;
   read(oid: string, range?: ByteRange): Promise<Readable>;
   /** Writes the object (or a range) into `sink` and ends it; a backend may do so without allocating per chunk. */
   writeTo?(oid: string, range: ByteRange, sink: Writable): Promise<void>;

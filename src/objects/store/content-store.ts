@@ -6,8 +6,9 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { BlobBackend, ByteRange } from './backend.js';
+import type { BlobBackend, BodyOptions, ByteRange } from './backend.js';
 import { hashingStream, type SuspendedHash } from './hasher.js';
+import { freeNow } from './transient-buffers.js';
 
 type HashingStream = ReturnType<typeof hashingStream>;
 
@@ -61,7 +62,12 @@ export function contentStore(backend: BlobBackend, opts: { keptHashMaxAgeMs?: nu
   async function hashPrefix(key: string, length: number) {
     const hashing = hashingStream(Number.POSITIVE_INFINITY, unbounded);
     try {
-      if (length > 0) for await (const chunk of await backend.partials.read(key, { start: 0, end: length - 1 })) await hashing.feed(chunk as Buffer);
+      if (length > 0) {
+        for await (const chunk of await backend.partials.read(key, { start: 0, end: length - 1 })) {
+          await hashing.feed(chunk as Buffer);
+          freeNow(chunk as Buffer); // read here for the hash alone
+        }
+      }
     } catch (err) {
       hashing.discard();
       throw err;
@@ -89,9 +95,12 @@ export function contentStore(backend: BlobBackend, opts: { keptHashMaxAgeMs?: nu
   return {
     backend,
 
-    /** Stores `body` as object `oid` if it is exactly `size` bytes hashing to `oid`; else throws ContentMismatch and keeps nothing. */
-    async put(oid: string, size: number, body: Readable): Promise<void> {
-      const write = await backend.beginWrite(oid, size);
+    /**
+     * Stores `body` as object `oid` if it is exactly `size` bytes hashing to `oid`; else throws
+     * ContentMismatch and keeps nothing. `opts.ownsChunks`: see BodyOptions.
+     */
+    async put(oid: string, size: number, body: Readable, opts?: BodyOptions): Promise<void> {
+      const write = await backend.beginWrite(oid, size, opts);
       const hashing = hashingStream(size, () => new ContentMismatch(`the body is longer than the announced ${size} bytes`, 'size'));
       try {
         await pipeline(body, hashing.stream, write.stream);
@@ -134,13 +143,13 @@ export function contentStore(backend: BlobBackend, opts: { keptHashMaxAgeMs?: nu
      * bytes (a restart, another instance, a body cut between the hash and the disk, a hash
      * dropped as the least recently used), the stored prefix is hashed again.
      */
-    async appendUpload(key: string, oid: string, size: number, offset: number, body: Readable) {
+    async appendUpload(key: string, oid: string, size: number, offset: number, body: Readable, opts?: BodyOptions) {
       const hashing = await resumeHash(key, offset);
       body.on('error', (err) => hashing.stream.destroy(err));
       let reached: number;
       try {
         // The backend enforces the limit (TooLarge); the hashing stream only hashes and counts.
-        reached = await backend.partials.append(key, offset, body.pipe(hashing.stream), size - offset);
+        reached = await backend.partials.append(key, offset, body.pipe(hashing.stream), size - offset, opts);
       } catch (err) {
         hashing.discard();
         throw err;

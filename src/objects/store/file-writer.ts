@@ -3,8 +3,8 @@
  * writes each one whole, one write at a time. A request body arrives in fresh chunks of up to 64
  * KiB; written as they are, each would stay alive until the disk took it, long enough to outlive
  * a young-generation collection, so under many concurrent uploads tens of MB of them waited for
- * a full collection. Copied, a chunk is dead as soon as it is hashed and copied (freed by the
- * next scavenge, transient-buffers.ts), and what an upload holds is two pooled buffers: one
+ * a full collection. Copied, a chunk is dead as soon as it is hashed and copied (freed at once
+ * when the writer owns it, else by the next scavenge: transient-buffers.ts), and what an upload holds is two pooled buffers: one
  * filling, one being written. When both are busy the stream stops taking chunks, which pauses
  * the body (backpressure).
  *
@@ -15,6 +15,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { transferBuffers, type BufferPool } from './buffer-pool.js';
+import { freeNow } from './transient-buffers.js';
 
 async function writeAll(handle: FileHandle, buffer: Buffer, length: number, position: number): Promise<void> {
   for (let done = 0; done < length; ) {
@@ -30,6 +31,12 @@ export interface FileWriterOptions {
   /** The offset of the first byte written. */
   start?: number;
   pool?: BufferPool;
+  /**
+   * The chunks written are the writer's alone (a request's body, which nothing else holds): each
+   * is freed as soon as it has been copied (transient-buffers.ts, freeNow) rather than left for
+   * a collection. Off by default: a caller may still hold what it writes.
+   */
+  ownsChunks?: boolean;
 }
 
 export function pooledFileWriter(path: string, opts: FileWriterOptions): Writable {
@@ -91,6 +98,7 @@ export function pooledFileWriter(path: string, opts: FileWriterOptions): Writabl
             startWrite();
           }
         }
+        if (opts.ownsChunks) freeNow(chunk);
         cb();
       };
       step();

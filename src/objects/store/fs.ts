@@ -69,12 +69,12 @@ export function fsBackend(root: string): BlobBackend {
   return {
     name: 'fs',
 
-    async beginWrite(oid): Promise<PendingWrite> {
+    async beginWrite(oid, _size, opts): Promise<PendingWrite> {
       await mkdir(tmpDir, { recursive: true, mode: 0o700 });
       const path = join(tmpDir, randomBytes(12).toString('hex'));
       // The stream owns its descriptor; durability comes from an fsync of the file afterwards.
       // It writes through pooled buffers, so the body's own chunks die as soon as they are copied.
-      const stream = pooledFileWriter(path, { flags: 'wx', mode: 0o600 });
+      const stream = pooledFileWriter(path, { flags: 'wx', mode: 0o600, ownsChunks: opts?.ownsChunks });
       let done = false;
       return {
         stream,
@@ -118,7 +118,7 @@ export function fsBackend(root: string): BlobBackend {
     partials: {
       size: readOffset,
 
-      async append(key, offset, body, limit) {
+      async append(key, offset, body, limit, opts) {
         const current = await readOffset(key);
         if (offset !== current) throw new OffsetConflict(current);
         await mkdir(partialDir, { recursive: true, mode: 0o700 });
@@ -138,7 +138,7 @@ export function fsBackend(root: string): BlobBackend {
             cb(null, chunk);
           },
         });
-        const sink = pooledFileWriter(path, { flags: 'r+', start: offset });
+        const sink = pooledFileWriter(path, { flags: 'r+', start: offset, ownsChunks: opts?.ownsChunks });
         const failure = await pipeline(body, counter, sink).then(() => null, (err: unknown) => err);
         if (failure instanceof TooLarge) {
           await truncate(path, offset);

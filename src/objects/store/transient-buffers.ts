@@ -26,6 +26,11 @@
  * (PACE_PER_HOLDER each, at least PACE, at most MAX_PACE): a chunk waits behind every other
  * transfer's chunks and still dies young. `scripts/bench/concurrency.ts` prints the peak.
  *
+ * Better still is not to wait for a collection at all: a buffer its holder has alone can be
+ * freed outright (freeNow), as the filesystem backend does with an upload's chunks once copied
+ * and the JSON reader once decoded. The paced collections are for the rest: chunks handed on to
+ * the S3 client, the first read of a refused body.
+ *
  * The collection is V8's `gc` function, reached without exposing it to the process (v8-gc.ts).
  */
 import { v8Gc } from '../../v8-gc.js';
@@ -78,6 +83,31 @@ export function transientBytes(bytes: number, holder?: object): void {
   pace = paceFor(holdersBefore);
   if (collect === undefined) collect = v8MinorGc();
   collect?.();
+}
+
+type Detachable = ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
+
+/**
+ * Frees `chunk`'s memory now instead of at a collection: for a buffer its caller holds alone and
+ * is done with. It works when the chunk spans a whole ArrayBuffer of its own, as every piece of a
+ * request body does (Node's HTTP parser copies each into a fresh one) and a file read's chunk
+ * does: detaching that ArrayBuffer (`transfer(0)`) hands its bytes back to malloc at once, and
+ * the chunk reads as empty afterwards. Anything else (a slice of a larger buffer, a piece of
+ * Node's shared pool) is left to the collector. The bytes transientBytes counted for a freed
+ * chunk no longer wait for a collection, so they leave the count: uploads whose chunks are freed
+ * this way need no paced collections at all.
+ */
+export function freeNow(chunk: Buffer): boolean {
+  const whole = chunk.buffer as Detachable;
+  if (chunk.byteOffset !== 0 || chunk.byteLength !== whole.byteLength || chunk.byteLength === 0 || typeof whole.transfer !== 'function') return false;
+  const bytes = chunk.byteLength; // 0 once detached
+  try {
+    whole.transfer(0);
+  } catch {
+    return false; // not detachable (a SharedArrayBuffer, WebAssembly memory): the collector's
+  }
+  since = Math.max(0, since - bytes);
+  return true;
 }
 
 /** Replaces the collection (tests); returns a function restoring V8's. */

@@ -30,14 +30,14 @@ export function withUploadLeases(backend: BlobBackend, db: Db, ttlSeconds: numbe
         const live = await db('upload_leases').where('expires_at', '>=', Date.now()).pluck('key');
         return backend.partials.expire(idleMs, new Set(live as string[]));
       },
-      async append(key, offset, body, limit) {
+      async append(key, offset, body, limit, opts) {
         const holder = randomBytes(12).toString('hex');
         await acquire(key, holder);
         const renew = setInterval(() => {
           void db('upload_leases').where({ key, holder }).update({ expires_at: Date.now() + ttl }).catch(() => {});
         }, ttl / 3);
         try {
-          return await backend.partials.append(key, offset, body, limit);
+          return await backend.partials.append(key, offset, body, limit, opts);
         } finally {
           clearInterval(renew);
           await db('upload_leases').where({ key, holder }).delete();

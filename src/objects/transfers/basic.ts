@@ -117,7 +117,8 @@ export function upload(s: Services): Handler<'objects.upload'> {
     const labels = { api: apiLabel(ctx), transfer: 'basic' };
     objects.transfersInFlight.inc({ direction: 'upload' });
     try {
-      await s.objects.store.put(params.oid, size, ctx.req);
+      // The request's body: its chunks are the store's alone, freed as soon as they are stored.
+      await s.objects.store.put(params.oid, size, ctx.req, { ownsChunks: true });
     } catch (err) {
       if (err instanceof ContentMismatch) {
         objects.uploads.inc({ ...labels, outcome: `refused_${err.kind}` });

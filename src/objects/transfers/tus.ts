@@ -71,7 +71,7 @@ export function tusPatch(s: Services): Handler<'tus.patch'> {
     const labels = { api: apiLabel(ctx), transfer: 'tus' };
     objects.transfersInFlight.inc({ direction: 'upload' });
     try {
-      const result = await s.objects.store.appendUpload(key, params.oid, size, offset, ctx.req);
+      const result = await s.objects.store.appendUpload(key, params.oid, size, offset, ctx.req, { ownsChunks: true });
       objects.uploadedBytes.inc(labels, result.offset - offset);
       stateOf(ctx).bytesIn = result.offset - offset;
       if (result.committed) {

@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { afterEach, expect, it } from 'vitest';
 import { bufferPool, type BufferPool } from '../../../src/objects/store/buffer-pool.js';
 import { pooledFileWriter } from '../../../src/objects/store/file-writer.js';
-import { MAX_PACE, PACE, PACE_PER_HOLDER, paceFor, setCollector, transientBytes } from '../../../src/objects/store/transient-buffers.js';
+import { MAX_PACE, PACE, PACE_PER_HOLDER, freeNow, paceFor, setCollector, transientBytes } from '../../../src/objects/store/transient-buffers.js';
 
 const dirs: string[] = [];
 const scratch = () => {
@@ -179,4 +179,96 @@ it("reaches V8's young-generation collection without exposing gc to the program 
     setTimeout(() => console.log(JSON.stringify({ minor: kinds.includes(constants.NODE_PERFORMANCE_GC_MINOR), exposed: typeof globalThis.gc, later })), 50);`;
   const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
   expect(JSON.parse(r.stdout)).toEqual({ minor: true, exposed: 'undefined', later: 'undefined' });
+});
+
+it('frees a chunk that spans a buffer of its own at once, and leaves slices and pooled small buffers to the collector', () => {
+  const own = Buffer.alloc(1 << 20, 7);
+  const before = process.memoryUsage().arrayBuffers;
+  expect(freeNow(own)).toBe(true);
+  expect(own.length).toBe(0); // its ArrayBuffer is detached: the bytes went back to malloc
+  expect(before - process.memoryUsage().arrayBuffers).toBeGreaterThanOrEqual(1 << 20);
+  const larger = Buffer.alloc(200_000, 1);
+  const slice = larger.subarray(0, 100_000);
+  expect(freeNow(slice)).toBe(false);
+  expect(larger.subarray(100_000).length).toBe(100_000);
+  expect(slice.length).toBe(100_000);
+  const small = Buffer.from('from the shared pool'); // a piece of Node's 8 KiB slab, shared with others
+  expect(freeNow(small)).toBe(false);
+  expect(small.toString()).toBe('from the shared pool');
+  expect(freeNow(Buffer.alloc(0))).toBe(false);
+});
+
+it('takes a freed chunk off the bytes that wait for a collection', () => {
+  let collections = 0;
+  const restore = setCollector(() => collections++);
+  try {
+    // An upload whose chunks are counted as they are hashed and freed once stored: no collection.
+    const upload = {};
+    for (let i = 0; i < (4 * PACE) / 65536; i++) {
+      const chunk = Buffer.alloc(65536);
+      transientBytes(chunk.length, upload);
+      freeNow(chunk);
+    }
+    expect(collections).toBe(0);
+    // Chunks that are not freed still bring the collection at PACE.
+    for (let i = 0; i < PACE / 65536; i++) transientBytes(65536);
+    expect(collections).toBe(1);
+  } finally {
+    restore();
+  }
+});
+
+it('frees each chunk once copied when it owns them, and leaves a caller\'s chunks alone otherwise', async () => {
+  const dir = scratch();
+  const chunks = Array.from({ length: 40 }, (_, i) => Buffer.alloc(50_000 + i, i)); // each a buffer of its own
+  const expected = Buffer.concat(chunks);
+  await pipeline(Readable.from(chunks), pooledFileWriter(join(dir, 'kept'), { flags: 'wx' }));
+  expect(chunks.every((c, i) => c.length === 50_000 + i)).toBe(true);
+  await pipeline(Readable.from(chunks), pooledFileWriter(join(dir, 'owned'), { flags: 'wx', ownsChunks: true }));
+  expect(readFileSync(join(dir, 'kept')).equals(expected)).toBe(true);
+  expect(readFileSync(join(dir, 'owned')).equals(expected)).toBe(true);
+  expect(chunks.every((c) => c.length === 0)).toBe(true);
+});
+
+it("frees a request body's chunks as the store takes them: an upload over HTTP runs no paced collection", async () => {
+  const { createServer, request } = await import('node:http');
+  const { createHash } = await import('node:crypto');
+  const { fsBackend } = await import('../../../src/objects/store/fs.js');
+  const { contentStore } = await import('../../../src/objects/store/content-store.js');
+  const store = contentStore(fsBackend(scratch()));
+  const data = randomBytes(32 << 20);
+  const oid = createHash('sha256').update(data).digest('hex');
+  let owns = true;
+  const server = createServer((req, res) => {
+    store.put(oid, data.length, req, { ownsChunks: owns }).then(
+      () => res.end('stored'),
+      (err: Error) => res.writeHead(500).end(err.message),
+    );
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as import('node:net').AddressInfo;
+  const upload = () =>
+    new Promise<string>((resolve, reject) => {
+      const req = request({ port, host: '127.0.0.1', method: 'PUT', headers: { 'content-length': data.length } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve(`${res.statusCode} ${text}`));
+      });
+      req.on('error', reject);
+      req.end(data);
+    });
+  let collections = 0;
+  const restore = setCollector(() => collections++);
+  try {
+    expect(await upload()).toBe('200 stored');
+    expect(collections).toBe(0);
+    // The same upload with chunks the store may not free: one collection per PACE bytes or so.
+    owns = false;
+    await store.delete(oid);
+    expect(await upload()).toBe('200 stored');
+    expect(collections).toBeGreaterThanOrEqual((data.length / PACE) * 0.5);
+  } finally {
+    restore();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
 });
