@@ -57,14 +57,19 @@ export async function pumpFile(path: string, start: number, end: number, sink: W
   const buffers = [pool.take(), pool.take()];
   const flushed: Promise<void>[] = [Promise.resolve(), Promise.resolve()];
   try {
-    let position = start;
-    for (let i = 0; position <= end; i ^= 1) {
+    // A BigInt from the first byte: a number position stops being a small integer at 2 GiB, and
+    // the optimized code of this loop and of fs's read were thrown away there and compiled again,
+    // on the main thread, mid-transfer (a transient ~20 MB of compiler memory in a 4 GiB download).
+    let position = BigInt(start);
+    const last = BigInt(end);
+    for (let i = 0; position <= last; i ^= 1) {
       await Promise.race([flushed[i], gone]); // the socket is done with this buffer, or gone
-      const want = Math.min(SIZE, end - position + 1);
+      const left = last - position + 1n;
+      const want = left < BigInt(SIZE) ? Number(left) : SIZE;
       const { bytesRead } = await handle.read(buffers[i]!, 0, want, position);
       if (bytesRead === 0) throw new Error(`${path} ended at ${position}, before ${end + 1}`);
       if (sink.destroyed) throw new SinkGone();
-      position += bytesRead;
+      position += BigInt(bytesRead);
       flushed[i] = write(sink, buffers[i]!.subarray(0, bytesRead));
     }
     await Promise.race([Promise.all(flushed), gone]);
