@@ -88,18 +88,24 @@ export function transientBytes(bytes: number, holder?: object): void {
 type Detachable = ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
 
 /**
+ * Smaller chunks are left to the collector: malloc reuses their memory soon anyway, and a
+ * request with a small body (an MCP call) then pays nothing for a detach.
+ */
+export const FREED_FROM = 8 << 10;
+
+/**
  * Frees `chunk`'s memory now instead of at a collection: for a buffer its caller holds alone and
  * is done with. It works when the chunk spans a whole ArrayBuffer of its own, as every piece of a
  * request body does (Node's HTTP parser copies each into a fresh one) and a file read's chunk
  * does: detaching that ArrayBuffer (`transfer(0)`) hands its bytes back to malloc at once, and
  * the chunk reads as empty afterwards. Anything else (a slice of a larger buffer, a piece of
- * Node's shared pool) is left to the collector. The bytes transientBytes counted for a freed
+ * Node's shared pool, a chunk under FREED_FROM) is left to the collector. The bytes transientBytes counted for a freed
  * chunk no longer wait for a collection, so they leave the count: uploads whose chunks are freed
  * this way need no paced collections at all.
  */
 export function freeNow(chunk: Buffer): boolean {
   const whole = chunk.buffer as Detachable;
-  if (chunk.byteOffset !== 0 || chunk.byteLength !== whole.byteLength || chunk.byteLength === 0 || typeof whole.transfer !== 'function') return false;
+  if (chunk.byteLength < FREED_FROM || chunk.byteOffset !== 0 || chunk.byteLength !== whole.byteLength || typeof whole.transfer !== 'function') return false;
   const bytes = chunk.byteLength; // 0 once detached
   try {
     whole.transfer(0);

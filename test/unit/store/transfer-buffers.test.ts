@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { afterEach, expect, it } from 'vitest';
 import { bufferPool, type BufferPool } from '../../../src/objects/store/buffer-pool.js';
 import { pooledFileWriter } from '../../../src/objects/store/file-writer.js';
-import { MAX_PACE, PACE, PACE_PER_HOLDER, freeNow, paceFor, setCollector, transientBytes } from '../../../src/objects/store/transient-buffers.js';
+import { FREED_FROM, MAX_PACE, PACE, PACE_PER_HOLDER, freeNow, paceFor, setCollector, transientBytes } from '../../../src/objects/store/transient-buffers.js';
 
 const dirs: string[] = [];
 const scratch = () => {
@@ -192,10 +192,14 @@ it('frees a chunk that spans a buffer of its own at once, and leaves slices and 
   expect(freeNow(slice)).toBe(false);
   expect(larger.subarray(100_000).length).toBe(100_000);
   expect(slice.length).toBe(100_000);
-  const small = Buffer.from('from the shared pool'); // a piece of Node's 8 KiB slab, shared with others
-  expect(freeNow(small)).toBe(false);
-  expect(small.toString()).toBe('from the shared pool');
+  const pooled = Buffer.from('from the shared pool'); // a piece of Node's 8 KiB slab, shared with others
+  expect(freeNow(pooled)).toBe(false);
+  expect(pooled.toString()).toBe('from the shared pool');
   expect(freeNow(Buffer.alloc(0))).toBe(false);
+  const small = Buffer.alloc(FREED_FROM - 1, 3); // a buffer of its own, but too small to be worth a detach
+  expect(freeNow(small)).toBe(false);
+  expect(small.length).toBe(FREED_FROM - 1);
+  expect(freeNow(Buffer.alloc(FREED_FROM))).toBe(true);
 });
 
 it('takes a freed chunk off the bytes that wait for a collection', () => {
