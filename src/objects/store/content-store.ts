@@ -65,7 +65,7 @@ export function contentStore(backend: BlobBackend, opts: { keptHashMaxAgeMs?: nu
       if (length > 0) {
         for await (const chunk of await backend.partials.read(key, { start: 0, end: length - 1 })) {
           await hashing.feed(chunk as Buffer);
-          freeNow(chunk as Buffer); // read here for the hash alone
+          freeNow(chunk as Buffer, true); // read here for the hash alone, and counted by feed
         }
       }
     } catch (err) {

@@ -32,9 +32,10 @@ export interface FileWriterOptions {
   start?: number;
   pool?: BufferPool;
   /**
-   * The chunks written are the writer's alone (a request's body, which nothing else holds): each
-   * is freed as soon as it has been copied (transient-buffers.ts, freeNow) rather than left for
-   * a collection. Off by default: a caller may still hold what it writes.
+   * The chunks written are the writer's alone (a request's body, which nothing else holds, after
+   * the hasher counted them as transient): each is freed as soon as it has been copied
+   * (transient-buffers.ts, freeNow) rather than left for a collection. Off by default: a caller
+   * may still hold what it writes.
    */
   ownsChunks?: boolean;
 }
@@ -98,7 +99,7 @@ export function pooledFileWriter(path: string, opts: FileWriterOptions): Writabl
             startWrite();
           }
         }
-        if (opts.ownsChunks) freeNow(chunk);
+        if (opts.ownsChunks) freeNow(chunk, true);
         cb();
       };
       step();

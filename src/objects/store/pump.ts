@@ -62,10 +62,11 @@ export async function pumpFile(path: string, start: number, end: number, sink: W
     // on the main thread, mid-transfer (a transient ~20 MB of compiler memory in a 4 GiB download).
     let position = BigInt(start);
     const last = BigInt(end);
+    const whole = BigInt(SIZE);
     for (let i = 0; position <= last; i ^= 1) {
       await Promise.race([flushed[i], gone]); // the socket is done with this buffer, or gone
       const left = last - position + 1n;
-      const want = left < BigInt(SIZE) ? Number(left) : SIZE;
+      const want = left < whole ? Number(left) : SIZE;
       const { bytesRead } = await handle.read(buffers[i]!, 0, want, position);
       if (bytesRead === 0) throw new Error(`${path} ended at ${position}, before ${end + 1}`);
       if (sink.destroyed) throw new SinkGone();

@@ -99,20 +99,23 @@ export const FREED_FROM = 8 << 10;
  * request body does (Node's HTTP parser copies each into a fresh one) and a file read's chunk
  * does: detaching that ArrayBuffer (`transfer(0)`) hands its bytes back to malloc at once, and
  * the chunk reads as empty afterwards. Anything else (a slice of a larger buffer, a piece of
- * Node's shared pool, a chunk under FREED_FROM) is left to the collector. The bytes transientBytes counted for a freed
- * chunk no longer wait for a collection, so they leave the count: uploads whose chunks are freed
- * this way need no paced collections at all.
+ * Node's shared pool, a chunk under FREED_FROM) is left to the collector. `counted`: the chunk
+ * went through transientBytes (an upload's chunk, which the hasher counts); its bytes no longer
+ * wait for a collection, so they leave the count, and uploads whose chunks are freed this way need
+ * no paced collections at all. A chunk never counted (a JSON body's) must not take its bytes off
+ * the count, or it would put off the collection that other transfers' buffers wait for.
  */
-export function freeNow(chunk: Buffer): boolean {
+export function freeNow(chunk: Buffer, counted = false): boolean {
+  if (chunk.byteLength < FREED_FROM || chunk.byteOffset !== 0) return false;
   const whole = chunk.buffer as Detachable;
-  if (chunk.byteLength < FREED_FROM || chunk.byteOffset !== 0 || chunk.byteLength !== whole.byteLength || typeof whole.transfer !== 'function') return false;
+  if (chunk.byteLength !== whole.byteLength || typeof whole.transfer !== 'function') return false;
   const bytes = chunk.byteLength; // 0 once detached
   try {
     whole.transfer(0);
   } catch {
     return false; // not detachable (a SharedArrayBuffer, WebAssembly memory): the collector's
   }
-  since = Math.max(0, since - bytes);
+  if (counted) since = Math.max(0, since - bytes);
   return true;
 }
 
