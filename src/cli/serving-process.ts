@@ -1,17 +1,18 @@
 /**
- * `pactum serve` runs with two settings only a process's start can make, so when it was started
- * without them it replaces itself (same PID, same descriptors; process.execve) with one that has
- * them, before any module of the server loads:
- *   - V8's `--no-concurrent-recompilation`: optimized code is compiled on the main thread. Compiled
- *     on background threads, each thread's compiler memory comes from a malloc arena of its own
- *     that stays resident afterwards: any load (16 clients of small requests as much as a flood of
- *     anonymous bodies) left the server 35-48 MB above idle, against 16-27 MB this way.
- *   - `MALLOC_ARENA_MAX=2` unless the environment sets it: the threads that remain (libuv's pool,
- *     V8's collector) share two arenas instead of one each.
- * Node allows neither in NODE_OPTIONS. A runtime without process.execve serves as started.
- * `scripts/bench/fairness.ts` (deep-json) and `mcp.ts` print the memory and the throughput.
+ * `pactum serve` runs with a setting only a process's start can make, so when it was started
+ * without it, it replaces itself (same PID, same descriptors; process.execve) with one that has
+ * it, before any module of the server loads: `MALLOC_ARENA_MAX=2` unless the environment sets it,
+ * so that the threads (libuv's pool, V8's compiler and collector) share two malloc arenas instead
+ * of one each, each of which would keep its peak resident. Node does not allow it in NODE_OPTIONS.
+ * A runtime without process.execve serves as started.
+ *
+ * Optimized code is compiled on V8's background threads, as Node does by default. Compiling it
+ * on the main thread instead (`--no-concurrent-recompilation`) saved 5-7 MB of peak memory under
+ * a flood of anonymous bodies (idle + 26 against + 30-33), but every compilation then paused all
+ * requests: at 32 connections of MCP calls the first 10 s after a 2 s warm-up read p99 10-32 ms
+ * against 8-9 ms compiled in the background, and /healthz under the flood p99 18-22 against
+ * 11-14 ms (`scripts/bench/mcp.ts`, `scripts/bench/fairness.ts --only deep-json`).
  */
-export const SERVING_V8_FLAGS = ['--no-concurrent-recompilation'] as const;
 export const SERVING_MALLOC_ARENAS = '2';
 
 /** The command line and environment to serve with, or null when this process already has them. */
@@ -20,11 +21,10 @@ export function servingRelaunch(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
 ): { args: string[]; env: NodeJS.ProcessEnv } | null {
-  const missing = SERVING_V8_FLAGS.filter((f) => !execArgv.includes(f));
-  if (!missing.length && env.MALLOC_ARENA_MAX !== undefined) return null;
+  if (env.MALLOC_ARENA_MAX !== undefined) return null;
   return {
-    args: [argv[0]!, ...execArgv, ...missing, ...argv.slice(1)],
-    env: { ...env, MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? SERVING_MALLOC_ARENAS },
+    args: [argv[0]!, ...execArgv, ...argv.slice(1)],
+    env: { ...env, MALLOC_ARENA_MAX: SERVING_MALLOC_ARENAS },
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * `pactum serve` restarts itself with its V8 flag and malloc arenas unless it already has them
+ * `pactum serve` restarts itself with two malloc arenas unless its environment sets them
  * (cli/serving-process.ts); what an operator set stays as set.
  */
 import { expect, it } from 'vitest';
@@ -7,18 +7,18 @@ import { servingRelaunch } from '../../src/cli/serving-process.js';
 
 const argv = ['/usr/bin/node', '/opt/pactum/dist/src/cli/main.js', 'serve'];
 
-it('adds the flag after the node options it was started with, and two malloc arenas', () => {
+it('keeps the node options it was started with, and adds two malloc arenas', () => {
   const r = servingRelaunch(['--max-old-space-size=512'], argv, { PATH: '/bin' });
   expect(r).toEqual({
-    args: ['/usr/bin/node', '--max-old-space-size=512', '--no-concurrent-recompilation', '/opt/pactum/dist/src/cli/main.js', 'serve'],
+    args: ['/usr/bin/node', '--max-old-space-size=512', '/opt/pactum/dist/src/cli/main.js', 'serve'],
     env: { PATH: '/bin', MALLOC_ARENA_MAX: '2' },
   });
 });
 
-it('keeps the arenas an operator chose', () => {
-  expect(servingRelaunch([], argv, { MALLOC_ARENA_MAX: '4' })?.env.MALLOC_ARENA_MAX).toBe('4');
+it('keeps the arenas an operator chose: no restart', () => {
+  expect(servingRelaunch([], argv, { MALLOC_ARENA_MAX: '4' })).toBeNull();
 });
 
-it('does not restart a process that has both (the restarted one)', () => {
-  expect(servingRelaunch(['--no-concurrent-recompilation'], argv, { MALLOC_ARENA_MAX: '2' })).toBeNull();
+it('does not restart a process that has them (the restarted one)', () => {
+  expect(servingRelaunch([], argv, { MALLOC_ARENA_MAX: '2' })).toBeNull();
 });

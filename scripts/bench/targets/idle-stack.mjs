@@ -2,7 +2,7 @@
  * The floor under pactum's idle memory: a minimal server built on the libraries pactum serves
  * with (Koa, @koa/router, knex on better-sqlite3 with one table, pino writing to a file, jose
  * imported), one route, listening on loopback. scripts/bench/objects.ts starts it with pactum's
- * serving flags and reads its RSS 1 s after it listens, beside pactum's: what pactum adds above
+ * malloc arenas and reads its RSS 1 s after it listens, beside pactum's: what pactum adds above
  * its stack is the difference. Plain JavaScript, run by node itself (a TypeScript loader would
  * add its own memory). Prints its URL on stdout.
  */
