@@ -58,8 +58,8 @@ export async function pumpFile(path: string, start: number, end: number, sink: W
   const flushed: Promise<void>[] = [Promise.resolve(), Promise.resolve()];
   try {
     // A BigInt from the first byte: a number position stops being a small integer at 2 GiB, and
-    // the optimized code of this loop and of fs's read were thrown away there and compiled again,
-    // on the main thread, mid-transfer (a transient ~20 MB of compiler memory in a 4 GiB download).
+    // the optimized code of this loop and of fs's read was thrown away there and compiled again,
+    // mid-transfer.
     let position = BigInt(start);
     const last = BigInt(end);
     const whole = BigInt(SIZE);
