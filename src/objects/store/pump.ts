@@ -1,6 +1,7 @@
 /**
  * Sends a range of a file to a writable (an HTTP response) through two reused buffers (from the
- * pool uploads share, buffer-pool.ts). A read stream would
+ * pools of buffer-pool.ts: large ones for up to LARGE_READERS downloads at once, which makes a
+ * download read a quarter as often, and the pool uploads share for the rest). A read stream would
  * allocate a fresh buffer per read: at GiB scale that is a GiB of garbage that V8 collects only
  * when tens of MiB of it have piled up, and resident memory follows. Here memory is two buffers,
  * whatever the size, and a slow client slows the reads (each buffer is reused only once the
@@ -12,7 +13,7 @@
 import { open } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
-import { transferBuffers } from './buffer-pool.js';
+import { LARGE_READERS, largeTransferBuffers, transferBuffers, type BufferPool } from './buffer-pool.js';
 
 /** The sink closed or failed before it took every byte: the client went away. */
 export class SinkGone extends Error {
@@ -48,11 +49,25 @@ function write(sink: Writable, chunk: Buffer): Promise<void> {
   return done;
 }
 
+let largeReaders = 0;
+/** Downloads reading with large buffers now (for tests). */
+export const largeReadersNow = () => largeReaders;
+
+/**
+ * The pool a pump of `bytes` takes its buffers from, and what gives its place back: a large one
+ * while fewer than LARGE_READERS pumps hold one and the range fills more than two small buffers.
+ */
+function poolFor(bytes: number): { pool: BufferPool; done: () => void } {
+  if (bytes <= 2 * transferBuffers.size || largeReaders >= LARGE_READERS) return { pool: transferBuffers, done: () => {} };
+  largeReaders++;
+  return { pool: largeTransferBuffers, done: () => void largeReaders-- };
+}
+
 export async function pumpFile(path: string, start: number, end: number, sink: Writable): Promise<void> {
   if (sink.destroyed) throw new SinkGone();
   const { gone, release } = whenGone(sink);
   const handle = await open(path, 'r');
-  const pool = transferBuffers;
+  const { pool, done } = poolFor(end - start + 1);
   const SIZE = pool.size;
   const buffers = [pool.take(), pool.take()];
   const flushed: Promise<void>[] = [Promise.resolve(), Promise.resolve()];
@@ -83,6 +98,7 @@ export async function pumpFile(path: string, start: number, end: number, sink: W
       const b = buffers[i]!;
       void flushed[i]!.then(() => pool.give(b), () => pool.give(b));
     }
+    done();
     await handle.close();
   }
 }
