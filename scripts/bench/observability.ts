@@ -75,17 +75,26 @@ interface Served {
   stop(): Promise<void>;
 }
 
+let scrapeFailure: unknown = null;
+
 async function serve(metricsOn: boolean, nodeArgs: string[] = []): Promise<Served> {
   const port = await freePort();
   const p = await startPactum({ LOG_LEVEL: 'info', ...(metricsOn && !same ? { METRICS_PORT: String(port) } : {}) }, { role: 'org_admin', nodeArgs });
   if (pin) pinTo(p.pid, 1);
   let scrapes = 0;
+  let stopped = false;
   const scraper = metricsOn && !same
     ? setInterval(() => {
-        void fetch(`http://127.0.0.1:${port}/metrics`).then(async (r) => {
-          await r.text();
-          if (r.ok) scrapes++;
-        });
+        void fetch(`http://127.0.0.1:${port}/metrics`)
+          .then(async (r) => {
+            await r.text();
+            if (r.ok) scrapes++;
+            else throw new Error(`a scrape answered ${r.status}`);
+          })
+          // A scrape still in flight when the server is stopped fails with it; one before is the bench's to report.
+          .catch((err: unknown) => {
+            if (!stopped) scrapeFailure ??= err;
+          });
       }, 1000)
     : null;
   const orgId = p.cli(['org', 'list']).split('\n').find((l) => l.startsWith('bench\t'))!.split('\t')[1]!;
@@ -105,7 +114,9 @@ async function serve(metricsOn: boolean, nodeArgs: string[] = []): Promise<Serve
     scrapes: () => scrapes,
     stop: async () => {
       if (scraper) clearInterval(scraper);
+      stopped = true;
       await p.stop();
+      if (scrapeFailure) throw new Error('a scrape of a running server failed', { cause: scrapeFailure });
     },
   };
 }
