@@ -8,10 +8,10 @@
  *
  * Optimized code is compiled on V8's background threads, as Node does by default. Compiling it
  * on the main thread instead (`--no-concurrent-recompilation`) saved 5-7 MB of peak memory under
- * a flood of anonymous bodies (idle + 26 against + 30-33), but every compilation then paused all
+ * a flood of anonymous bodies (idle + 26 against + 30-34), but every compilation then paused all
  * requests: at 32 connections of MCP calls, the first 10 s after a 2 s warm-up read p99 8.8-31.7
- * ms (median 17, fourteen rounds) against 8.2-9.3 ms compiled in the background, and /healthz
- * under the flood p99 18-22 against 11-14 ms (`scripts/bench/mcp.ts`,
+ * ms (median 17, fourteen rounds) against 7.2-9.3 ms (eleven) compiled in the background, and
+ * /healthz under the flood p99 18-22 against 11-14 ms (`scripts/bench/mcp.ts`,
  * `scripts/bench/fairness.ts --only deep-json`).
  */
 export const SERVING_MALLOC_ARENAS = '2';
