@@ -65,11 +65,10 @@ function dd(dir: string, bytes: number): number {
   return rate(Math.ceil(bytes / MiB) * MiB, ms);
 }
 
-/** Any Git LFS server, driven as a client would: batch, then the action. */
 /**
- * A batch request, then the transfer of its action by curl; the transfer's time. `beforeTransfer`
- * runs between the two: the peak memory and the longest stall are read over the transfer alone
- * (see signIn).
+ * Any Git LFS server, driven as a client would: a batch request, then its action by curl; the
+ * transfer's time. `beforeTransfer` runs between the two: the peak memory and the longest stall
+ * are read over the transfer alone (see signIn).
  */
 async function lfsTransfer(lfs: string, auth: string, operation: 'upload' | 'download', f: TestFile, beforeTransfer: () => unknown = () => {}) {
   const p = { lfs, auth } as Pactum;

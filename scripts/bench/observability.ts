@@ -75,14 +75,13 @@ interface Served {
   stop(): Promise<void>;
 }
 
-let scrapeFailure: unknown = null;
-
 async function serve(metricsOn: boolean, nodeArgs: string[] = []): Promise<Served> {
   const port = await freePort();
   const p = await startPactum({ LOG_LEVEL: 'info', ...(metricsOn && !same ? { METRICS_PORT: String(port) } : {}) }, { role: 'org_admin', nodeArgs });
   if (pin) pinTo(p.pid, 1);
   let scrapes = 0;
   let stopped = false;
+  let scrapeFailure: unknown = null;
   const scraper = metricsOn && !same
     ? setInterval(() => {
         void fetch(`http://127.0.0.1:${port}/metrics`)

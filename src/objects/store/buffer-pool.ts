@@ -52,5 +52,5 @@ export const transferBuffers = bufferPool(TRANSFER_BUFFER, 64);
 export const LARGE_TRANSFER_BUFFER = 512 * 1024;
 /** Downloads that may read with large buffers at once; any more use transferBuffers. */
 export const LARGE_READERS = 4;
-/** Two buffers per large reader: at most 4 MiB, held or kept. */
+/** Two buffers per large reader; at most eight are kept once they are given back (4 MiB). */
 export const largeTransferBuffers = bufferPool(LARGE_TRANSFER_BUFFER, 2 * LARGE_READERS);
