@@ -20,7 +20,7 @@ export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
 };
 
 export const isPermission = (p: string): p is Permission => (PERMISSIONS as readonly string[]).includes(p);
-export const isRole = (r: string): r is Role => r in ROLE_PERMISSIONS;
+export const isRole = (r: string): r is Role => Object.hasOwn(ROLE_PERMISSIONS, r);
 
 /** Whether a holder of `held` may exercise `needed` (within its own org; cross-org needs admin.system). */
 export function grants(held: ReadonlySet<Permission>, needed: Permission): boolean {

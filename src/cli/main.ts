@@ -125,7 +125,7 @@ export async function run(argvWithConfig: string[]): Promise<number> {
     console.log(USAGE);
     return name ? 0 : 2;
   }
-  const command = commands[name];
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!command) {
     const near = nearest(name, Object.keys(commands));
     console.error(`pactum: unknown command ${name}${near ? ` (did you mean ${near}?)` : ''}\n\n${USAGE}`);

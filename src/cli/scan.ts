@@ -31,7 +31,7 @@ function options(args: string[]): Options {
   if (values.mode !== 'single' && values.mode !== 'site') throw new UsageError('--mode is single or site');
   const maxPages = Number(values['max-pages']);
   if (!Number.isInteger(maxPages) || maxPages < 1) throw new UsageError('--max-pages is a whole number of at least 1');
-  if (values.format !== undefined && !(values.format in FORMATS)) throw new UsageError('--format is sarif, junit or csv');
+  if (values.format !== undefined && !Object.hasOwn(FORMATS, values.format)) throw new UsageError('--format is sarif, junit or csv');
   if ((values.format === undefined) !== (values.output === undefined)) throw new UsageError('--format and --output go together');
   const failOn = values['fail-on'] as Options['failOn'];
   if (![...LEVELS, 'none'].includes(failOn)) throw new UsageError('--fail-on is error, warning, notice or none');

@@ -25,6 +25,7 @@ import { writeStatus, type Handler } from '../http/router.js';
 import type { Services } from '../services.js';
 import type { Identity } from '../auth/identity.js';
 import type { Logger } from '../log.js';
+import { lookupTable } from '../lookup-table.js';
 import { callTool } from './dispatch.js';
 import { createMcpServer } from './server.js';
 
@@ -32,14 +33,14 @@ import { createMcpServer } from './server.js';
  * The SDK answers a known method whose params do not parse with -32603 and a dump of its schema
  * errors; JSON-RPC says -32602, with a message a person can act on.
  */
-const REQUEST_SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean; data?: unknown; error?: { issues: { path: PropertyKey[]; message: string }[] } } }> = {
+const REQUEST_SCHEMAS = lookupTable<{ safeParse(v: unknown): { success: boolean; data?: unknown; error?: { issues: { path: PropertyKey[]; message: string }[] } } }>({
   initialize: InitializeRequestSchema,
   'tools/call': CallToolRequestSchema,
   'tools/list': ListToolsRequestSchema,
   'resources/list': ListResourcesRequestSchema,
   'resources/read': ReadResourceRequestSchema,
   ping: PingRequestSchema,
-};
+});
 
 /** The request parsed by the SDK's schema of its method, or the JSON-RPC refusal of its params. */
 function parseParams(body: { method?: string; id?: unknown }): { refusal: object } | { parsed: unknown } {

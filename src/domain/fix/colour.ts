@@ -2,6 +2,7 @@
  * CSS colour parsing and the WCAG 2 contrast arithmetic.
  * Everything here is pure: same colour in, same number or colour out.
  */
+import { lookupTable } from '../../lookup-table.js';
 
 /** An sRGB colour: channels 0-255, alpha 0-1. */
 export interface Rgb {
@@ -22,7 +23,7 @@ export const BLACK: Rgb = { r: 0, g: 0, b: 0, a: 1 };
 export const WHITE: Rgb = { r: 255, g: 255, b: 255, a: 1 };
 
 // The CSS Color 4 named colours; stored compactly as name:hex pairs.
-const NAMED = Object.freeze(
+const NAMED = lookupTable(
   Object.fromEntries(
     (
       'aliceblue:f0f8ff antiquewhite:faebd7 aqua:00ffff aquamarine:7fffd4 azure:f0ffff beige:f5f5dc bisque:ffe4c4 ' +

@@ -3,6 +3,7 @@
  * replace one colour value and leave every other byte of the stylesheet alone.
  */
 import { parseColour, type Rgb } from './colour.js';
+import { lookupTable } from '../../lookup-table.js';
 
 export interface Declaration {
   readonly property: string;
@@ -95,11 +96,13 @@ export function replaceColour(text: string, decl: Declaration, hex: string): str
   return text.slice(0, start) + hex + text.slice(decl.valueStart + token.end);
 }
 
+const FONT_SIZE_KEYWORDS = lookupTable({ 'xx-small': 9, 'x-small': 10, small: 13, medium: 16, large: 18, 'x-large': 24, 'xx-large': 32, 'xxx-large': 48 });
+
 /** A font size in CSS pixels, or null for what cannot be resolved without layout. */
 export function fontSizeInPx(value: string): number | null {
-  const keyword: Record<string, number> = { 'xx-small': 9, 'x-small': 10, small: 13, medium: 16, large: 18, 'x-large': 24, 'xx-large': 32, 'xxx-large': 48 };
   const v = value.trim().toLowerCase();
-  if (keyword[v] !== undefined) return keyword[v];
+  const keyword = FONT_SIZE_KEYWORDS[v];
+  if (keyword !== undefined) return keyword;
   const m = /^([\d.]+)(px|pt|em|rem|%)$/.exec(v);
   if (m === null) return null;
   const n = Number(m[1]);

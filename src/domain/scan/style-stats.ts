@@ -8,6 +8,7 @@
  */
 import { composite, parseColour, toHex, WHITE, type Rgb } from '../fix/colour.js';
 import type { ColourPairStat, FontStat, Issue, StyleStats } from './types.js';
+import { lookupTable } from '../../lookup-table.js';
 
 export interface StyleLimits {
   /** Text elements analysed per page; later ones are only counted, so huge pages stay cheap. */
@@ -181,7 +182,7 @@ export function isBold(weight: string): boolean {
 const MEDIUM_PX = 16;
 
 /** CSS Fonts 4 absolute-size keywords: scaling factors 3/5 ... 3/1 of medium (16px). */
-const KEYWORD_PX: Readonly<Record<string, number>> = {
+const KEYWORD_PX = lookupTable({
   'xx-small': (MEDIUM_PX * 3) / 5,
   'x-small': (MEDIUM_PX * 3) / 4,
   small: (MEDIUM_PX * 8) / 9,
@@ -193,9 +194,9 @@ const KEYWORD_PX: Readonly<Record<string, number>> = {
   // Relative keywords, taken against medium like em (one step of 1.2).
   smaller: MEDIUM_PX / 1.2,
   larger: MEDIUM_PX * 1.2,
-};
+});
 
-const UNIT_PX: Readonly<Record<string, number>> = {
+const UNIT_PX = lookupTable({
   px: 1,
   pt: 96 / 72,
   pc: 16,
@@ -210,7 +211,7 @@ const UNIT_PX: Readonly<Record<string, number>> = {
   '%': MEDIUM_PX / 100,
   ex: MEDIUM_PX / 2,
   ch: MEDIUM_PX / 2,
-};
+});
 
 /** A computed font-size in px, two decimals; anything unresolvable (calc(), vw...) counts as medium. */
 export function fontSizePx(value: string): number {

@@ -26,6 +26,7 @@ import {
 import { elementsOf, tagOf } from '../dom.js';
 import { Markup } from '../markup.js';
 import type { FixInput, FixResult, Recipe } from '../model.js';
+import { lookupTable } from '../../../lookup-table.js';
 
 type Criterion = '1.4.3' | '1.4.6' | '1.4.11';
 
@@ -79,7 +80,7 @@ function firstValue(layers: readonly StyleLayer[], prop: string): string | null 
   return null;
 }
 
-const DEFAULT_SIZE: Record<string, number> = { h1: 32, h2: 24, h3: 18.72, h4: 16, h5: 13.28, h6: 10.72, small: 13.33 };
+const DEFAULT_SIZE = lookupTable({ h1: 32, h2: 24, h3: 18.72, h4: 16, h5: 13.28, h6: 10.72, small: 13.33 });
 const BOLD_TAGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'b', 'strong', 'th']);
 
 /** WCAG "large scale": at least 24px, or at least 18.66px (14pt) and bold. */

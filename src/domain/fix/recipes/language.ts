@@ -6,6 +6,7 @@ import { collapse, elementsOf } from '../dom.js';
 import { draftWithFixers, type Finding } from '../drafting.js';
 import type { Markup } from '../markup.js';
 import { Placeholder, type FixInput, type FixResult, type Recipe } from '../model.js';
+import { lookupTable } from '../../../lookup-table.js';
 
 // ISO 639-1: the two-letter primary subtags a browser and a screen reader recognise.
 const ISO_639_1 = new Set(
@@ -23,13 +24,13 @@ export function isValidLang(value: string): boolean {
   return primary.length === 3 || ISO_639_1.has(primary);
 }
 
-const LANGUAGE_NAMES: Record<string, string> = {
+const LANGUAGE_NAMES = lookupTable<string>({
   english: 'en', englisch: 'en', anglais: 'en', german: 'de', deutsch: 'de', allemand: 'de', french: 'fr', francais: 'fr',
   français: 'fr', französisch: 'fr', spanish: 'es', espanol: 'es', español: 'es', dutch: 'nl', nederlands: 'nl', italian: 'it',
   italiano: 'it', portuguese: 'pt', português: 'pt', polish: 'pl', polski: 'pl', swedish: 'sv', svenska: 'sv', danish: 'da',
   dansk: 'da', norwegian: 'no', norsk: 'no', finnish: 'fi', suomi: 'fi', czech: 'cs', čeština: 'cs', greek: 'el', turkish: 'tr',
   türkçe: 'tr', russian: 'ru', japanese: 'ja', chinese: 'zh', arabic: 'ar',
-};
+});
 
 /** "en_US" → "en-US", "EN-gb" stays valid, "German" → "de"; null when the value says nothing usable. */
 export function repairLang(value: string): string | null {
