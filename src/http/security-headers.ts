@@ -3,7 +3,10 @@
  * new page or endpoint has them without doing anything.
  *
  * Every answer: `X-Content-Type-Options: nosniff`, so a JSON error or a downloaded object is
- * never read as HTML or script whatever its bytes look like.
+ * never read as HTML or script whatever its bytes look like; and, when PUBLIC_URL is https,
+ * `Strict-Transport-Security`, so a browser that reached the server once never again sends its
+ * session cookie or a token over plain http (a network attacker's downgrade). Subdomains are not
+ * included: they may be other services of the same domain.
  *
  * Every HTML page: a Content-Security-Policy that allows scripts, styles and fetches from this
  * server only: no inline script, no eval, no inline style but the exact ones Swagger UI makes (by
@@ -49,12 +52,19 @@ export function htmlPageHeaders(publicUrl: string, styleHashes: readonly string[
   };
 }
 
-const NOSNIFF = { 'X-Content-Type-Options': 'nosniff' } as const;
+/** Two years, what browsers' HSTS preload lists ask for. */
+export const HSTS = 'max-age=63072000';
 
-function finish(ctx: Context, html: () => Record<string, string>) {
+/** The headers of every answer from a server at `publicUrl`. */
+export function everyAnswerHeaders(publicUrl: string): Readonly<Record<string, string>> {
+  const https = new URL(publicUrl).protocol === 'https:';
+  return Object.freeze({ 'X-Content-Type-Options': 'nosniff', ...(https ? { 'Strict-Transport-Security': HSTS } : {}) });
+}
+
+function finish(ctx: Context, always: Readonly<Record<string, string>>, html: () => Record<string, string>) {
   if (ctx.headerSent) return;
   // Set again: the error boundary clears the headers of a failed answer.
-  ctx.set(NOSNIFF);
+  ctx.set(always);
   if (ctx.response.type !== 'text/html') return;
   // A page with its own hashed inline script (pageHeaders) keeps its policy; the others get the default.
   if (ctx.response.get('Content-Security-Policy')) return;
@@ -65,13 +75,14 @@ function finish(ctx: Context, html: () => Record<string, string>) {
 export function securityHeaders(publicUrl: string, styleHashes: () => readonly string[] = () => []): Middleware {
   let headers: Record<string, string> | undefined;
   const html = () => (headers ??= htmlPageHeaders(publicUrl, styleHashes()));
+  const always = everyAnswerHeaders(publicUrl);
   return async function secureHeaders(ctx, next) {
     // Before the handler: streamed answers (MCP over SSE) write their headers themselves.
-    ctx.set(NOSNIFF);
+    ctx.set(always);
     try {
       await next();
     } finally {
-      finish(ctx, html);
+      finish(ctx, always, html);
     }
   };
 }

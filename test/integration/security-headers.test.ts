@@ -1,7 +1,8 @@
 /**
  * Every HTML page of the route table carries a strict Content-Security-Policy (with
  * frame-ancestors 'none'), X-Frame-Options DENY, Referrer-Policy no-referrer and nosniff; every
- * answer of every route, errors and streams included, carries nosniff. Driven from the route table
+ * answer of every route, errors and streams included, carries nosniff, and Strict-Transport-Security
+ * when the server's public URL is https (never over plain http). Driven from the route table
  * (generated from the specs), so a page or endpoint added later is checked without a new test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,5 +100,33 @@ describe('every answer', () => {
       expect(res.headers.get('x-content-type-options'), `${res.url} ${res.status}`).toBe('nosniff');
     }
     expect([unknown.status, wrongMethod.status]).toEqual([404, 405]);
+  });
+});
+
+describe('Strict-Transport-Security', () => {
+  const requests = routes.flatMap((route) => (Object.keys(route.methods) as HttpMethod[]).map((method) => [method, route.template] as const));
+  const answersOf = async (base: string) => {
+    const seen: string[] = [];
+    for (const [method, template] of [...requests, ['GET', '/no/such/path'] as const]) {
+      const res = await fetch(`${base}${pathOf(template)}`, { method, headers: { accept: 'application/json' } });
+      await res.body?.cancel();
+      seen.push(`${method} ${template} ${res.status}: ${res.headers.get('strict-transport-security')}`);
+    }
+    return seen;
+  };
+
+  it('is on every answer, errors included, when PUBLIC_URL is https', async () => {
+    const https = await startTestServer({ PUBLIC_URL: 'https://pactum.example' });
+    try {
+      const seen = await answersOf(https.directUrl);
+      expect(seen.filter((line) => !line.endsWith(': max-age=63072000'))).toEqual([]);
+    } finally {
+      await https.stop();
+    }
+  });
+
+  it('is never sent over plain http', async () => {
+    const seen = await answersOf(s.url);
+    expect(seen.filter((line) => !line.endsWith(': null'))).toEqual([]);
   });
 });
