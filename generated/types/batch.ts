@@ -298,7 +298,7 @@ export interface components {
          *       "hash_algo": "sha256"
          *     }
          */
-        "batch-request": {
+        "batch-request": ({
             /** @enum {string} */
             operation: "upload" | "download";
             /** @description May be empty (the answer is then an empty list). */
@@ -319,7 +319,7 @@ export interface components {
             hash_algo?: string | null;
         } & {
             [key: string]: unknown;
-        };
+        }) & components["schemas"]["json-without-nul"];
         /**
          * BatchObject
          * @description Actions or an error, never both; neither for an upload of an object the server already has.
@@ -413,12 +413,12 @@ export interface components {
          *       "size": 6
          *     }
          */
-        "verify-request": {
+        "verify-request": ({
             oid: components["schemas"]["oid"];
             size: components["schemas"]["object-size"];
         } & {
             [key: string]: unknown;
-        };
+        }) & components["schemas"]["json-without-nul"];
         /**
          * Lock
          * @example {
@@ -452,7 +452,7 @@ export interface components {
          *       "path": "assets/logo.psd"
          *     }
          */
-        "lock-create-request": {
+        "lock-create-request": ({
             path: string;
             /** @description The server ref the lock belongs to (added in Git LFS 2.4). Optional: left out, null, `{}` or a null name all mean no ref. */
             ref?: ({
@@ -462,7 +462,7 @@ export interface components {
             }) | null;
         } & {
             [key: string]: unknown;
-        };
+        }) & components["schemas"]["json-without-nul"];
         /**
          * LockResponse
          * @example {
@@ -533,7 +533,7 @@ export interface components {
          *       "ref": null
          *     }
          */
-        "lock-verify-request": {
+        "lock-verify-request": ({
             /** @description The `next_cursor` of the previous page. */
             cursor?: string | null;
             /** @description Locks per page: left out, null or 0 means 100; more than 1000 is served as 1000 (the server's own bound, as the locking API lets it choose). */
@@ -546,7 +546,7 @@ export interface components {
             }) | null;
         } & {
             [key: string]: unknown;
-        };
+        }) & components["schemas"]["json-without-nul"];
         /**
          * LockVerifyResponse
          * @example {
@@ -581,7 +581,7 @@ export interface components {
          *       }
          *     }
          */
-        "unlock-request": {
+        "unlock-request": ({
             /** @description Release another user's lock (repository admins only). Left out or null means false. */
             force?: boolean | null;
             /** @description The server ref (added in Git LFS 2.4). Optional: left out, null, `{}` or a null name all mean no ref. */
@@ -592,7 +592,12 @@ export interface components {
             }) | null;
         } & {
             [key: string]: unknown;
-        };
+        }) & components["schemas"]["json-without-nul"];
+        /**
+         * JsonWithoutNul
+         * @description Any JSON value in which no string and no property name contains the NUL character (U+0000), however deep, extra properties included: PostgreSQL cannot store it, so every JSON request body refuses it (400, or the operation's refusal status, "The body contains a NUL character").
+         */
+        "json-without-nul": unknown;
     };
     responses: {
         /** @description General client error, for example invalid JSON. */

@@ -1150,7 +1150,7 @@ export interface components {
         "login-request": {
             username: string;
             password: string;
-        };
+        } & components["schemas"]["json-without-nul"];
         /**
          * NextCursor
          * @description Cursor for the next page, or null on the last page.
@@ -3881,6 +3881,11 @@ export interface components {
             /** @description The user's tokens after the revocation. */
             tokens: components["schemas"]["personal-token"][];
         };
+        /**
+         * JsonWithoutNul
+         * @description Any JSON value in which no string and no property name contains the NUL character (U+0000), however deep, extra properties included: PostgreSQL cannot store it, so every JSON request body refuses it (400, or the operation's refusal status, "The body contains a NUL character").
+         */
+        "json-without-nul": unknown;
     };
     responses: {
         /** @description The caller may not read reports (the permission reports.view). */

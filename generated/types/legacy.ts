@@ -165,12 +165,12 @@ export interface components {
          *       "size": 6
          *     }
          */
-        "legacy-object-request": {
+        "legacy-object-request": ({
             oid: components["schemas"]["oid"];
             size: components["schemas"]["object-size"];
         } & {
             [key: string]: unknown;
-        };
+        }) & components["schemas"]["json-without-nul"];
         /**
          * LegacyObject
          * @description Object metadata with link relations: self and download on 200, upload and verify on 202.
@@ -208,12 +208,17 @@ export interface components {
          *       "size": 6
          *     }
          */
-        "verify-request": {
+        "verify-request": ({
             oid: components["schemas"]["oid"];
             size: components["schemas"]["object-size"];
         } & {
             [key: string]: unknown;
-        };
+        }) & components["schemas"]["json-without-nul"];
+        /**
+         * JsonWithoutNul
+         * @description Any JSON value in which no string and no property name contains the NUL character (U+0000), however deep, extra properties included: PostgreSQL cannot store it, so every JSON request body refuses it (400, or the operation's refusal status, "The body contains a NUL character").
+         */
+        "json-without-nul": unknown;
     };
     responses: {
         /** @description Credentials are missing or incorrect. */
