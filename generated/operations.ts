@@ -290,7 +290,7 @@ export const operations: readonly OperationSpec[] = [
     validateParams: null,
     requestBody: null,
     responses: {
-      '200': { mediaTypes: ["text/html"], validate: null, headers: [{"name":"content-security-policy","required":true},{"name":"x-frame-options","required":true},{"name":"referrer-policy","required":true},{"name":"x-content-type-options","required":true}] },
+      '200': { mediaTypes: ["text/html"], validate: null, headers: [{"name":"set-cookie","required":false},{"name":"content-security-policy","required":true},{"name":"x-frame-options","required":true},{"name":"referrer-policy","required":true},{"name":"x-content-type-options","required":true}] },
       '406': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_ops_home_406'), headers: [] },
     },
     tool: null,
@@ -352,11 +352,11 @@ export const operations: readonly OperationSpec[] = [
     requestBody: null,
     responses: {
       '200': { mediaTypes: ["text/html"], validate: null, headers: [{"name":"content-security-policy","required":true},{"name":"x-frame-options","required":true},{"name":"referrer-policy","required":true},{"name":"x-content-type-options","required":true}] },
-      '401': { mediaTypes: ["text/html"], validate: null, headers: [] },
+      '401': { mediaTypes: ["text/html"], validate: null, headers: [{"name":"set-cookie","required":false}] },
       '403': { mediaTypes: ["text/html"], validate: null, headers: [] },
       '404': { mediaTypes: ["text/html"], validate: null, headers: [] },
       '406': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_page_406'), headers: [] },
-      '503': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_page_503'), headers: [{"name":"retry-after","required":true}] },
+      '503': { mediaTypes: ["text/html"], validate: null, headers: [{"name":"retry-after","required":true}] },
     },
     tool: null,
   },

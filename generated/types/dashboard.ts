@@ -252,7 +252,10 @@ export interface paths {
          *     rule, each with its element, criterion, explanation, help link, the colours and ratio of a
          *     contrast failure, and the element's screenshot. The scan must belong to the caller's
          *     organization (admin.system: any), and the caller needs reports.view. Without a session
-         *     the answer is 401 with a page that links to the sign-in on the landing page.
+         *     the answer is 401 with a page that links to the sign-in on the landing page. A session
+         *     cookie that names no live session (ended, signed out, or sent twice) counts as none, and
+         *     its end is sent: a bearer token beside it is used, else the sign-in page is the answer.
+         *     Every error of this page is a page (text/html), but a 406 to a client that takes no HTML.
          */
         get: operations["reports.page"];
         put?: never;
@@ -4135,6 +4138,8 @@ export interface components {
         "WWW-Authenticate": string;
         /** @description The methods the resource serves. */
         Allow: string;
+        /** @description The end of a session cookie that names no live session (`session=; Max-Age=0`, over https `__Host-session=; …; Secure`), sent when such a cookie came with the request. */
+        "Set-Cookie-Session-End": string;
         /** @description Seconds to wait before trying again. */
         "Retry-After": number;
     };
@@ -4430,9 +4435,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The landing page. */
+            /** @description The landing page. A session cookie that names no live session (ended, signed out, or sent twice) is treated as none, and its end is sent, so a browser holding a stale cookie reaches the sign-in form. */
             200: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie-Session-End"];
                     "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     "X-Frame-Options": components["headers"]["X-Frame-Options"];
                     "Referrer-Policy": components["headers"]["Referrer-Policy"];
@@ -4597,6 +4603,7 @@ export interface operations {
             /** @description Not signed in; the page links to the sign-in. */
             401: {
                 headers: {
+                    "Set-Cookie": components["headers"]["Set-Cookie-Session-End"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4625,7 +4632,17 @@ export interface operations {
                 };
             };
             406: components["responses"]["NotAcceptableJson"];
-            503: components["responses"]["ServiceUnavailable"];
+            /** @description The report could not be made now (the database, or the compute queue); the page says when to retry. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Service Unavailable</title></head><body><p>The report waits behind a full compute queue (COMPUTE_QUEUE); retry in 4 s</p></body></html> */
+                    "text/html": string;
+                };
+            };
         };
     };
     "reports.sarif": {

@@ -8,23 +8,8 @@ import type { Services } from '../services.js';
 import { findUserByName } from '../db/users.js';
 import { checkPassword, hashPassword, needsRehash } from './passwords.js';
 import { PERMISSIONS, ROLE_PERMISSIONS } from './permissions.js';
-import { PLAIN_SESSION_COOKIE, sessionCookieName, sessionCookieValues } from './session-cookie.js';
+import { sessionCookieValues, sessionSetCookies } from './session-cookie.js';
 import { createSession, revokeSession } from './sessions.js';
-
-function cookie(name: string, secure: boolean, value: string, maxAge: number): string {
-  return `${name}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
-}
-
-/**
- * The session cookie with `value`, and over HTTPS the end of a plain `session` cookie of this
- * host (set before the `__Host-` name was used): left in place, it would make every later request
- * carry two session cookies, which are refused.
- */
-function sessionCookies(services: Services, value: string, maxAge: number): string[] {
-  const name = sessionCookieName(services.config.publicUrl);
-  if (name === PLAIN_SESSION_COOKIE) return [cookie(name, false, value, maxAge)];
-  return [cookie(name, true, value, maxAge), cookie(PLAIN_SESSION_COOKIE, true, '', 0)];
-}
 
 export function login(services: Services): Handler<'auth.login'> {
   return async ({ ctx, body }) => {
@@ -36,7 +21,7 @@ export function login(services: Services): Handler<'auth.login'> {
     if (needsRehash(user.password_hash)) await services.db('users').where({ id: user.id }).update({ password_hash: await hashPassword(password) });
     const session = await createSession(services.db, user.id, services.config.sessionTtlSeconds);
     await services.db('users').where({ id: user.id }).update({ last_login_at: new Date().toISOString() });
-    ctx.set('Set-Cookie', sessionCookies(services, session.token, services.config.sessionTtlSeconds));
+    ctx.set('Set-Cookie', sessionSetCookies(services.config.publicUrl, session.token, services.config.sessionTtlSeconds));
     ctx.set('Cache-Control', 'no-store');
     return {
       status: 200,
@@ -60,7 +45,7 @@ export function logout(services: Services): Handler<'auth.logout'> {
   return async ({ ctx }) => {
     const tokens = new Set(sessionCookieValues(ctx.get('cookie')).map((c) => c.value).filter(Boolean));
     for (const token of [...tokens].slice(0, MAX_LOGOUT_COOKIES)) await revokeSession(services.db, token);
-    ctx.set('Set-Cookie', sessionCookies(services, '', 0));
+    ctx.set('Set-Cookie', sessionSetCookies(services.config.publicUrl, '', 0));
     return { status: 204 };
   };
 }

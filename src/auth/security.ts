@@ -9,12 +9,12 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/knex.js';
 import { findUserById, type UserRow } from '../db/users.js';
 import type { UserState } from './user-state.js';
-import { HttpError, RevokedCredential } from '../http/errors.js';
+import { HttpError, RevokedCredential, StaleSessionCookie } from '../http/errors.js';
 import type { SecurityHandler } from '../http/router.js';
 import type { Identity } from './identity.js';
 import type { TokenService } from './jwt.js';
 import { ROLE_PERMISSIONS, grants, type Permission } from './permissions.js';
-import { readSessionCookie, sessionCookieName } from './session-cookie.js';
+import { readSessionCookie, sessionCookieName, sessionSetCookies } from './session-cookie.js';
 import { resolveSession } from './sessions.js';
 
 export function dashboardChallenge(config: Config, error?: string): Record<string, string> {
@@ -104,22 +104,27 @@ export function narrowed(current: readonly Permission[], token: ReadonlySet<Perm
   return out;
 }
 
+/**
+ * The session cookie. One that names no live session is a StaleSessionCookie: the router refuses
+ * it where credentials are required and, on a page or where anonymous callers are served, ignores
+ * it and sends the cookie's end.
+ */
 export function sessionCookie(config: Config, db: Db): SecurityHandler {
   const name = sessionCookieName(config.publicUrl);
+  const clear = sessionSetCookies(config.publicUrl, '', 0);
+  const stale = (message: string, revoked = false) => new StaleSessionCookie(message, dashboardChallenge(config, 'invalid_token'), clear, revoked);
   return async (ctx: Context) => {
     const cookie = readSessionCookie(ctx.get('cookie'), name);
     if (cookie.kind === 'none') return null;
     if (cookie.kind === 'ambiguous') {
-      throw new HttpError(401, `More than one session cookie was sent (${name} is this server's); none is used. Sign out, or clear this site's cookies, and sign in again`, dashboardChallenge(config, 'invalid_token'));
+      throw stale(`More than one session cookie was sent (${name} is this server's); none is used. Sign out, or clear this site's cookies, and sign in again`);
     }
     const session = await resolveSession(db, cookie.token);
     const user = session && (await findUserById(db, session.userId));
     const ended = 'The session has ended; sign in again';
-    if (!session || !user) throw new HttpError(401, ended, dashboardChallenge(config, 'invalid_token'));
+    if (!session || !user) throw stale(ended);
     // Signed out, its user deactivated or given new credentials: a revocation (counted apart).
-    if (session.revoked || !user.active || Number(user.credential_version) !== session.credentialVersion) {
-      throw new RevokedCredential(401, ended, dashboardChallenge(config, 'invalid_token'));
-    }
+    if (session.revoked || !user.active || Number(user.credential_version) !== session.credentialVersion) throw stale(ended, true);
     return identityOfUser(user, 'sessionCookie', session.id);
   };
 }

@@ -13,6 +13,21 @@ export const PLAIN_SESSION_COOKIE = 'session';
 /** The name this server sets and reads, from its PUBLIC_URL's scheme. */
 export const sessionCookieName = (publicUrl: string) => (publicUrl.startsWith('https:') ? HOST_SESSION_COOKIE : PLAIN_SESSION_COOKIE);
 
+function cookie(name: string, secure: boolean, value: string, maxAge: number): string {
+  return `${name}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
+}
+
+/**
+ * The Set-Cookie values of a session cookie with `value` (empty and 0: the cookie's end), and over
+ * HTTPS the end of a plain `session` cookie of this host (set before the `__Host-` name was used):
+ * left in place, it would make every later request carry two session cookies, which are refused.
+ */
+export function sessionSetCookies(publicUrl: string, value: string, maxAge: number): string[] {
+  const name = sessionCookieName(publicUrl);
+  if (name === PLAIN_SESSION_COOKIE) return [cookie(name, false, value, maxAge)];
+  return [cookie(name, true, value, maxAge), cookie(PLAIN_SESSION_COOKIE, true, '', 0)];
+}
+
 /** Every value sent under either session cookie name, in the order of the Cookie header. */
 export function sessionCookieValues(cookieHeader: string | undefined): { name: string; value: string }[] {
   const found: { name: string; value: string }[] = [];

@@ -9,8 +9,10 @@ import type { Logger } from '../log.js';
 import { describeDatabaseError, isDatabaseError, summariseDatabaseError } from '../db/errors.js';
 import { StoreUnavailable } from '../objects/store/backend.js';
 import { failureCode, fileSystemFailure } from '../objects/storage-failure.js';
-import { HttpError, RevokedCredential, apiOfPath, errorBody } from './errors.js';
+import { HttpError, RevokedCredential, StaleSessionCookie, apiOfPath, errorBody } from './errors.js';
 import { jsonTypeFor } from './media.js';
+import { errorIsPage, escapeHtml, writeNoticePage } from './notice-page.js';
+import { STATUS_CODES } from './node-http.js';
 import { requestScope } from './request-scope.js';
 import { writeStatus } from './router.js';
 import { apiLabel, stateOf } from './state.js';
@@ -125,7 +127,7 @@ function count(metrics: Metrics, ctx: Context, err: unknown) {
   const fs = objectStoreFailure(err, stateOf(ctx).operation);
   if (err instanceof StoreUnavailable) metrics.objects.storageErrors.inc({ kind: 'unavailable' });
   else if (fs) metrics.objects.storageErrors.inc({ kind: fs });
-  else if (err instanceof RevokedCredential) metrics.auth.revoked.inc({ api: apiLabel(ctx) });
+  else if (err instanceof RevokedCredential || (err instanceof StaleSessionCookie && err.revoked)) metrics.auth.revoked.inc({ api: apiLabel(ctx) });
 }
 
 /** A file-system failure met by an object API's operation: the object storage's (STORAGE=fs). */
@@ -167,11 +169,17 @@ export function writeError(ctx: Context, thrown: unknown) {
   const status = known ? err.status : 500;
   const message = known ? err.message : 'Internal error; the request id identifies it in the server log';
   ctx.status = status;
+  // A stale session cookie's end (router.ts) stays: the browser must drop it whatever the answer.
+  const ended = ([] as string[]).concat(ctx.response.get('set-cookie') || []).filter((c) => /;\s*Max-Age=0(;|$)/i.test(c));
   for (const name of Object.keys(ctx.response.headers)) if (name !== 'x-request-id') ctx.remove(name);
+  if (ended.length) ctx.set('Set-Cookie', ended);
   if (known) ctx.set(err.headers);
   // Where the operation declares this status without a body (tus OPTIONS), none is sent.
   const declared = state.operation?.responses[String(status)];
   if (declared && declared.mediaTypes.length === 0) return writeStatus(ctx, status, true);
+  if (state.operation && errorIsPage(state.operation, status, ctx.get('accept'))) {
+    return writeNoticePage(ctx, status, STATUS_CODES[status] ?? 'Error', `<p>${escapeHtml(message)}</p>\n<p>Request id: ${escapeHtml(state.requestId ?? '')}</p>`);
+  }
   ctx.type = jsonTypeFor(ctx, api);
   ctx.body = JSON.stringify(errorBody(api, status, message, state.requestId ?? '', state.errorDocsUrl));
 }

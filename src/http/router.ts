@@ -15,7 +15,7 @@ import type { ApiName, OperationId, OperationInputs, OperationSpec, RouteSpec, V
 import { routes } from '../../generated/operations.js';
 import { matchRoute, operationById } from './routes.js';
 import type { Identity } from '../auth/identity.js';
-import { HttpError, apiOfPath } from './errors.js';
+import { HttpError, StaleSessionCookie, apiOfPath } from './errors.js';
 import { jsonTypeFor, negotiate } from './media.js';
 import { JsonBodyError, MAX_JSON_DEPTH, readJsonText } from './json-body.js';
 import { refuseUnreadBody } from './slow-clients.js';
@@ -91,6 +91,11 @@ interface Route {
   /** Security alternatives without the anonymous one; anonymousOk when [] is among them. */
   schemes: readonly (readonly string[])[];
   anonymousOk: boolean;
+  /**
+   * Anonymous callers are served, or a sign-in page is the 401: a stale session cookie is then no
+   * cookie (ended in the answer), since refusing it would keep a browser from the sign-in form.
+   */
+  ignoresStaleSession: boolean;
   /** Media types of 2xx responses: Accept must admit one (else 406). Empty: nothing to check. */
   successTypes: string[];
   jsonRequest: boolean;
@@ -132,6 +137,7 @@ function compileRoute(op: OperationSpec, handler: AnyHandler): Route {
     handler,
     schemes: op.security.filter((alt) => alt.length > 0),
     anonymousOk: op.security.length === 0 || op.security.some((alt) => alt.length === 0),
+    ignoresStaleSession: op.security.length === 0 || op.security.some((alt) => alt.length === 0) || Boolean(op.responses['401']?.mediaTypes.includes('text/html')),
     successTypes,
     jsonRequest: Boolean(op.requestBody?.mediaTypes.some((t) => JSON_TYPE.test(t))),
     paramRefusal: refusalStatus(op, [400, 422, 404]),
@@ -249,7 +255,14 @@ export function createRouter(options: RouterOptions): Middleware {
     for (const alternative of route.schemes) {
       // An alternative with several schemes would need all of them; the specs use one per alternative.
       const scheme = alternative[0]!;
-      const identity = await options.security[scheme]!(ctx, route.op);
+      let identity: Identity | null;
+      try {
+        identity = await options.security[scheme]!(ctx, route.op);
+      } catch (err) {
+        if (!(err instanceof StaleSessionCookie && route.ignoresStaleSession)) throw err;
+        ctx.append('Set-Cookie', [...err.clearCookies]);
+        continue;
+      }
       if (identity) return identity;
     }
     if (route.anonymousOk) return null;

@@ -9,35 +9,15 @@ import type { ComputeTask } from '../compute/compute.js';
 import { hasReport, toProgress } from '../db/scans.js';
 import { EXPORT_TYPES, type ExportFormat } from '../domain/report/exports.js';
 import { HttpError } from '../http/errors.js';
+import { escapeHtml, writeNoticePage } from '../http/notice-page.js';
 import type { Handler } from '../http/router.js';
 import { pageHeaders } from '../http/security-headers.js';
 import { viewAssets, viewDocument } from '../report-view/document.js';
 import type { Services } from '../services.js';
 import { readableScan, storedReport } from './access.js';
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/** A small page of its own (not signed in, not allowed, no such report): no script, the site's stylesheet. */
-function notice(ctx: Context, status: number, title: string, body: string) {
-  ctx.status = status;
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="../docs/assets/home.css">
-</head>
-<body>
-<main>
-<h1>${escapeHtml(title)}</h1>
-${body}
-</main>
-</body>
-</html>
-`;
-}
+/** A small page of its own (not signed in, not allowed, no such report). */
+const notice = (ctx: Context, status: number, title: string, body: string) => writeNoticePage(ctx, status, title, body);
 
 /** Work in the compute pool, its refusals as 503 with when to retry (the pool is full, or the work ran out of time). */
 async function computed<T>(s: Services, task: ComputeTask): Promise<T> {
