@@ -329,6 +329,14 @@ async function main() {
   // signal without a listener would end the process before the servers are stopped.
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
+  // Nothing a request does should get here (the fronts answer their own failures); if anything
+  // does, the mock stops as a whole rather than leave three Prism processes and their files behind.
+  const fatal = (err: unknown) => {
+    process.stderr.write(`mock: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\nstopping the three servers\n`);
+    void shutdown(1);
+  };
+  process.on('uncaughtException', fatal);
+  process.on('unhandledRejection', fatal);
   for (const api of MOCK_APIS) {
     void mock.exited[api].then(() =>
       // Ctrl-C reaches the Prism processes too (same process group): give our own handler a moment.

@@ -53,12 +53,25 @@ interface Choice {
   headers?: Record<string, string>;
 }
 
+/**
+ * `value` with `from` replaced by `to` inside every string, keys left alone: the client's oid goes
+ * into the example as a value, never into JSON text, so any string a client sends stays a string.
+ */
+export function substitute<T>(value: T, from: string, to: string): T {
+  if (typeof value === 'string') return value.split(from).join(to) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => substitute(v, from, to)) as T;
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, from, to)])) as T;
+  return value;
+}
+
+const OID = /^[0-9a-f]{64}$/;
+
 /** The example object's oid and size in the answer become the requested ones (legacy API). */
 function sameObject(oid: string, size?: unknown): Choice['adapt'] {
   return (body) => {
     const exampleOid = typeof body.oid === 'string' ? body.oid : null;
     if (!exampleOid) return body;
-    const copy = JSON.parse(JSON.stringify(body).split(exampleOid).join(oid)) as JsonObject;
+    const copy = substitute(body, exampleOid, oid);
     return typeof size === 'number' ? { ...copy, size } : copy;
   };
 }
@@ -99,7 +112,7 @@ function mcpChoice(message: JsonObject, exampleNames: Set<string>): Choice {
   const method = message.method;
   const tool = (message.params as JsonObject | undefined)?.name;
   if (method === 'tools/call') {
-    if (typeof tool !== 'string' || !exampleNames.has(tool) || !(tool in tools)) return { prefer: 'example=unknown_tool', rpcId: id, adapt: unknownTool(tool) };
+    if (typeof tool !== 'string' || !exampleNames.has(tool) || !Object.hasOwn(tools, tool)) return { prefer: 'example=unknown_tool', rpcId: id, adapt: unknownTool(tool) };
     // Arguments the tool's input schema refuses get the tool error the server gives, naming why.
     const validate = tools[tool as keyof typeof tools].validateInput;
     const args = (message.params as JsonObject).arguments ?? {};
@@ -139,10 +152,12 @@ function batchChoice(request: JsonObject): Choice {
       if (!template || !wanted.length) return body;
       // Prism answers 2xx only to a request valid against the spec: each oid is a string.
       const exampleOid = template.oid as string;
-      const objects = wanted.map((w) => {
+      const objects = wanted.map((w): JsonObject => {
         const oid = w.oid as string;
-        const copy = JSON.parse(JSON.stringify(template).split(exampleOid).join(oid)) as JsonObject;
-        return { ...copy, oid, size: w.size ?? 0 };
+        // What the server answers for an object it cannot take: its own 422 inside the 200.
+        if (!OID.test(oid)) return { oid, size: w.size ?? 0, error: { code: 422, message: 'Invalid oid: expected 64 lower-case hex digits (SHA-256)' } };
+        if (!(Number.isSafeInteger(w.size) && (w.size as number) >= 0)) return { oid, size: w.size ?? 0, error: { code: 422, message: 'Invalid size: expected a non-negative integer' } };
+        return { ...substitute(template, exampleOid, oid), oid, size: w.size as number };
       });
       return { ...body, objects };
     },
@@ -269,7 +284,16 @@ export function createMockFront(o: FrontOptions): Server {
       const chunks: Buffer[] = [];
       answer.on('data', (c: Buffer) => chunks.push(c));
       answer.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
+        try {
+          rewritten(Buffer.concat(chunks).toString('utf8'));
+        } catch (err) {
+          // Whatever goes wrong here stays with this request: the mock keeps serving everyone else.
+          if (!res.headersSent) sendError(res, o.api, req.headers.accept, 502, `The mock could not adapt Prism's answer to this request: ${(err as Error).message}`);
+          else res.destroy();
+        }
+      });
+      answer.on('error', () => res.destroy());
+      function rewritten(text: string) {
         const out = { ...answer.headers };
         delete out['content-length'];
         let reply: string;
@@ -288,8 +312,7 @@ export function createMockFront(o: FrontOptions): Server {
         out['content-length'] = String(Buffer.byteLength(reply));
         res.writeHead(status, out);
         res.end(reply);
-      });
-      answer.on('error', () => res.destroy());
+      }
     });
     upstream.on('error', (err) => {
       if (!res.headersSent) sendError(res, o.api, req.headers.accept, 502, `The Prism mock behind this port did not answer: ${err.message}`);

@@ -72,15 +72,33 @@ export function toDefs(schema: Json): Json {
   return schema;
 }
 
-/** Inlines every local ref, for self-contained schemas (MCP tool schemas, generated test data). */
-export function inline(doc: Json, schema: Json, seen: string[] = []): Json {
-  if (Array.isArray(schema)) return schema.map((s) => inline(doc, s, seen));
+/**
+ * Inlines every local ref, for self-contained schemas (MCP tool schemas, generated test data). A
+ * schema that refers to itself (json-without-nul: any JSON value, however deep) cannot be copied
+ * into itself: it goes into the result's own `$defs` once, and each place it recurs refers there.
+ */
+export function inline(doc: Json, schema: Json): Json {
+  const defs: JsonObject = {};
+  const out = inlineRefs(doc, schema, [], defs);
+  if (Object.keys(defs).length === 0 || !out || typeof out !== 'object' || Array.isArray(out)) return out;
+  return { ...out, $defs: { ...((out.$defs as JsonObject | undefined) ?? {}), ...defs } };
+}
+
+function inlineRefs(doc: Json, schema: Json, seen: string[], defs: JsonObject): Json {
+  if (Array.isArray(schema)) return schema.map((s) => inlineRefs(doc, s, seen, defs));
   if (!schema || typeof schema !== 'object') return schema;
   const { $ref, ...rest } = schema;
   const own: JsonObject = {};
-  for (const [k, v] of Object.entries(rest)) own[k] = inline(doc, v, seen);
+  for (const [k, v] of Object.entries(rest)) own[k] = inlineRefs(doc, v, seen, defs);
   if (typeof $ref !== 'string') return own;
-  if (seen.includes($ref)) throw new Error(`recursive schema ${$ref} cannot be inlined`);
-  const target = inline(doc, pointer(doc, $ref), [...seen, $ref]) as JsonObject;
+  if (seen.includes($ref)) {
+    const name = $ref.slice($ref.lastIndexOf('/') + 1);
+    if (!Object.hasOwn(defs, name)) {
+      defs[name] = {}; // taken before it is filled: its own recurrences refer to it
+      defs[name] = inlineRefs(doc, pointer(doc, $ref), [$ref], defs);
+    }
+    return { $ref: `#/$defs/${name}`, ...own };
+  }
+  const target = inlineRefs(doc, pointer(doc, $ref), [...seen, $ref], defs) as JsonObject;
   return { ...target, ...own };
 }
