@@ -170,6 +170,10 @@ const schema = z.object({
   SCREENSHOT_FORMAT: z._default(z.enum(['webp', 'png']), 'webp'),
   /** WebP quality (1-100). */
   SCREENSHOT_QUALITY: z._default(int(1, 100), 70),
+  /** Bytes of screenshots one org may keep; past it its scans still run, without screenshots, and the report says why. 0: none. */
+  SCREENSHOTS_BYTES_PER_ORG: z._default(int(0), 1024 * 1024 * 1024),
+  /** Screenshots are removed this many days after they were taken (their reports stay). */
+  SCREENSHOTS_RETENTION_DAYS: z._default(int(1, 36_500), 30),
   /** A request's headers must arrive within this (slowloris). */
   HTTP_HEADERS_TIMEOUT_MS: z._default(int(100, 600_000), 30_000),
   /** A connection that sends and receives nothing for this long is closed. */
@@ -258,7 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     compute: { threads: e.COMPUTE_THREADS, maxQueue: e.COMPUTE_QUEUE, timeoutMs: e.COMPUTE_TIMEOUT_MS, nice: e.COMPUTE_NICE },
     fixMaxContextChars: e.FIX_MAX_CONTEXT_CHARS,
     reportMaxIssues: e.REPORT_MAX_ISSUES,
-    screenshots: { perPage: e.SCREENSHOTS_PER_PAGE, perScan: e.SCREENSHOTS_PER_SCAN, maxWidth: e.SCREENSHOT_MAX_WIDTH, format: e.SCREENSHOT_FORMAT, quality: e.SCREENSHOT_QUALITY },
+    screenshots: { perPage: e.SCREENSHOTS_PER_PAGE, perScan: e.SCREENSHOTS_PER_SCAN, maxWidth: e.SCREENSHOT_MAX_WIDTH, format: e.SCREENSHOT_FORMAT, quality: e.SCREENSHOT_QUALITY, bytesPerOrg: e.SCREENSHOTS_BYTES_PER_ORG, retentionDays: e.SCREENSHOTS_RETENTION_DAYS },
     authThrottle: { backoffAfter: e.AUTH_BACKOFF_AFTER, addressBackoffAfter: e.AUTH_ADDRESS_BACKOFF_AFTER, userSlowAfter: e.AUTH_USER_SLOW_AFTER },
     http: {
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,

@@ -26,7 +26,7 @@ import { RATE_LIMITED, rateKey } from './objects/rate-key.js';
 import { createScanRunner } from './scans/runner.js';
 import { afterScan } from './scans/after-scan.js';
 import { createCompute } from './compute/compute.js';
-import { screenshotBackend, screenshotStore } from './reports/screenshots.js';
+import { screenshotBackend, screenshotStore, startScreenshotExpiry } from './reports/screenshots.js';
 import { createSecretBox } from './auth/secret-box.js';
 import { connectionStore } from './db/connections.js';
 import { originGuard } from './http/origin-guard.js';
@@ -81,7 +81,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const store = traced(contentStore(leased, { keptHashMaxAgeMs: (config.lfs.partialTtlSeconds * 1000) / 2 }), 'storage', ['put', 'writeTo', 'stat', 'delete', 'uploadOffset', 'appendUpload', 'discardUpload'], { 'pactum.storage': config.storage.kind });
   if (tracingOn()) traceQueries(db);
   const passwords = createPasswordThrottle(db, config.authThrottle);
-  const screenshots = screenshotStore(db, await screenshotBackend(config));
+  const screenshots = screenshotStore(db, await screenshotBackend(config), { bytesPerOrg: config.screenshots.bytesPerOrg, retentionDays: config.screenshots.retentionDays, minFreeBytes: config.lfs.minFreeBytes });
   const users = createUserState(reads, watchPrincipals(db, { databaseUrl: config.databaseUrl, log }), () => requestScope.getStore());
   const services: Services = {
     config,
@@ -148,6 +148,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     throw err;
   }
   let metricsServer: Server | null = null;
+  let stopScreenshotExpiry = () => {};
   try {
     await migrate(services.db).catch((err: unknown) => {
       throw databaseStartError(err, config);
@@ -165,11 +166,13 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       });
     }
     await services.objects.backend.start({ exclusive: oneInstanceAtATime(services.db, 'storage-sweep'), partials: services.objects.leased.partials, sweepNow: storageAnswered });
+    stopScreenshotExpiry = await startScreenshotExpiry(services.screenshots, { intervalMs: config.lfs.sweepIntervalSeconds * 1000, exclusive: oneInstanceAtATime(services.db, 'screenshot-expiry'), log });
     await services.scans.recover();
     await recordServerUrl(services.db, config.publicUrl);
     if (config.metrics.port !== null) metricsServer = await startMetricsListener(config, services.metrics);
   } catch (err) {
     abandon();
+    stopScreenshotExpiry();
     metricsServer?.close();
     await services.scans.stop().catch(() => {});
     await services.compute.close();
@@ -238,6 +241,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       await timed('requests', () => done);
       clearInterval(idle);
       clearTimeout(timer);
+      stopScreenshotExpiry();
       metricsServer?.close();
       metricsServer?.closeAllConnections();
       await timed('scans', () => services.scans.stop());

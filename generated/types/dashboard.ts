@@ -2217,6 +2217,7 @@ export interface components {
                 pagesFailed: number;
                 totalIssues: number;
                 byLevel: components["schemas"]["by-level"];
+                screenshotsSkipped?: components["schemas"]["screenshotsSkipped"];
                 /** @description Issues per WCAG principle (1 Perceivable to 4 Robust) and conformance level of their criterion; issues of no criterion are not counted here. */
                 byPrinciple: {
                     /** @enum {string} */
@@ -2317,6 +2318,11 @@ export interface components {
             /** @description Issue count per WCAG criterion. */
             byCriterion: {
                 [key: string]: number;
+            };
+            /** @description Screenshots of failing elements the scan took but could not keep, and why: the organization's screenshots reached SCREENSHOTS_BYTES_PER_ORG, or the store's free space LFS_MIN_FREE_BYTES. The scan itself is complete; only these images are missing. Absent when every screenshot taken was kept. */
+            screenshotsSkipped?: {
+                count: number;
+                reason: string;
             };
             /** @description Rules and checks that could not be evaluated, with the number of pages each was not evaluated on. */
             notEvaluated?: {
@@ -3889,6 +3895,11 @@ export interface components {
          * @description Any JSON value in which no string and no property name contains the NUL character (U+0000), however deep, extra properties included: PostgreSQL cannot store it, so every JSON request body refuses it (400, or the operation's refusal status, "The body contains a NUL character").
          */
         "json-without-nul": unknown;
+        /** @description Screenshots of failing elements the scan took but could not keep, and why: the organization's screenshots reached SCREENSHOTS_BYTES_PER_ORG, or the store's free space LFS_MIN_FREE_BYTES. The scan itself is complete; only these images are missing. Absent when every screenshot taken was kept. */
+        screenshotsSkipped: {
+            count: number;
+            reason: string;
+        };
     };
     responses: {
         /** @description The caller may not read reports (the permission reports.view). */

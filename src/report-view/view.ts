@@ -92,7 +92,8 @@ function summarySection(view: ReportView): HTMLElement {
     h('p', { text: `These rules could neither pass nor fail with the ${view.engine ?? 'scan'} engine; they are not counted as passed.` }),
     h('ul', null, ...s.notEvaluated.map((n) => h('li', null, h('code', { text: n.code }), ` (WCAG ${n.wcagCriteria.join(', ') || '–'}): ${n.reason}, on ${plural(n.pages, 'page')}`))),
   );
-  return h('section', { 'aria-labelledby': 'summary-h' }, h('h2', { id: 'summary-h', text: 'Summary' }), levels, table, notEvaluated);
+  const skipped = s.screenshotsSkipped && h('p', { class: 'screenshots-skipped', text: `${plural(s.screenshotsSkipped.count, 'screenshot')} of failing elements could not be kept: ${s.screenshotsSkipped.reason}.` });
+  return h('section', { 'aria-labelledby': 'summary-h' }, h('h2', { id: 'summary-h', text: 'Summary' }), levels, skipped, table, notEvaluated);
 }
 
 let pageRowPrototype: HTMLTableRowElement | undefined;

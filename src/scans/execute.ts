@@ -29,16 +29,28 @@ export interface ScanDeps {
   screenshots?: { store: ScreenshotStore; budget: ShotBudget };
 }
 
-/** Stores a page's screenshots and names each on the issues it shows; a shot that cannot be stored is left out. */
-async function storeShots(deps: ScanDeps, scanId: string, issues: Issue[], shots: readonly ElementShot[] | undefined): Promise<Issue[]> {
+/** Screenshots a scan took but did not keep, and why (the last reason given). */
+interface SkippedShots { count: number; reason: string | null }
+
+/**
+ * Stores a page's screenshots and names each on the issues it shows. A shot the org's quota or the
+ * store's free space has no room for is counted in `skipped` (the report says why); one that fails
+ * to be written is left out with a warning.
+ */
+async function storeShots(deps: ScanDeps, scan: { id: string; org_id: string }, issues: Issue[], shots: readonly ElementShot[] | undefined, skipped: SkippedShots): Promise<Issue[]> {
   if (!shots?.length || !deps.screenshots) return issues;
   const named = issues.map((issue) => ({ ...issue }));
   for (const shot of shots) {
     try {
-      const id = await deps.screenshots.store.put(scanId, shot);
-      for (const i of shot.issues) if (named[i]) named[i].screenshot = id;
+      const outcome = await deps.screenshots.store.put(scan.org_id, scan.id, shot);
+      if ('skipped' in outcome) {
+        skipped.count++;
+        skipped.reason = outcome.skipped;
+        continue;
+      }
+      for (const i of shot.issues) if (named[i]) named[i].screenshot = outcome.id;
     } catch (err) {
-      deps.log.warn({ err: (err as Error).message, scanId }, 'a screenshot could not be stored; the issue is reported without it');
+      deps.log.warn({ err: (err as Error).message, scanId: scan.id }, 'a screenshot could not be stored; the issue is reported without it');
     }
   }
   return named;
@@ -62,6 +74,7 @@ export async function executeScan(deps: ScanDeps, scan: ScanRow, signal: AbortSi
   const timeout = AbortSignal.timeout(config.scanTimeoutSeconds * 1000);
   const both = AbortSignal.any([signal, timeout]);
   let seq = 0;
+  const skipped: SkippedShots = { count: 0, reason: null };
   try {
     // An attempt starts from scratch: images of an earlier one go, as its pages did.
     await deps.screenshots?.store.removeScan(id);
@@ -78,7 +91,7 @@ export async function executeScan(deps: ScanDeps, scan: ScanRow, signal: AbortSi
           await db('scans').where({ id }).update({ total_pages: total, last_updated: now() });
         },
         onPageDone: async (page) => {
-          const issues = await storeShots(deps, id, page.issues, page.screenshots);
+          const issues = await storeShots(deps, scan, page.issues, page.screenshots, skipped);
           await db.transaction(async (tx) => {
             await tx('scan_pages').insert({
               scan_id: id, seq: seq++, url: page.url, title: page.title, issue_count: page.issueCount, error: page.error ?? null,
@@ -99,7 +112,8 @@ export async function executeScan(deps: ScanDeps, scan: ScanRow, signal: AbortSi
     }
     const finished = now();
     await db('scans').where({ id }).update({
-      status, engine: report.engine ?? null, finished_at: finished, last_updated: finished, total_issues: report.summary.totalIssues, summary: JSON.stringify(report.summary), error: null,
+      status, engine: report.engine ?? null, finished_at: finished, last_updated: finished, total_issues: report.summary.totalIssues, error: null,
+      summary: JSON.stringify({ ...report.summary, ...(skipped.count ? { screenshotsSkipped: { count: skipped.count, reason: skipped.reason } } : {}) }),
     });
     return 'done';
   } catch (err) {

@@ -16,6 +16,7 @@ import * as m014 from './014_partial_reservations.js';
 import * as m015 from './015_scan_claims.js';
 import * as m016 from './016_scan_screenshots.js';
 import * as m017 from './017_principal_changes.js';
+import * as m018 from './018_screenshot_quota.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_core': m001,
@@ -34,6 +35,7 @@ const migrations: Record<string, Knex.Migration> = {
   '015_scan_claims': m015,
   '016_scan_screenshots': m016,
   '017_principal_changes': m017,
+  '018_screenshot_quota': m018,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -96,6 +96,7 @@ export function buildReportView(input: ReportViewInput): ReportView {
       byLevel: input.summary.byLevel,
       byPrinciple,
       notEvaluated: input.summary.notEvaluated ?? [],
+      ...(input.summary.screenshotsSkipped ? { screenshotsSkipped: input.summary.screenshotsSkipped } : {}),
     },
     brandScore: input.brandScore,
     pages,

@@ -64,6 +64,8 @@ export interface ReportSummary {
   byCriterion: Record<string, number>;
   /** Rules and checks not evaluated, with the number of pages each was not evaluated on. */
   notEvaluated: (Omit<NotEvaluated, 'detail'> & { pages: number })[];
+  /** Screenshots taken but not kept (the org's quota, the store's free space), and why. */
+  screenshotsSkipped?: { count: number; reason: string };
 }
 
 export interface Report {
