@@ -160,6 +160,14 @@ const schema = z.object({
   FIX_MAX_CONTEXT_CHARS: z._default(int(1, 100_000), 100_000),
   /** Most issues dashboard_get_report returns in its pages view (too_large beyond: the digest view and dashboard_query_issues page through any number). */
   REPORT_MAX_ISSUES: z._default(int(1), 5000),
+  /** Most issues a SARIF, JUnit or CSV export may hold (409 naming it beyond, before any work): its time and its size, streamed as they are. */
+  REPORT_EXPORT_MAX_ISSUES: z._default(int(1), 100_000),
+  /** Report exports and report pages one user may have under way at once (429 with Retry-After beyond, before any work). */
+  REPORT_EXPORTS_PER_USER: z._default(int(1, 1000), 2),
+  /** Report exports and report pages one org may have under way at once (429 with Retry-After beyond, before any work). */
+  REPORT_EXPORTS_PER_ORG: z._default(int(1, 1000), 4),
+  /** Issues read from the database and written at a time by an export or the report page: what one that is not read holds (a larger page is read alone). */
+  REPORT_READ_BATCH_ISSUES: z._default(int(1, 100_000), 1000),
   /** Chromium engine: screenshots of failing elements (cropped, outlined) taken per page at most; 0: none. */
   SCREENSHOTS_PER_PAGE: z._default(int(0, 100), 5),
   /** Screenshots taken per scan at most (each page's first failing elements until the scan's share is used). */
@@ -262,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     compute: { threads: e.COMPUTE_THREADS, maxQueue: e.COMPUTE_QUEUE, timeoutMs: e.COMPUTE_TIMEOUT_MS, nice: e.COMPUTE_NICE },
     fixMaxContextChars: e.FIX_MAX_CONTEXT_CHARS,
     reportMaxIssues: e.REPORT_MAX_ISSUES,
+    reports: { exportMaxIssues: e.REPORT_EXPORT_MAX_ISSUES, perUser: e.REPORT_EXPORTS_PER_USER, perOrg: e.REPORT_EXPORTS_PER_ORG, readBatchIssues: e.REPORT_READ_BATCH_ISSUES },
     screenshots: { perPage: e.SCREENSHOTS_PER_PAGE, perScan: e.SCREENSHOTS_PER_SCAN, maxWidth: e.SCREENSHOT_MAX_WIDTH, format: e.SCREENSHOT_FORMAT, quality: e.SCREENSHOT_QUALITY, bytesPerOrg: e.SCREENSHOTS_BYTES_PER_ORG, retentionDays: e.SCREENSHOTS_RETENTION_DAYS },
     authThrottle: { backoffAfter: e.AUTH_BACKOFF_AFTER, addressBackoffAfter: e.AUTH_ADDRESS_BACKOFF_AFTER, userSlowAfter: e.AUTH_USER_SLOW_AFTER },
     http: {

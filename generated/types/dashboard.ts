@@ -256,6 +256,10 @@ export interface paths {
          *     cookie that names no live session (ended, signed out, or sent twice) counts as none, and
          *     its end is sent: a bearer token beside it is used, else the sign-in page is the answer.
          *     Every error of this page is a page (text/html), but a 406 to a client that takes no HTML.
+         *
+         *     The page lists at most REPORT_MAX_ISSUES issues (5,000 by default) and counts them all; it
+         *     is built from the stored pages a bounded run at a time. A page being prepared or sent
+         *     counts against the same per-user and per-organization caps as the exports (429 beyond).
          */
         get: operations["reports.page"];
         put?: never;
@@ -282,7 +286,15 @@ export interface paths {
          *     location) and the element's CSS selector (a logical location, and the element's markup as
          *     the region snippet). Pages that could not be checked are tool execution notifications of
          *     the invocation, which is then not successful. Rules not evaluated are listed in the run's
-         *     properties.
+         *     properties. Results come in the pages' scan order; the rules follow the results, each
+         *     rule's index being its order of first appearance.
+         *
+         *     Written as a stream, a bounded run of stored pages at a time, as the client reads it. An
+         *     export holds at most REPORT_EXPORT_MAX_ISSUES issues (100,000 by default): a larger report
+         *     is refused with 409, naming the limit, before any of it is read. A user may have at most
+         *     REPORT_EXPORTS_PER_USER (2) report exports and report pages under way at once, and an
+         *     organization REPORT_EXPORTS_PER_ORG (4); beyond either the answer is 429 with Retry-After,
+         *     before any work. One is under way until its response has been sent or its client has gone.
          */
         get: operations["reports.sarif"];
         put?: never;
@@ -306,7 +318,14 @@ export interface paths {
          *     with errors on the page is a failure (each issue in its text), a rule with only warnings
          *     passes with them in system-out, a rule not evaluated is skipped with the reason, and a page
          *     that could not be checked is one test case in error. CI dashboards (GitLab, Jenkins, GitHub
-         *     test reporters) read it.
+         *     test reporters) read it. Suites come in the pages' scan order.
+         *
+         *     Written as a stream, a bounded run of stored pages at a time, as the client reads it. An
+         *     export holds at most REPORT_EXPORT_MAX_ISSUES issues (100,000 by default): a larger report
+         *     is refused with 409, naming the limit, before any of it is read. A user may have at most
+         *     REPORT_EXPORTS_PER_USER (2) report exports and report pages under way at once, and an
+         *     organization REPORT_EXPORTS_PER_ORG (4); beyond either the answer is 429 with Retry-After,
+         *     before any work. One is under way until its response has been sent or its client has gone.
          */
         get: operations["reports.junit"];
         put?: never;
@@ -329,7 +348,15 @@ export interface paths {
          * @description One row per issue (RFC 4180: a header row, CRLF line ends, fields quoted where they hold a
          *     comma, quote or line break), and one row per page that could not be checked (type
          *     `page-error`). A field that a spreadsheet would take for a formula (it starts with =, +,
-         *     -, @, a tab or a carriage return) is prefixed with an apostrophe.
+         *     -, @, a tab or a carriage return) is prefixed with an apostrophe. Rows come in the pages'
+         *     scan order, the pages that could not be checked last.
+         *
+         *     Written as a stream, a bounded run of stored pages at a time, as the client reads it. An
+         *     export holds at most REPORT_EXPORT_MAX_ISSUES issues (100,000 by default): a larger report
+         *     is refused with 409, naming the limit, before any of it is read. A user may have at most
+         *     REPORT_EXPORTS_PER_USER (2) report exports and report pages under way at once, and an
+         *     organization REPORT_EXPORTS_PER_ORG (4); beyond either the answer is 429 with Retry-After,
+         *     before any work. One is under way until its response has been sent or its client has gone.
          */
         get: operations["reports.csv"];
         put?: never;
@@ -3934,17 +3961,27 @@ export interface components {
                 "application/json": components["schemas"]["http-error"];
             };
         };
-        /** @description The scan has not finished with a report (it is queued, running or failed); the message says which. */
-        ReportNotFinished: {
+        /** @description The scan has not finished with a report (it is queued, running or failed), or it has more issues than an export may hold (REPORT_EXPORT_MAX_ISSUES, 100,000 by default); the message says which. Nothing of the report was read. */
+        ReportNotExportable: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["http-error"];
+            };
+        };
+        /** @description The caller (REPORT_EXPORTS_PER_USER, 2 by default) or its organization (REPORT_EXPORTS_PER_ORG, 4) already has that many report exports and report pages under way; nothing was read. Try again after Retry-After seconds. */
+        ReportDownloadsBusy: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
                 /**
                  * @example {
-                 *       "error": "Conflict",
-                 *       "statusCode": 409,
-                 *       "message": "Scan scn_01jdq3v8k2m5n7p9r1s3t5v7x9 is running; its report can be exported once it has completed"
+                 *       "error": "Too Many Requests",
+                 *       "statusCode": 429,
+                 *       "message": "You have 2 report downloads under way, the most one user may have at once (REPORT_EXPORTS_PER_USER=2); retry once one has finished"
                  *     }
                  */
                 "application/json": components["schemas"]["http-error"];
@@ -4643,6 +4680,17 @@ export interface operations {
                 };
             };
             406: components["responses"]["NotAcceptableJson"];
+            /** @description The caller (REPORT_EXPORTS_PER_USER, 2 by default) or its organization (REPORT_EXPORTS_PER_ORG, 4) already has that many report pages and exports under way; nothing was read. Try again after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Too many reports at once</title></head><body><p>You have 2 report downloads under way, the most one user may have at once (REPORT_EXPORTS_PER_USER=2); retry once one has finished.</p></body></html> */
+                    "text/html": string;
+                };
+            };
             /** @description The report could not be made now (the database, or the compute queue); the page says when to retry. */
             503: {
                 headers: {
@@ -4698,7 +4746,8 @@ export interface operations {
             403: components["responses"]["ReportForbidden"];
             404: components["responses"]["ReportNotFound"];
             406: components["responses"]["NotAcceptableJson"];
-            409: components["responses"]["ReportNotFinished"];
+            409: components["responses"]["ReportNotExportable"];
+            429: components["responses"]["ReportDownloadsBusy"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4728,7 +4777,8 @@ export interface operations {
             403: components["responses"]["ReportForbidden"];
             404: components["responses"]["ReportNotFound"];
             406: components["responses"]["NotAcceptableJson"];
-            409: components["responses"]["ReportNotFinished"];
+            409: components["responses"]["ReportNotExportable"];
+            429: components["responses"]["ReportDownloadsBusy"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4761,7 +4811,8 @@ export interface operations {
             403: components["responses"]["ReportForbidden"];
             404: components["responses"]["ReportNotFound"];
             406: components["responses"]["NotAcceptableJson"];
-            409: components["responses"]["ReportNotFinished"];
+            409: components["responses"]["ReportNotExportable"];
+            429: components["responses"]["ReportDownloadsBusy"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

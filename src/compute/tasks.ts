@@ -14,8 +14,8 @@ import { queryIssues, type IssueFilter, type IssueMatch } from '../domain/scan/i
 import { digest, type ReportDigest } from '../domain/scan/summary.js';
 import type { EngineName, Issue, PageReport, Report } from '../domain/scan/types.js';
 import { toPageReport, type PageRow } from '../db/scans.js';
-import { buildReportView, type ReportView, type ReportViewInput } from '../domain/report/view-model.js';
-import { exportReport, type ExportFormat } from '../domain/report/exports.js';
+import { buildReportView, viewPart, type ReportView, type ReportViewInput, type ViewPart } from '../domain/report/view-model.js';
+import { exportPages, type ExportFormat, type ExportPass, type ExportState } from '../domain/report/exports.js';
 
 /** A page row as stored, without the columns the tasks do not read. */
 export type StoredPage = Pick<PageRow, 'url' | 'title' | 'issue_count' | 'error' | 'issues' | 'not_evaluated'>;
@@ -29,8 +29,10 @@ export type ComputeTask =
   | { kind: 'digest'; engine: EngineName | null; summary: string; pages: StoredPage[]; top: number }
   /** The report model of a finished scan (view app, the report page), its issues listed up to maxIssues. */
   | { kind: 'report-view'; report: StoredReport; maxIssues: number }
-  /** A finished scan written as SARIF, JUnit XML or CSV, with every issue. */
-  | { kind: 'report-export'; report: StoredReport; format: ExportFormat }
+  /** What a run of a report's pages (from position firstIndex) adds to its model, listing at most `quota` issues. */
+  | { kind: 'report-view-part'; pages: StoredPage[]; firstIndex: number; quota: number }
+  /** A run of a report's pages written as SARIF, JUnit XML or CSV (or counted for JUnit's totals), and what carries over to the next. */
+  | { kind: 'report-export-pages'; format: ExportFormat; pass: ExportPass; pages: StoredPage[]; state: ExportState; finishedAt: string | null }
   /** A page of dashboard_query_issues. */
   | { kind: 'query-issues'; pages: Pick<StoredPage, 'url' | 'issues'>[]; filter: IssueFilter; start: number; limit: number }
   /** A completed scan's brand score (pages without style statistics already left out). */
@@ -53,7 +55,8 @@ export interface ComputeOutputs {
   'fix-diff': string;
   digest: ReportDigest;
   'report-view': ReportView;
-  'report-export': string;
+  'report-view-part': ViewPart;
+  'report-export-pages': { chunks: string[]; state: ExportState };
   'query-issues': { total: number; issues: IssueMatch[] };
   'brand-score': BrandScore;
   'scans-with-criterion': string[];
@@ -74,8 +77,10 @@ function draft(input: FixInput): FixOutcome {
 
 const issuesOf = (text: string) => JSON.parse(text) as Issue[];
 
+const pagesOf = (rows: StoredPage[]) => rows.map((row) => toPageReport(row as PageRow)) as PageReport[];
+
 function viewOf(report: StoredReport, maxIssues: number): ReportView {
-  const pages = report.pages.map((row) => toPageReport(row as PageRow)) as PageReport[];
+  const pages = pagesOf(report.pages);
   const summary = { notEvaluated: [], ...JSON.parse(report.summary) } as Report['summary'];
   return buildReportView({ scan: report.scan, summary, pages, brandScore: report.brandScore, maxIssues });
 }
@@ -93,8 +98,12 @@ export function runComputeTask(task: ComputeTask): ComputeOutputs[ComputeKind] {
     }
     case 'report-view':
       return viewOf(task.report, task.maxIssues);
-    case 'report-export':
-      return exportReport(viewOf(task.report, Number.POSITIVE_INFINITY), task.format);
+    case 'report-view-part':
+      return viewPart(pagesOf(task.pages), task.firstIndex, task.quota);
+    case 'report-export-pages': {
+      const chunks = exportPages(task.format, task.pass, pagesOf(task.pages), task.state, { finishedAt: task.finishedAt });
+      return { chunks, state: task.state };
+    }
     case 'query-issues':
       return queryIssues(task.pages.map((p) => ({ url: p.url, issues: issuesOf(p.issues) })), task.filter, task.start, task.limit);
     case 'brand-score':

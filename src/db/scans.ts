@@ -115,6 +115,56 @@ export async function readPages(db: Db, scanId: string): Promise<PageRow[]> {
   return db<PageRow>('scan_pages').where({ scan_id: scanId }).orderBy('seq');
 }
 
+/** A page's place and size, without its issues: what a reader plans its batches from. */
+export interface PageOutline {
+  seq: number;
+  issue_count: number;
+}
+
+/** A run of consecutive pages: seq from `from` to `to`, inclusive, and its place among the scan's pages. */
+export interface PageBatch {
+  from: number;
+  to: number;
+  /** The position of its first page among the scan's pages (0-based). */
+  firstIndex: number;
+}
+
+/** Every page's seq and issue count, in order: one small row per page (a scan has at most 1000). */
+export const pageOutline = (db: Db, scanId: string): Promise<PageOutline[]> =>
+  db<PageRow>('scan_pages').where({ scan_id: scanId }).orderBy('seq').select('seq', 'issue_count');
+
+/**
+ * The pages in runs of about `issues` issues (a page with more is a run of its own) and at most
+ * `pages` pages: what a reader holds at once, however large the report.
+ */
+export function pageBatches(outline: readonly PageOutline[], limits: { issues: number; pages: number }): PageBatch[] {
+  const batches: PageBatch[] = [];
+  let current: (PageBatch & { issues: number; pages: number }) | null = null;
+  outline.forEach((page, index) => {
+    if (current && (current.issues + page.issue_count > limits.issues || current.pages >= limits.pages)) current = null;
+    if (!current) {
+      current = { from: page.seq, to: page.seq, firstIndex: index, issues: 0, pages: 0 };
+      batches.push(current);
+    }
+    current.to = page.seq;
+    current.issues += page.issue_count;
+    current.pages++;
+  });
+  return batches.map(({ from, to, firstIndex }) => ({ from, to, firstIndex }));
+}
+
+/** A page as a report reads it: without its style statistics (brand scoring's). */
+export type ReportPageRow = Pick<PageRow, 'url' | 'title' | 'issue_count' | 'error' | 'issues' | 'not_evaluated'>;
+
+/** The pages of one batch, in order. */
+export const readPageBatch = (db: Db, scanId: string, batch: PageBatch): Promise<ReportPageRow[]> =>
+  db<PageRow>('scan_pages').where({ scan_id: scanId }).whereBetween('seq', [batch.from, batch.to]).orderBy('seq')
+    .select('url', 'title', 'issue_count', 'error', 'issues', 'not_evaluated');
+
+/** The pages that could not be checked (url and why), in order: small rows, at most one per page. */
+export const failedPages = (db: Db, scanId: string): Promise<{ url: string; error: string }[]> =>
+  db<PageRow>('scan_pages').where({ scan_id: scanId }).whereNotNull('error').orderBy('seq').select('url', 'error') as unknown as Promise<{ url: string; error: string }[]>;
+
 export const toPageReport = (p: PageRow) => ({
   url: p.url,
   title: p.title,

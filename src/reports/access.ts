@@ -21,17 +21,20 @@ export async function readableScan(db: Db, caller: Identity, scanId: string): Pr
   return { ok: true, scan };
 }
 
+/** The facts of a finished scan's row a report states: which scan, its engine, when it finished. */
+export const scanFacts = (scan: ScanRow): StoredReport['scan'] => ({ scanId: scan.id, siteUrl: scan.site_url, standard: scan.standard, status: scan.status, engine: scan.engine ?? null, finishedAt: scan.finished_at });
+
+/** The scan's brand score (overall), when one was scored. */
+export async function brandScoreOf(db: Db, scanId: string): Promise<number | null> {
+  const brand = await db('brand_scores').where({ scan_id: scanId }).first<{ score: string } | undefined>();
+  const score = brand ? (JSON.parse(brand.score) as { kind: string; overall?: number }) : null;
+  return score?.kind === 'scored' && typeof score.overall === 'number' ? score.overall : null;
+}
+
 /** A finished scan's stored facts, summary, pages and brand score: the compute tasks' input. */
 export async function storedReport(db: Db, scan: ScanRow & { summary: string }): Promise<StoredReport> {
   const pages = (await readPages(db, scan.id)).map(({ url, title, issue_count, error, issues, not_evaluated }) => ({ url, title, issue_count, error, issues, not_evaluated }));
-  const brand = await db('brand_scores').where({ scan_id: scan.id }).first<{ score: string } | undefined>();
-  const score = brand ? (JSON.parse(brand.score) as { kind: string; overall?: number }) : null;
-  return {
-    scan: { scanId: scan.id, siteUrl: scan.site_url, standard: scan.standard, status: scan.status, engine: scan.engine ?? null, finishedAt: scan.finished_at },
-    summary: scan.summary,
-    pages,
-    brandScore: score?.kind === 'scored' && typeof score.overall === 'number' ? score.overall : null,
-  };
+  return { scan: scanFacts(scan), summary: scan.summary, pages, brandScore: await brandScoreOf(db, scan.id) };
 }
 
 export { hasReport };

@@ -4,8 +4,6 @@
  * exports. The same scoping as dashboard_get_report: reports.view, and the caller's own org.
  */
 import type { Context } from 'koa';
-import { WorkerPoolError } from '../compute/worker-pool.js';
-import type { ComputeTask } from '../compute/compute.js';
 import { hasReport, toProgress } from '../db/scans.js';
 import { EXPORT_TYPES, type ExportFormat } from '../domain/report/exports.js';
 import { HttpError } from '../http/errors.js';
@@ -14,21 +12,27 @@ import type { Handler } from '../http/router.js';
 import { pageHeaders } from '../http/security-headers.js';
 import { viewAssets, viewDocument } from '../report-view/document.js';
 import type { Services } from '../services.js';
-import { readableScan, storedReport } from './access.js';
+import { readableScan } from './access.js';
+import { createReportSlots, SLOT_RETRY_AFTER_SECONDS, type ReportSlots } from './slots.js';
+import { ClientGone, openExport, reportView } from './streamed.js';
 
 /** A small page of its own (not signed in, not allowed, no such report). */
 const notice = (ctx: Context, status: number, title: string, body: string) => writeNoticePage(ctx, status, title, body);
 
-/** Work in the compute pool, its refusals as 503 with when to retry (the pool is full, or the work ran out of time). */
-async function computed<T>(s: Services, task: ComputeTask): Promise<T> {
-  try {
-    return (await s.compute.run(task)).value as T;
-  } catch (err) {
-    if (!(err instanceof WorkerPoolError) || err.code === 'failed') throw err;
-    const retry = String(s.compute.retryAfterSeconds());
-    const why = err.code === 'timeout' ? `took longer than COMPUTE_TIMEOUT_MS (${s.config.compute.timeoutMs} ms)` : err.code === 'queue-full' ? 'waits behind a full compute queue (COMPUTE_QUEUE)' : 'could not be done now';
-    throw new HttpError(503, `The report ${why}; retry in ${retry} s`, { 'Retry-After': retry });
-  }
+/** One set of slots per server: the page and the three exports count against the same caps. */
+const slotsOf = new WeakMap<Services, ReportSlots>();
+const slots = (s: Services) => {
+  let found = slotsOf.get(s);
+  if (!found) slotsOf.set(s, (found = createReportSlots(s.config.reports)));
+  return found;
+};
+
+/** Aborted when the response closes: finished, or its client gone. */
+function closing(ctx: Context): AbortSignal {
+  const controller = new AbortController();
+  if (ctx.res.closed) controller.abort();
+  else ctx.res.once('close', () => controller.abort());
+  return controller.signal;
 }
 
 export function reportPage(s: Services): Handler<'reports.page'> {
@@ -41,9 +45,23 @@ export function reportPage(s: Services): Handler<'reports.page'> {
     if (!access.ok) return notice(ctx, 404, 'No such report', `<p>There is no scan ${escapeHtml(params.scanId)} in your organization. <a href="../">Your latest scans</a>.</p>`);
     const scan = access.scan;
     const assets = await viewAssets();
-    const data = hasReport(scan)
-      ? { view: await computed(s, { kind: 'report-view', report: await storedReport(s.db, scan), maxIssues: s.config.reportMaxIssues }), progress: null }
-      : { view: null, progress: toProgress(scan) };
+    let data;
+    if (hasReport(scan)) {
+      // The page is the size of its model (REPORT_MAX_ISSUES issues at most), kept until the client has it: it counts as a download.
+      const slot = slots(s).take(identity, ctx.res);
+      if (!slot.ok) {
+        ctx.set('Retry-After', String(SLOT_RETRY_AFTER_SECONDS));
+        return notice(ctx, 429, 'Too many reports at once', `<p>${escapeHtml(slot.message)}.</p>`);
+      }
+      try {
+        data = { view: await reportView(s, scan, closing(ctx)), progress: null };
+      } catch (err) {
+        if (err instanceof ClientGone) return;
+        throw err;
+      }
+    } else {
+      data = { view: null, progress: toProgress(scan) };
+    }
     ctx.status = 200;
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Cache-Control', 'no-store');
@@ -60,12 +78,24 @@ export function reportExport(s: Services, format: ExportFormat): Handler<'report
     if (!access.ok) throw new HttpError(404, `No scan ${params.scanId} in this organization`);
     const scan = access.scan;
     if (!hasReport(scan)) throw new HttpError(409, `Scan ${scan.id} is ${scan.status}; its report can be exported once it has completed`);
-    const text = await computed<string>(s, { kind: 'report-export', report: await storedReport(s.db, scan), format });
+    const max = s.config.reports.exportMaxIssues;
+    if ((scan.total_issues ?? 0) > max) {
+      throw new HttpError(409, `Scan ${scan.id} has ${scan.total_issues} issues, more than an export may hold (REPORT_EXPORT_MAX_ISSUES=${max}); read them with dashboard_query_issues, a page at a time, or filtered by criterion, rule or page`);
+    }
+    const slot = slots(s).take(identity!, ctx.res);
+    if (!slot.ok) throw new HttpError(429, slot.message, { 'Retry-After': String(SLOT_RETRY_AFTER_SECONDS) });
+    let body;
+    try {
+      body = await openExport(s, scan, format, closing(ctx));
+    } catch (err) {
+      if (err instanceof ClientGone) return;
+      throw err;
+    }
     ctx.status = 200;
     ctx.type = EXPORT_TYPES[format];
     ctx.set('Content-Disposition', `attachment; filename="${scan.id}.${extension}"`);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = text;
+    ctx.body = body;
   };
 }
 

@@ -56,37 +56,107 @@ function worstFirst(a: ReportView['pages'][number], b: ReportView['pages'][numbe
   return Number(Boolean(b.error)) - Number(Boolean(a.error)) || b.byLevel.error - a.byLevel.error || b.byLevel.warning - a.byLevel.warning || a.url.localeCompare(b.url);
 }
 
-export function buildReportView(input: ReportViewInput): ReportView {
-  const byPrinciple = PRINCIPLES.map(([principle, name]) => ({ principle, name, A: 0, AA: 0, AAA: 0 }));
-  const rules = new Map<string, ReportViewRule & { pageSet: Set<string> }>();
-  let shown = 0;
-  input.pages.forEach((page, p) => {
+/** A rule as the view lists it, while its pages are still being read: keyed by code and type. */
+export type ViewPartRule = ReportViewRule & { key: string };
+
+/**
+ * What a run of consecutive pages adds to the report model: their counts by principle and level,
+ * their rules (in order of first appearance) with the issues listed of them, their page entries.
+ * Parts are built where the pages are parsed (the compute pool) and added up in page order
+ * (addViewPart), so the model of any report is built from a bounded number of pages at a time.
+ */
+export interface ViewPart {
+  /** Issues counted per principle (1-4) and level (A, AA, AAA). */
+  byPrinciple: Record<WcagLevel, number>[];
+  rules: ViewPartRule[];
+  pages: ReportView['pages'];
+  shown: number;
+}
+
+const emptyPrinciples = (): Record<WcagLevel, number>[] => PRINCIPLES.map(() => ({ A: 0, AA: 0, AAA: 0 }));
+
+export const emptyViewPart = (): ViewPart => ({ byPrinciple: emptyPrinciples(), rules: [], pages: [], shown: 0 });
+
+/** The criterion an issue is filed under: its own, else the first of its rule's. */
+export const criterionOf = (issue: Pick<Issue, 'wcagCriterion' | 'wcagCriteria'>) => issue.wcagCriterion ?? issue.wcagCriteria[0] ?? null;
+
+/** An issue as the view and the exports show it; `id` names its place in the report (page p, issue i). */
+export function viewIssue(issue: Issue, pageUrl: string, id: string): ReportViewIssue {
+  return {
+    id, pageUrl, selector: issue.selector, context: issue.context, message: issue.message, impact: issue.impact,
+    wcagCriterion: criterionOf(issue), helpUrl: issue.helpUrl, contrast: contrastOf(issue), screenshot: issue.screenshot ?? null, evidence: issue.evidence ?? null,
+  };
+}
+
+/** A rule as first seen, on `issue`: its code and type, and what the issue says of it. */
+export const ruleOf = (issue: Issue): ViewPartRule => ({
+  key: `${issue.code}|${issue.type}`, code: issue.code, type: issue.type, impact: issue.impact, wcagCriteria: issue.wcagCriteria, level: levelOf(criterionOf(issue)),
+  help: helpOf(issue), helpUrl: issue.helpUrl, count: 0, pages: 0, issues: [],
+});
+
+/** The stronger of two impacts. */
+export const strongerImpact = (a: Impact | null, b: Impact | null): Impact | null => (b && (!a || IMPACT_RANK[b] > IMPACT_RANK[a]) ? b : a);
+
+/**
+ * The part of `pages`, the report's pages from position `firstIndex` on, listing at most `quota`
+ * of their issues (the report's REPORT_MAX_ISSUES less what earlier parts listed).
+ */
+export function viewPart(pages: readonly PageReport[], firstIndex: number, quota: number): ViewPart {
+  const part = emptyViewPart();
+  const rules = new Map<string, ViewPartRule>();
+  pages.forEach((page, offset) => {
+    const p = firstIndex + offset;
+    const seen = new Set<ViewPartRule>();
     page.issues.forEach((issue, i) => {
-      const criterion = issue.wcagCriterion ?? issue.wcagCriteria[0] ?? null;
+      const criterion = criterionOf(issue);
       const level = levelOf(criterion);
-      const row = criterion ? byPrinciple[Number(criterion[0]) - 1] : undefined;
+      const row = criterion ? part.byPrinciple[Number(criterion[0]) - 1] : undefined;
       if (row && level) row[level]++;
       const key = `${issue.code}|${issue.type}`;
       let rule = rules.get(key);
-      if (!rule) {
-        rule = { code: issue.code, type: issue.type, impact: issue.impact, wcagCriteria: issue.wcagCriteria, level, help: helpOf(issue), helpUrl: issue.helpUrl, count: 0, pages: 0, issues: [], pageSet: new Set() };
-        rules.set(key, rule);
-      }
+      if (!rule) rules.set(key, (rule = ruleOf(issue)));
       rule.count++;
-      rule.pageSet.add(page.url);
-      if (issue.impact && (!rule.impact || IMPACT_RANK[issue.impact] > IMPACT_RANK[rule.impact])) rule.impact = issue.impact;
-      if (shown < input.maxIssues) {
-        shown++;
-        rule.issues.push({
-          id: `p${p}i${i}`, pageUrl: page.url, selector: issue.selector, context: issue.context, message: issue.message, impact: issue.impact,
-          wcagCriterion: criterion, helpUrl: issue.helpUrl, contrast: contrastOf(issue), screenshot: issue.screenshot ?? null, evidence: issue.evidence ?? null,
-        });
+      if (!seen.has(rule)) {
+        seen.add(rule);
+        rule.pages++;
+      }
+      rule.impact = strongerImpact(rule.impact, issue.impact);
+      if (part.shown < quota) {
+        part.shown++;
+        rule.issues.push(viewIssue(issue, page.url, `p${p}i${i}`));
       }
     });
+    part.pages.push({ url: page.url, title: page.title, issueCount: page.issueCount, byLevel: countByLevel(page.issues), error: page.error ?? null, notEvaluated: page.notEvaluated ?? [] });
   });
-  const pages = input.pages
-    .map((page) => ({ url: page.url, title: page.title, issueCount: page.issueCount, byLevel: countByLevel(page.issues), error: page.error ?? null, notEvaluated: page.notEvaluated ?? [] }))
-    .sort(worstFirst);
+  part.rules = [...rules.values()];
+  return part;
+}
+
+/** Adds `part` (the pages after those already in `into`) to `into`: a rule first seen earlier keeps what it was first seen with. */
+export function addViewPart(into: ViewPart, part: ViewPart): ViewPart {
+  part.byPrinciple.forEach((row, n) => {
+    for (const level of ['A', 'AA', 'AAA'] as const) into.byPrinciple[n]![level] += row[level];
+  });
+  const known = new Map(into.rules.map((r) => [r.key, r]));
+  for (const rule of part.rules) {
+    const had = known.get(rule.key);
+    if (!had) {
+      into.rules.push(rule);
+      known.set(rule.key, rule);
+      continue;
+    }
+    had.count += rule.count;
+    had.pages += rule.pages;
+    had.impact = strongerImpact(had.impact, rule.impact);
+    for (const issue of rule.issues) had.issues.push(issue);
+  }
+  for (const page of part.pages) into.pages.push(page);
+  into.shown += part.shown;
+  return into;
+}
+
+/** The model from every page's part added up: pages worst first, rules errors first and most frequent first. */
+export function finishReportView(input: Omit<ReportViewInput, 'pages' | 'maxIssues'>, all: ViewPart): ReportView {
   return {
     ...input.scan,
     summary: {
@@ -94,15 +164,20 @@ export function buildReportView(input: ReportViewInput): ReportView {
       pagesFailed: input.summary.pagesFailed,
       totalIssues: input.summary.totalIssues,
       byLevel: input.summary.byLevel,
-      byPrinciple,
+      byPrinciple: PRINCIPLES.map(([principle, name], n) => ({ principle, name, ...all.byPrinciple[n]! })),
       notEvaluated: input.summary.notEvaluated ?? [],
       ...(input.summary.screenshotsSkipped ? { screenshotsSkipped: input.summary.screenshotsSkipped } : {}),
     },
     brandScore: input.brandScore,
-    pages,
-    rules: [...rules.values()]
-      .map(({ pageSet, ...rule }) => ({ ...rule, pages: pageSet.size }))
+    pages: [...all.pages].sort(worstFirst),
+    rules: all.rules
+      .map(({ key: _key, ...rule }) => rule)
       .sort((a, b) => TYPE_RANK[a.type] - TYPE_RANK[b.type] || b.count - a.count || a.code.localeCompare(b.code)),
-    issuesShown: shown,
+    issuesShown: all.shown,
   };
+}
+
+/** The model of a report whose pages are all at hand. */
+export function buildReportView(input: ReportViewInput): ReportView {
+  return finishReportView(input, viewPart(input.pages, 0, input.maxIssues));
 }

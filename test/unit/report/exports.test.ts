@@ -5,7 +5,7 @@ import Ajv04 from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import { JSDOM } from 'jsdom';
 import { buildReportView, contrastOf } from '../../../src/domain/report/view-model.js';
-import { csvField, toCsv, toJunit, toSarif } from '../../../src/domain/report/exports.js';
+import { csvField, exportHead, exportPages, exportReport, exportTail, newExportState, type ExportFormat, type ExportMeta } from '../../../src/domain/report/exports.js';
 import type { Issue, PageReport } from '../../../src/domain/scan/types.js';
 import { parseCsv } from '../../helpers/csv.js';
 
@@ -30,6 +30,28 @@ const pages: PageReport[] = [
 const summary = { pagesScanned: 3, pagesFailed: 1, totalIssues: 5, byLevel: { error: 4, warning: 1, notice: 0 }, byCriterion: {}, notEvaluated: [{ code: 'target-size', wcagCriteria: ['2.5.8'], reason: 'needs a browser' as const, pages: 1 }] };
 const scan = { scanId: 'scn_1', siteUrl: 'https://example.com/', standard: 'WCAG2AA' as const, status: 'completed_with_errors' as const, engine: 'jsdom' as const, finishedAt: '2026-11-26T10:00:00.000Z' };
 const view = (maxIssues = 100) => buildReportView({ scan, summary, pages, brandScore: null, maxIssues });
+const meta: ExportMeta = { scanId: scan.scanId, siteUrl: scan.siteUrl, standard: scan.standard, engine: scan.engine, finishedAt: scan.finishedAt, notEvaluated: summary.notEvaluated };
+const toSarif = () => JSON.parse(exportReport('sarif', meta, pages)) as { runs: { tool: { driver: { rules: { id: string; properties: { impact: string | null } }[] } }; results: { ruleId: string; ruleIndex: number; level: string; message: { text: string }; locations: { physicalLocation: { artifactLocation: { uri: string } }; logicalLocations: { fullyQualifiedName: string }[] }[] }[]; invocations: { toolExecutionNotifications: unknown[] }[] }[] };
+const toJunit = () => exportReport('junit', meta, pages);
+const toCsv = () => exportReport('csv', meta, pages);
+
+/** An export written a page at a time, each page's state passed on as the compute pool passes it (a structured clone). */
+function inRuns(format: ExportFormat): string {
+  let state = newExportState();
+  for (const page of pages) {
+    exportPages(format, 'count', [page], state, meta);
+    state = structuredClone(state);
+  }
+  let text = '';
+  const writing = structuredClone(state);
+  text += exportHead(format, meta, writing);
+  let carried = writing;
+  for (const page of pages) {
+    text += exportPages(format, 'write', [page], carried, meta).join('');
+    carried = structuredClone(carried);
+  }
+  return text + exportTail(format, meta, carried, pages.filter((p) => p.error).map((p) => ({ url: p.url, error: p.error! })));
+}
 
 describe('the report model', () => {
   it('puts the page that could not be checked first, then most errors; errors before warnings; counts by principle and level', () => {
@@ -55,13 +77,27 @@ describe('the exports', () => {
     const ajv = new Ajv04.default({ allErrors: true, strict: false, unicodeRegExp: false });
     addFormats.default(ajv);
     const validate = ajv.compile(schema);
-    const sarif = toSarif(view());
-    expect(validate(JSON.parse(JSON.stringify(sarif))), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
+    const sarif = toSarif();
+    expect(validate(sarif), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
     expect(sarif.runs[0]!.invocations[0]!.toolExecutionNotifications).toHaveLength(1);
   });
 
+  it('SARIF lists every issue of the report model once, under its rule, and each rule with its strongest impact', () => {
+    const run = toSarif().runs[0]!;
+    const rules = run.tool.driver.rules;
+    const got = run.results.map((r) => `${rules[r.ruleIndex]!.id}|${r.ruleId}|${r.level}|${r.locations[0]!.physicalLocation.artifactLocation.uri}|${r.locations[0]!.logicalLocations[0]!.fullyQualifiedName}|${r.message.text}`);
+    const level = { error: 'error', warning: 'warning', notice: 'note' } as const;
+    const expected = view().rules.flatMap((rule) => rule.issues.map((i) => `${rule.code}|${rule.code}|${level[rule.type]}|${i.pageUrl}|${i.selector}|${i.message}`));
+    expect(got.sort()).toEqual(expected.sort());
+    expect(Object.fromEntries(rules.map((r) => [r.id, r.properties.impact]))).toEqual(Object.fromEntries(view().rules.map((r) => [r.code, r.impact])));
+  });
+
+  it('each format written a page at a time, its state carried between runs, is the same text as written at once', () => {
+    for (const format of ['sarif', 'junit', 'csv'] as const) expect(inRuns(format), format).toBe(exportReport(format, meta, pages));
+  });
+
   it('JUnit XML parses, with control characters dropped and markup escaped', () => {
-    const xml = toJunit(view());
+    const xml = toJunit();
     const doc = new JSDOM(xml, { contentType: 'application/xml' }).window.document;
     expect(doc.querySelector('parsererror')).toBeNull();
     expect(doc.querySelectorAll('testsuite')).toHaveLength(3);
@@ -71,7 +107,7 @@ describe('the exports', () => {
   });
 
   it('CSV is RFC 4180 and safe from formula injection', () => {
-    const rows = parseCsv(toCsv(view()));
+    const rows = parseCsv(toCsv());
     expect(rows).toHaveLength(1 + 5 + 1);
     for (const r of rows) expect(r).toHaveLength(12);
     const evil = rows.find((r) => r[6]!.includes('HYPERLINK'))!;
