@@ -5,7 +5,10 @@
  * issues at or above --fail-on remain. The server and token come from --server/--token or
  * PACTUM_SERVER/PACTUM_TOKEN (a token with scans.create and reports.view: `pactum token`).
  */
-import { writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { parseArgs } from 'node:util';
 import { UsageError } from './args.js';
 
@@ -14,6 +17,20 @@ type Level = (typeof LEVELS)[number];
 const FORMATS = { sarif: 'sarif', junit: 'junit.xml', csv: 'csv' } as const;
 
 interface Options { server: string; token: string; url: string; mode: 'single' | 'site'; maxPages: number; standard: string; format?: keyof typeof FORMATS; output?: string; failOn: Level | 'none' }
+
+/** Tries a busy export (429: the token's user or org has its most exports under way, as parallel CI jobs sharing a token may) again after Retry-After, a few times. */
+async function exportOf(o: Options, format: keyof typeof FORMATS, scanId: string): Promise<Response> {
+  const url = `${o.server}/reports/${encodeURIComponent(scanId)}.${FORMATS[format]}`;
+  for (let tries = 1; ; tries++) {
+    const res = await fetch(url, { headers: { authorization: `Bearer ${o.token}` } });
+    if (res.status !== 429 || tries >= EXPORT_TRIES) return res;
+    const wait = Math.min(60, Math.max(1, Number(res.headers.get('retry-after')) || 5));
+    console.error(`the ${format} export is busy (${(await res.text()).slice(0, 200)}); trying again in ${wait} s`);
+    await new Promise((r) => setTimeout(r, wait * 1000));
+  }
+}
+
+const EXPORT_TRIES = 10;
 
 function options(args: string[]): Options {
   const { values, positionals } = parseArgs({
@@ -93,9 +110,10 @@ export async function scan(args: string[]): Promise<number> {
     for (const r of digest.rules) console.log(`  ${r.type.padEnd(7)} ${r.code}: ${r.issues} on ${r.pages} page${r.pages === 1 ? '' : 's'}`);
     console.log(`report: ${o.server}/reports/${scanId}`);
     if (o.format && o.output) {
-      const res = await fetch(`${o.server}/reports/${encodeURIComponent(scanId)}.${FORMATS[o.format]}`, { headers: { authorization: `Bearer ${o.token}` } });
-      if (!res.ok) throw new ScanFailed(`the ${o.format} export answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
-      await writeFile(o.output, Buffer.from(await res.arrayBuffer()));
+      const res = await exportOf(o, o.format, scanId);
+      if (!res.ok || !res.body) throw new ScanFailed(`the ${o.format} export answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+      // Streamed to the file as it arrives; a body cut short fails the write (and the run).
+      await pipeline(Readable.fromWeb(res.body as WebReadableStream), createWriteStream(o.output));
       console.error(`wrote ${o.output} (${o.format})`);
     }
     if (o.failOn === 'none') return 0;
