@@ -1,7 +1,8 @@
 /**
  * Worker-thread task module of the compute pool (compute.ts): the work behind tools and scans
  * whose cost grows with its input. Stored pages come as their rows (JSON text), so the parsing
- * happens here as well; only the (small) answer is copied back to the event loop.
+ * happens here as well; only the answer is copied back to the event loop: small, or for an export
+ * one run of pages' text (REPORT_READ_BATCH_ISSUES issues' worth).
  *
  * Everything a task needs, the fix engine's jsdom too, loads with this module, before the thread
  * takes its first task: a task's time limit then measures the task, not the thread's start-up.
