@@ -162,7 +162,8 @@ export function createMetrics({ recording = true }: { recording?: boolean } = {}
       requests: tallied({ name: 'pactum_http_requests_total', help: 'HTTP requests answered, by API, operation, method and status class.', labelNames: ['api', 'operation', 'method', 'status_class'] as const, registers: r }),
       duration: histogram({ name: 'pactum_http_request_duration_seconds', help: 'Time from a request’s arrival to the end of its answer, per operation.', labelNames: ['api', 'operation'] as const, buckets: LATENCY_BUCKETS, registers: r }),
       inFlight: underWay({ name: 'pactum_http_requests_in_flight', help: 'HTTP requests being served now.', registers: r }),
-      cut: counter({ name: 'pactum_http_requests_cut_total', help: 'Requests whose connection was closed because the body arrived below HTTP_MIN_BODY_RATE.', labelNames: ['reason'] as const, registers: r }),
+      cut: counter({ name: 'pactum_http_requests_cut_total', help: 'Requests whose connection was closed for a slow client, by reason: body_rate (the body arrived below HTTP_MIN_BODY_RATE), anonymous_headers (headers not complete within HTTP_ANON_HEADERS_TIMEOUT_MS).', labelNames: ['reason'] as const, registers: r }),
+      connectionsRefused: counter({ name: 'pactum_http_connections_refused_total', help: 'Connections closed as they were accepted, by the cap they met: global (HTTP_MAX_CONNECTIONS), per_address (HTTP_MAX_CONNECTIONS_PER_ADDRESS).', labelNames: ['reason'] as const, registers: r }),
       throttled: counter({ name: 'pactum_http_throttled_total', help: 'Requests refused for their rate or quota (429, 509), by API and operation.', labelNames: ['api', 'operation'] as const, registers: r }),
     },
     objects: {
