@@ -185,8 +185,8 @@ const schema = z.object({
   HTTP_MAX_CONNECTIONS: z.optional(int(1, 10_000_000)),
   /** Connections one client address (an IPv6 client: its /64) may hold open at once; past it a new one is closed as it is accepted. Trusted proxies are exempt. */
   HTTP_MAX_CONNECTIONS_PER_ADDRESS: z._default(int(1, 10_000_000), 256),
-  /** Password checks (scrypt, 32 MiB and a libuv thread each) run at once in this process; the rest wait their turn, taken by client address in rotation. */
-  AUTH_PASSWORD_CHECKS: z._default(int(1, 64), 2),
+  /** Password checks (scrypt: 32 MiB, a libuv thread and a core each) run at once in this process; the rest wait their turn, taken by client address in rotation. Default: the cores less one for the event loop, 1 to 2 (half of libuv's four threads, which file I/O needs). */
+  AUTH_PASSWORD_CHECKS: z._default(int(1, 64), Math.max(1, Math.min(2, availableParallelism() - 1))),
   /** Password checks that may wait for their turn; past it the check of the address with the most waiting is refused (429 with Retry-After). */
   AUTH_PASSWORD_QUEUE: z._default(int(0, 100_000), 64),
 });
