@@ -39,8 +39,6 @@ const turns = {
   atOnce: 2,
   queue: 64,
   running: 0,
-  /** The most that ran at once since the last `resetPeak` (for tests and the replay). */
-  peak: 0,
   /** Waiters by client address, in the order the addresses take their turns. */
   waiting: new Map<string, Waiter[]>(),
   waitingCount: 0,
@@ -60,23 +58,14 @@ export function configurePasswordChecks(settings: { atOnce: number; queue: numbe
   turns.queue = settings.queue;
 }
 
-/** What the turns hold now, and the most that ran at once since `resetPeak`. */
+/** The checks running and waiting now (the metrics read it when scraped). */
 export function passwordCheckLoad() {
-  return { running: turns.running, waiting: turns.waitingCount, peak: turns.peak };
-}
-
-export function resetPeak() {
-  turns.peak = turns.running;
+  return { running: turns.running, waiting: turns.waitingCount };
 }
 
 function refusal(): PasswordCheckRefused {
   const seconds = Math.max(1, Math.ceil(((turns.waitingCount / turns.atOnce + 1) * turns.averageMs) / 1000));
   return new PasswordCheckRefused(429, `Too many password checks are waiting (AUTH_PASSWORD_QUEUE is ${turns.queue}); retry in ${seconds} s`, { 'Retry-After': String(seconds) });
-}
-
-function run() {
-  turns.running++;
-  turns.peak = Math.max(turns.peak, turns.running);
 }
 
 /** The address with the most checks waiting, and how many. */
@@ -96,7 +85,7 @@ function dequeue(client: string, list: Waiter[], waiter: Waiter) {
 /** Resolves when `client` may run a derivation; rejects with PasswordCheckRefused when it may not wait. */
 function turn(client: string): Promise<void> {
   if (turns.running < turns.atOnce && turns.waitingCount === 0) {
-    run();
+    turns.running++;
     return Promise.resolve();
   }
   if (turns.waitingCount >= turns.queue) {
@@ -135,7 +124,7 @@ function release() {
     // address waiting goes before its next check.
     turns.waiting.delete(client);
     if (list.length) turns.waiting.set(client, list);
-    run();
+    turns.running++;
     waiter.start();
   }
 }

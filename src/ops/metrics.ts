@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import type { Counter, Gauge, Registry, CounterConfiguration, GaugeConfiguration, HistogramConfiguration, LabelValues, Metric, MetricType } from 'prom-client';
 import type { Db } from '../db/knex.js';
 import { livePools } from '../compute/worker-pool.js';
+import { passwordCheckLoad } from '../auth/passwords.js';
 import { ORG_CLASSES, orgClass, scanLoadByOrg, type OrgScanLoad } from '../scans/org-class.js';
 
 /** Latency buckets (seconds) for requests and tools: a few ms to a long upload. */
@@ -180,6 +181,14 @@ export function createMetrics({ recording = true }: { recording?: boolean } = {}
     auth: {
       signIns: counter({ name: 'pactum_auth_sign_ins_total', help: 'Password sign-ins, by outcome (ok, refused, throttled).', labelNames: ['outcome'] as const, registers: r }),
       revoked: counter({ name: 'pactum_auth_revoked_refusals_total', help: 'Requests refused because their credential was revoked, changed or its user deactivated.', labelNames: ['api'] as const, registers: r }),
+      passwordChecks: gauge({
+        name: 'pactum_auth_password_checks', help: 'Password checks (scrypt) of this process, by state: running (at most AUTH_PASSWORD_CHECKS), waiting (at most AUTH_PASSWORD_QUEUE).', labelNames: ['state'] as const, registers: r,
+        collect() {
+          const load = passwordCheckLoad();
+          this.set({ state: 'running' }, load.running);
+          this.set({ state: 'waiting' }, load.waiting);
+        },
+      }),
     },
     mcp: {
       calls: tallied({ name: 'pactum_mcp_tool_calls_total', help: 'MCP tools/call, by tool and outcome (ok or the tool error code).', labelNames: ['tool', 'outcome'] as const, registers: r }),
