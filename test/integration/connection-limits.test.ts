@@ -170,6 +170,19 @@ describe('the port\'s cap', () => {
     const line = s.logLines.map((l) => JSON.parse(l) as { msg: string; descriptors?: { soft: number; hard: number } }).find((l) => l.msg === 'pactum is serving');
     const [, soft, hard] = /^Max open files\s+(\d+)\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))!;
     expect(line?.descriptors).toEqual({ soft: Number(soft), hard: Number(hard) });
+    expect(s.logLines.join('\n')).not.toMatch(/HTTP_MAX_CONNECTIONS \(/);
+  });
+
+  it('warns at start when HTTP_MAX_CONNECTIONS would leave too few descriptors', async () => {
+    const soft = Number(/^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))![1]);
+    const greedy = await startTestServer({ HTTP_MAX_CONNECTIONS: String(soft) });
+    try {
+      const warning = greedy.logLines.map((l) => JSON.parse(l) as { level: number; msg: string }).find((l) => /^HTTP_MAX_CONNECTIONS \(/.test(l.msg));
+      expect(warning?.level).toBe(40);
+      expect(warning?.msg).toMatch(/leaves fewer than 256 of the \d+ descriptors/);
+    } finally {
+      await greedy.stop();
+    }
   });
 });
 
