@@ -64,8 +64,10 @@ build: $(NPM_STAMP) ## compile to dist/, and bundle the pactum command into dist
 migrate: install build ## apply database migrations
 	node dist/pactum/main.js migrate
 
+# Every connection is a descriptor: the soft limit is raised to the hard one first (Node does the
+# same as it starts, on Linux), and the start line states the limit the server has.
 run: generate-and-build ## install, generate, build, migrate and serve (SQLite in ./data, port 8080)
-	node dist/pactum/main.js serve
+	ulimit -n "$$(ulimit -Hn)" && node dist/pactum/main.js serve
 
 .PHONY: generate-and-build
 generate-and-build: $(NPM_STAMP)
@@ -76,7 +78,7 @@ generate-and-build: $(NPM_STAMP)
 	node scripts/bundle.mjs
 
 serve: ## serve the current build
-	node dist/pactum/main.js serve
+	ulimit -n "$$(ulimit -Hn)" && node dist/pactum/main.js serve
 
 test: install ## everything: spec lint, generated drift, types, unit/integration/e2e tests
 	@bash scripts/test.sh

@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 import { trustedProxies } from './http/client-address.js';
+import { defaultMaxConnections } from './ops/descriptor-limit.js';
 
 // The messages an operator reads ("Too small: expected number to be >=1"); the full build sets them itself.
 z.config(en());
@@ -34,7 +35,7 @@ const schema = z.object({
   LOG_LEVEL: z._default(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
   /** json: one JSON object a line (for a log collector); pretty: coloured lines for a person at a terminal. */
   LOG_FORMAT: z._default(z.enum(['json', 'pretty']), 'json'),
-  /** A second listener serving only GET /metrics (0: any free port); unset: none. */
+  /** A second listener serving only GET /metrics and GET /healthz, outside the main port's connection caps (0: any free port); unset: none. */
   METRICS_PORT: z.optional(int(0, 65535)),
   /** The address of the METRICS_PORT listener. */
   METRICS_HOST: z._default(z.string().check(z.minLength(1)), '127.0.0.1'),
@@ -190,6 +191,16 @@ const schema = z.object({
   HTTP_MIN_BODY_RATE: z._default(int(0), 1024),
   /** The window over which HTTP_MIN_BODY_RATE is measured (the first one is a grace period). */
   HTTP_BODY_RATE_WINDOW_MS: z._default(int(100, 600_000), 30_000),
+  /** The headers of a request on a connection no credentials have been accepted on (every connection's first request) must arrive within this; at most HTTP_HEADERS_TIMEOUT_MS. */
+  HTTP_ANON_HEADERS_TIMEOUT_MS: z._default(int(100, 600_000), 10_000),
+  /** Connections open on the main port at once; past it a new one is closed as it is accepted. Default: half of what the descriptor limit leaves after 256 (so a flood cannot take the descriptors files and the database need), at most 10,000. */
+  HTTP_MAX_CONNECTIONS: z.optional(int(1, 10_000_000)),
+  /** Connections one client address (an IPv6 client: its /64) may hold open at once; past it a new one is closed as it is accepted. Trusted proxies are exempt. */
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: z._default(int(1, 10_000_000), 256),
+  /** Password checks (scrypt: 32 MiB, a libuv thread and a core each) run at once in this process; the rest wait their turn, taken by client address in rotation. Default: the cores less one for the event loop, 1 to 2 (half of libuv's four threads, which file I/O needs). */
+  AUTH_PASSWORD_CHECKS: z._default(int(1, 64), Math.max(1, Math.min(2, availableParallelism() - 1))),
+  /** Password checks that may wait for their turn; past it the check of the address with the most waiting is refused (429 with Retry-After). */
+  AUTH_PASSWORD_QUEUE: z._default(int(0, 100_000), 64),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -273,11 +284,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     reports: { exportMaxIssues: e.REPORT_EXPORT_MAX_ISSUES, perUser: e.REPORT_EXPORTS_PER_USER, perOrg: e.REPORT_EXPORTS_PER_ORG, readBatchIssues: e.REPORT_READ_BATCH_ISSUES },
     screenshots: { perPage: e.SCREENSHOTS_PER_PAGE, perScan: e.SCREENSHOTS_PER_SCAN, maxWidth: e.SCREENSHOT_MAX_WIDTH, format: e.SCREENSHOT_FORMAT, quality: e.SCREENSHOT_QUALITY, bytesPerOrg: e.SCREENSHOTS_BYTES_PER_ORG, retentionDays: e.SCREENSHOTS_RETENTION_DAYS },
     authThrottle: { backoffAfter: e.AUTH_BACKOFF_AFTER, addressBackoffAfter: e.AUTH_ADDRESS_BACKOFF_AFTER, userSlowAfter: e.AUTH_USER_SLOW_AFTER },
+    passwordChecks: { atOnce: e.AUTH_PASSWORD_CHECKS, queue: e.AUTH_PASSWORD_QUEUE },
     http: {
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
       idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_MS,
       minBodyRate: e.HTTP_MIN_BODY_RATE,
       bodyRateWindowMs: e.HTTP_BODY_RATE_WINDOW_MS,
+      anonHeadersTimeoutMs: Math.min(e.HTTP_ANON_HEADERS_TIMEOUT_MS, e.HTTP_HEADERS_TIMEOUT_MS),
+      maxConnections: e.HTTP_MAX_CONNECTIONS ?? defaultMaxConnections(),
+      maxConnectionsPerAddress: e.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
     },
     scanQueue: { maintenanceSeconds: e.SCAN_QUEUE_MAINTENANCE_SECONDS, pollSeconds: e.SCAN_QUEUE_POLL_SECONDS },
     lfs: {

@@ -30,7 +30,9 @@ import { screenshotBackend, screenshotStore, startScreenshotExpiry } from './rep
 import { createSecretBox } from './auth/secret-box.js';
 import { connectionStore } from './db/connections.js';
 import { originGuard } from './http/origin-guard.js';
-import { clientAddressMiddleware } from './http/client-address.js';
+import { clientAddressMiddleware, trustedProxies } from './http/client-address.js';
+import { capConnections, peerIn } from './http/connection-caps.js';
+import { DESCRIPTORS_KEPT, descriptorLimit } from './ops/descriptor-limit.js';
 import { securityHeaders } from './http/security-headers.js';
 import { createAuditLog } from './mcp/audit.js';
 import { createUserState } from './auth/user-state.js';
@@ -38,7 +40,8 @@ import { requestScope } from './http/request-scope.js';
 import { createPointReads } from './db/point-reads.js';
 import { watchPrincipals } from './db/principal-changes.js';
 import { createPasswordThrottle } from './auth/throttle.js';
-import { drainUnreadBodies, guardSlowClients, serverTimeouts } from './http/slow-clients.js';
+import { drainUnreadBodies, guardSlowClients, hurryAnonymousHeaders, noteKnownConnections, serverTimeouts } from './http/slow-clients.js';
+import { configurePasswordChecks } from './auth/passwords.js';
 import type { Services } from './services.js';
 
 import { databaseStartError, ensureDataDir, listenError, storageStartError, usesDataDir } from './ops/startup-checks.js';
@@ -81,6 +84,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
   const store = traced(contentStore(leased, { keptHashMaxAgeMs: (config.lfs.partialTtlSeconds * 1000) / 2 }), 'storage', ['put', 'writeTo', 'stat', 'delete', 'uploadOffset', 'appendUpload', 'discardUpload'], { 'pactum.storage': config.storage.kind });
   if (tracingOn()) traceQueries(db);
   const passwords = createPasswordThrottle(db, config.authThrottle);
+  configurePasswordChecks(config.passwordChecks);
   const screenshots = screenshotStore(db, await screenshotBackend(config), { bytesPerOrg: config.screenshots.bytesPerOrg, retentionDays: config.screenshots.retentionDays, minFreeBytes: config.lfs.minFreeBytes });
   const users = createUserState(reads, watchPrincipals(db, { databaseUrl: config.databaseUrl, log }), () => requestScope.getStore());
   const services: Services = {
@@ -119,6 +123,11 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   let metrics: Services['metrics'] | null = null;
   guardSlowClients(server, config.http, () => metrics?.http.cut.inc({ reason: 'body_rate' }));
   drainUnreadBodies(server);
+  // Caps on open connections, at accept (http/connection-caps.ts); trusted proxies carry many
+  // clients, so they are not capped as one, nor hurried through headers they have read whole.
+  const proxies = trustedProxies(config.trustedProxies);
+  capConnections(server, { maxConnections: config.http.maxConnections, maxPerAddress: config.http.maxConnectionsPerAddress, exempt: proxies }, (reason) => metrics?.http.connectionsRefused.inc({ reason }));
+  hurryAnonymousHeaders(server, config.http, (socket) => peerIn(proxies, socket), () => metrics?.http.cut.inc({ reason: 'anonymous_headers' }));
   // Requests that arrive while the database is migrated and the store started wait for the app
   // (a client that polls /healthz during start-up gets its answer when it is ready, not never).
   const early: [IncomingMessage, ServerResponse][] = [];
@@ -190,6 +199,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     securityHeaders(config.publicUrl, swaggerUiStyleHashes),
     errorBoundary(config.errorDocsUrl, services.metrics),
     ...(opts.before ?? []),
+    noteKnownConnections,
     originGuard(config),
     createRouter({
       handlers: bindHandlers(services),
@@ -215,7 +225,11 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   // Only once the start has succeeded: a start that fails says one thing, its reason.
   services.scans.startupWarnings();
   const metricsUrl = metricsServer ? listenerUrl(metricsServer) : null;
-  log.info({ url: config.publicUrl, dataDir: config.dataDir, ...opts.announce?.(config), metricsUrl, settings: effectiveSettings(config) }, 'pactum is serving');
+  const descriptors = descriptorLimit();
+  if (descriptors && config.http.maxConnections > descriptors.soft - DESCRIPTORS_KEPT) {
+    log.warn({ maxConnections: config.http.maxConnections, descriptors }, `HTTP_MAX_CONNECTIONS (${config.http.maxConnections}) leaves fewer than ${DESCRIPTORS_KEPT} of the ${descriptors.soft} descriptors this process may open: a flood of connections can leave none for files and the database; raise the limit (ulimit -n) or lower the cap`);
+  }
+  log.info({ url: config.publicUrl, dataDir: config.dataDir, ...opts.announce?.(config), metricsUrl, descriptors, settings: effectiveSettings(config) }, 'pactum is serving');
 
   let closing: Promise<void> | null = null;
   const close = () =>

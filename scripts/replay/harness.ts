@@ -71,8 +71,11 @@ export interface Replay {
   dataDir: string;
   /** Runs the build's CLI with this server's environment; stdout, trimmed. */
   run: (args: string[], input?: string) => string;
-  /** Starts the server (once the attack group has set up what it needs through the CLI). */
-  start: () => Promise<{ url: string; child: ChildProcess }>;
+  /**
+   * Starts the server (once the attack group has set up what it needs through the CLI).
+   * `descriptorLimit`: its soft and hard limit on open files, set by the shell that starts it.
+   */
+  start: (opts?: { descriptorLimit?: number }) => Promise<{ url: string; child: ChildProcess }>;
 }
 
 /**
@@ -91,8 +94,10 @@ export async function withPactum<T>(dist: string, extraEnv: Record<string, strin
     env,
     dataDir,
     run: (args, input) => execFileSync(process.execPath, [cli, ...args], { env, input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'ignore'] }).trim(),
-    async start() {
-      const child = spawn(process.execPath, [cli, 'serve'], { env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'ignore'] });
+    async start(opts = {}) {
+      const limit = opts.descriptorLimit;
+      const [file, args] = limit ? ['/bin/sh', ['-c', `ulimit -Sn ${limit} && ulimit -Hn ${limit} && exec "$0" "$@"`, process.execPath, cli, 'serve']] : [process.execPath, [cli, 'serve']];
+      const child = spawn(file, args, { env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'ignore'] });
       children.push(child);
       const url = await new Promise<string>((ok, fail) => {
         let buf = '';

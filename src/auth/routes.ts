@@ -16,9 +16,9 @@ export function login(services: Services): Handler<'auth.login'> {
     const { username, password } = body;
     const user = await findUserByName(services.db, username);
     // The same work, and the same answer, whether the user exists or not; throttled before scrypt.
-    const ok = await services.passwords.guard(username, ctx.ip, () => checkPassword(password, user?.password_hash));
+    const ok = await services.passwords.guard(username, ctx.ip, () => checkPassword(password, user?.password_hash, ctx.ip));
     if (!user || !ok || !user.active) throw new HttpError(401, 'Invalid username or password');
-    if (needsRehash(user.password_hash)) await services.db('users').where({ id: user.id }).update({ password_hash: await hashPassword(password) });
+    if (needsRehash(user.password_hash)) await services.db('users').where({ id: user.id }).update({ password_hash: await hashPassword(password, ctx.ip) });
     const session = await createSession(services.db, user.id, services.config.sessionTtlSeconds);
     await services.db('users').where({ id: user.id }).update({ last_login_at: new Date().toISOString() });
     ctx.set('Set-Cookie', sessionSetCookies(services.config.publicUrl, session.token, services.config.sessionTtlSeconds));

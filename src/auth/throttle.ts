@@ -28,6 +28,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/knex.js';
 import { HttpError } from '../http/errors.js';
+import { PasswordCheckRefused } from './passwords.js';
 
 const FORGET_AFTER_MS = 60 * 60_000;
 const MAX_BACKOFF_MS = 15 * 60_000;
@@ -160,13 +161,20 @@ export function createPasswordThrottle(db: Db, settings: ThrottleSettings): Pass
       // A username guessed from everywhere is slowed, never refused.
       if (user.admitted && user.failures >= settings.userSlowAfter) await new Promise((r) => setTimeout(r, SLOW_DOWN_MS));
       let ok = false;
+      let checked = true;
       try {
         ok = await verify();
+      } catch (err) {
+        // Refused its turn for a password check (auth/passwords.ts): nothing was checked, so
+        // nothing counts, as for an attempt never made.
+        if (err instanceof PasswordCheckRefused) checked = false;
+        throw err;
       } finally {
         // A sign-in clears its pair's failures; the address and the username keep theirs.
-        await settle(keys.pair, settings.backoffAfter, ok ? 'cleared' : 'failed');
-        await settle(keys.address, settings.addressBackoffAfter, ok ? 'succeeded' : 'failed');
-        await settle(keys.user, Infinity, ok ? 'succeeded' : 'failed');
+        const failed = checked && !ok;
+        await settle(keys.pair, settings.backoffAfter, ok ? 'cleared' : failed ? 'failed' : 'succeeded');
+        await settle(keys.address, settings.addressBackoffAfter, failed ? 'failed' : 'succeeded');
+        await settle(keys.user, Infinity, failed ? 'failed' : 'succeeded');
       }
       if (Math.random() < 0.01) await db('auth_failures').where('last_at', '<', Date.now() - FORGET_AFTER_MS).delete();
       return ok;

@@ -30,7 +30,7 @@ export function trustedProxies(entries: readonly string[]): BlockList {
 }
 
 /** An IPv4-mapped IPv6 address (::ffff:1.2.3.4, how a dual-stack socket reports IPv4) as IPv4. */
-const unmapped = (address: string) => (/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : address);
+export const unmapped = (address: string) => (/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : address);
 
 /** One hop of a forwarding header as a bare address, or null (unknown, obfuscated, garbage). */
 function hopAddress(raw: string): string | null {

@@ -9,12 +9,15 @@
  * The rate is read from the socket's byte count, so watching never touches the body stream.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Middleware } from 'koa';
+import { stateOf } from './state.js';
 import type { Config } from '../config.js';
 import { transientBytes } from '../objects/store/transient-buffers.js';
 
 const hasBody = (req: IncomingMessage) => (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
 
-export function serverTimeouts(http: Config['http']) {
+export function serverTimeouts(http: Pick<Config['http'], 'headersTimeoutMs' | 'idleTimeoutMs'>) {
   return {
     headersTimeout: http.headersTimeoutMs,
     // Node checks the headers deadline on this interval; a coarse one would let slowloris linger.
@@ -26,7 +29,7 @@ export function serverTimeouts(http: Config['http']) {
 }
 
 /** `onCut`: told of each request whose connection was closed for its rate. */
-export function guardSlowClients(server: Server, http: Config['http'], onCut?: () => void) {
+export function guardSlowClients(server: Server, http: Pick<Config['http'], 'headersTimeoutMs' | 'idleTimeoutMs' | 'minBodyRate' | 'bodyRateWindowMs'>, onCut?: () => void) {
   server.setTimeout(http.idleTimeoutMs);
   if (!http.minBodyRate) return;
   const floor = (http.minBodyRate * http.bodyRateWindowMs) / 1000;
@@ -100,4 +103,82 @@ export function refuseUnreadBody(req: IncomingMessage, res: ServerResponse) {
   if (req.complete || !hasBody(req)) return;
   unwanted.add(req);
   res.shouldKeepAlive = false;
+}
+
+/** Connections that have carried a request with accepted credentials. */
+const known = new WeakSet<Socket>();
+
+/** Notes that `socket` carried a request whose credentials were accepted: its next headers get the longer timeout. */
+export function knownConnection(socket: Socket) {
+  known.add(socket);
+}
+
+/** Koa middleware: a request whose credentials were accepted marks its connection known. */
+export const noteKnownConnections: Middleware = async (ctx, next) => {
+  try {
+    await next();
+  } finally {
+    if (stateOf(ctx).identity) knownConnection(ctx.req.socket);
+  }
+};
+
+interface Watched {
+  /** Requests of the connection being served (pipelined ones count too). */
+  inFlight: number;
+  /** When the headers being waited for started to arrive (performance.now()); null: nothing has yet. */
+  since: number | null;
+  /** The connection's bytes read when its last answer ended, to see the next request begin. */
+  bytes: number;
+}
+
+/**
+ * A shorter headers timeout, HTTP_ANON_HEADERS_TIMEOUT_MS, for connections no credentials have
+ * been accepted on. At accept nobody is known, so every connection's first request has it,
+ * counted from the accept; a connection whose request carried accepted credentials
+ * (`knownConnection`) keeps HTTP_HEADERS_TIMEOUT_MS for its later requests, and any other has the
+ * short one again for its next request, counted from that request's first byte (seen in the
+ * socket's byte count, so watching never reads the stream). Idle keep-alive is not a request in
+ * progress: HTTP_IDLE_TIMEOUT_MS and the keep-alive timeout govern it.
+ *
+ * Node applies one headers timeout to a whole server, so this one is kept here: one timer for
+ * every watched connection, ticking at a quarter of the limit (a connection is cut between the
+ * limit and a quarter past it). `exempt`: peers never watched (trusted proxies, which send
+ * headers they have already read whole). `onCut`: told of each connection cut.
+ */
+export function hurryAnonymousHeaders(server: Server, http: Pick<Config['http'], 'headersTimeoutMs' | 'anonHeadersTimeoutMs'>, exempt: (socket: Socket) => boolean, onCut?: () => void) {
+  const limit = http.anonHeadersTimeoutMs;
+  if (limit >= http.headersTimeoutMs) return;
+  const watched = new Map<Socket, Watched>();
+  const tick = setInterval(() => {
+    const now = performance.now();
+    for (const [socket, w] of watched) {
+      if (w.inFlight > 0) continue;
+      if (w.since === null) {
+        if (socket.bytesRead !== w.bytes) w.since = now;
+      } else if (now - w.since >= limit) {
+        watched.delete(socket);
+        onCut?.();
+        socket.destroy();
+      }
+    }
+  }, Math.max(25, Math.floor(limit / 4)));
+  tick.unref();
+  server.once('close', () => clearInterval(tick));
+  server.on('connection', (socket: Socket) => {
+    if (socket.destroyed || exempt(socket)) return;
+    watched.set(socket, { inFlight: 0, since: performance.now(), bytes: 0 });
+    socket.once('close', () => watched.delete(socket));
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const w = watched.get(req.socket);
+    if (!w) return;
+    w.inFlight++;
+    res.once('close', () => {
+      if (--w.inFlight > 0) return;
+      const socket = req.socket;
+      if (known.has(socket)) return void watched.delete(socket);
+      w.since = null;
+      w.bytes = socket.bytesRead;
+    });
+  });
 }

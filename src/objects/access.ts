@@ -85,10 +85,10 @@ export function basicAuth(db: Db, throttle: PasswordThrottle, users: Pick<UserSt
     } else if (!remembered) {
       // Throttled before scrypt; an unknown user costs the same scrypt as a known one.
       const candidate = await findUserByName(db, username);
-      const matches = await throttle.guard(username, ctx.ip, () => checkPassword(secret, candidate?.password_hash));
+      const matches = await throttle.guard(username, ctx.ip, () => checkPassword(secret, candidate?.password_hash, ctx.ip));
       if (matches && candidate) {
         if (!candidate.active) throw revoked();
-        if (needsRehash(candidate.password_hash)) await db('users').where({ id: candidate.id }).update({ password_hash: await hashPassword(secret) });
+        if (needsRehash(candidate.password_hash)) await db('users').where({ id: candidate.id }).update({ password_hash: await hashPassword(secret, ctx.ip) });
         user = candidate;
       }
     }

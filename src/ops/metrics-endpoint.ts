@@ -1,7 +1,9 @@
 /**
  * GET /metrics (ops.metrics): on the main port only when METRICS_TOKEN is set, and then only with
  * it as a bearer token (compared in constant time); on METRICS_PORT, a listener of its own that
- * serves nothing else (the token is required there too when it is set).
+ * serves it and GET /healthz, nothing else (the token is required for /metrics there too when it
+ * is set). The main port's connection caps do not apply to this listener: under a flood that holds
+ * HTTP_MAX_CONNECTIONS of the main port, a probe of this port's /healthz is still answered.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from '../http/node-http.js';
@@ -11,6 +13,7 @@ import { HttpError } from '../http/errors.js';
 import type { Handler } from '../http/router.js';
 import { ConfigError, type Config } from '../config.js';
 import type { Metrics } from './metrics.js';
+import { VERSION } from '../version.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="pactum metrics"' };
 
@@ -43,8 +46,13 @@ export async function startMetricsListener(config: Config, metrics: Metrics): Pr
       res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
       res.end(JSON.stringify({ error, statusCode: status, message }));
     };
-    if (path !== '/metrics') return json(404, 'Not Found', `Nothing is served at ${path} on the metrics port`);
-    if (req.method !== 'GET' && req.method !== 'HEAD') return json(405, 'Method Not Allowed', 'GET /metrics', { Allow: 'GET, HEAD' });
+    if (path !== '/metrics' && path !== '/healthz') return json(404, 'Not Found', `Nothing is served at ${path} on the metrics port`);
+    if (req.method !== 'GET' && req.method !== 'HEAD') return json(405, 'Method Not Allowed', `GET ${path}`, { Allow: 'GET, HEAD' });
+    if (path === '/healthz') {
+      // As the main port's liveness answer (ops/health.ts).
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      return void res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: 'ok', version: VERSION }));
+    }
     if (token && !carriesToken(req.headers.authorization, token)) return json(401, 'Unauthorized', 'The metrics need the bearer token METRICS_TOKEN', CHALLENGE);
     metrics.registry.metrics().then(
       (text) => {

@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import type { Counter, Gauge, Registry, CounterConfiguration, GaugeConfiguration, HistogramConfiguration, LabelValues, Metric, MetricType } from 'prom-client';
 import type { Db } from '../db/knex.js';
 import { livePools } from '../compute/worker-pool.js';
+import { passwordCheckLoad } from '../auth/passwords.js';
 import { ORG_CLASSES, orgClass, scanLoadByOrg, type OrgScanLoad } from '../scans/org-class.js';
 
 /** Latency buckets (seconds) for requests and tools: a few ms to a long upload. */
@@ -162,7 +163,8 @@ export function createMetrics({ recording = true }: { recording?: boolean } = {}
       requests: tallied({ name: 'pactum_http_requests_total', help: 'HTTP requests answered, by API, operation, method and status class.', labelNames: ['api', 'operation', 'method', 'status_class'] as const, registers: r }),
       duration: histogram({ name: 'pactum_http_request_duration_seconds', help: 'Time from a request’s arrival to the end of its answer, per operation.', labelNames: ['api', 'operation'] as const, buckets: LATENCY_BUCKETS, registers: r }),
       inFlight: underWay({ name: 'pactum_http_requests_in_flight', help: 'HTTP requests being served now.', registers: r }),
-      cut: counter({ name: 'pactum_http_requests_cut_total', help: 'Requests whose connection was closed because the body arrived below HTTP_MIN_BODY_RATE.', labelNames: ['reason'] as const, registers: r }),
+      cut: counter({ name: 'pactum_http_requests_cut_total', help: 'Requests whose connection was closed for a slow client, by reason: body_rate (the body arrived below HTTP_MIN_BODY_RATE), anonymous_headers (headers not complete within HTTP_ANON_HEADERS_TIMEOUT_MS).', labelNames: ['reason'] as const, registers: r }),
+      connectionsRefused: counter({ name: 'pactum_http_connections_refused_total', help: 'Connections closed as they were accepted, by the cap they met: global (HTTP_MAX_CONNECTIONS), per_address (HTTP_MAX_CONNECTIONS_PER_ADDRESS).', labelNames: ['reason'] as const, registers: r }),
       throttled: counter({ name: 'pactum_http_throttled_total', help: 'Requests refused for their rate or quota (429, 509), by API and operation.', labelNames: ['api', 'operation'] as const, registers: r }),
     },
     objects: {
@@ -179,6 +181,14 @@ export function createMetrics({ recording = true }: { recording?: boolean } = {}
     auth: {
       signIns: counter({ name: 'pactum_auth_sign_ins_total', help: 'Password sign-ins, by outcome (ok, refused, throttled).', labelNames: ['outcome'] as const, registers: r }),
       revoked: counter({ name: 'pactum_auth_revoked_refusals_total', help: 'Requests refused because their credential was revoked, changed or its user deactivated.', labelNames: ['api'] as const, registers: r }),
+      passwordChecks: gauge({
+        name: 'pactum_auth_password_checks', help: 'Password checks (scrypt) of this process, by state: running (at most AUTH_PASSWORD_CHECKS), waiting (at most AUTH_PASSWORD_QUEUE).', labelNames: ['state'] as const, registers: r,
+        collect() {
+          const load = passwordCheckLoad();
+          this.set({ state: 'running' }, load.running);
+          this.set({ state: 'waiting' }, load.waiting);
+        },
+      }),
     },
     mcp: {
       calls: tallied({ name: 'pactum_mcp_tool_calls_total', help: 'MCP tools/call, by tool and outcome (ok or the tool error code).', labelNames: ['tool', 'outcome'] as const, registers: r }),

@@ -69,11 +69,12 @@ describe('where /metrics is served', () => {
     expect(await ok.text()).toMatch(/^# HELP /m);
   });
 
-  it('on METRICS_PORT, loopback by default, with the token required there too, and nothing else served', async () => {
+  it('on METRICS_PORT, loopback by default, with the token required there too, beside /healthz (without it) and nothing else', async () => {
     expect(s.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect((await fetch(`${s.metricsUrl}/metrics`)).status).toBe(401);
     expect(await scrape(`${s.metricsUrl}/metrics`)).toMatch(/pactum_http_requests_total/);
-    expect((await fetch(`${s.metricsUrl}/healthz`)).status).toBe(404);
+    expect((await fetch(`${s.metricsUrl}/healthz`)).status).toBe(200);
+    expect((await fetch(`${s.metricsUrl}/readyz`)).status).toBe(404);
   });
 
   it('answers 404 on the main port without METRICS_TOKEN, and a METRICS_PORT listener then needs no token', async () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { temporaryFileIdleMs } from '../../src/objects/store/open.js';
+import { defaultMaxConnections } from '../../src/ops/descriptor-limit.js';
+import { availableParallelism } from 'node:os';
 
 describe('configuration', () => {
   it('has working defaults for a fresh machine', () => {
@@ -87,7 +89,7 @@ describe('configuration', () => {
 
   it('bounds slow clients and password guessing, with defaults git-lfs uploads survive, and names a bad value', () => {
     const d = loadConfig({});
-    expect(d.http).toEqual({ headersTimeoutMs: 30_000, idleTimeoutMs: 120_000, minBodyRate: 1024, bodyRateWindowMs: 30_000 });
+    expect(d.http).toMatchObject({ headersTimeoutMs: 30_000, idleTimeoutMs: 120_000, minBodyRate: 1024, bodyRateWindowMs: 30_000 });
     expect(d.authThrottle).toEqual({ backoffAfter: 5, addressBackoffAfter: 30, userSlowAfter: 100 });
     const c = loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_MIN_BODY_RATE: '0', AUTH_BACKOFF_AFTER: '3' });
     expect(c.http.headersTimeoutMs).toBe(1000);
@@ -95,6 +97,21 @@ describe('configuration', () => {
     expect(c.authThrottle.backoffAfter).toBe(3);
     for (const [name, value] of [['HTTP_HEADERS_TIMEOUT_MS', '10'], ['HTTP_IDLE_TIMEOUT_MS', 'soon'], ['HTTP_MIN_BODY_RATE', '-1'], ['HTTP_BODY_RATE_WINDOW_MS', '0'], ['AUTH_BACKOFF_AFTER', '0'], ['AUTH_ADDRESS_BACKOFF_AFTER', 'x'], ['AUTH_USER_SLOW_AFTER', '1.5']] as const) {
       expect(() => loadConfig({ [name]: value }), name).toThrow(new RegExp(name));
+    }
+  });
+
+  it('caps connections, hurries anonymous headers and bounds password checks, and names a bad value', () => {
+    const d = loadConfig({});
+    expect(d.http).toMatchObject({ anonHeadersTimeoutMs: 10_000, maxConnectionsPerAddress: 256 });
+    expect(d.http.maxConnections).toBe(defaultMaxConnections());
+    expect(d.passwordChecks).toEqual({ atOnce: Math.max(1, Math.min(2, availableParallelism() - 1)), queue: 64 });
+    // Never longer than the headers timeout every connection has.
+    expect(loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '5000' }).http.anonHeadersTimeoutMs).toBe(5000);
+    const c = loadConfig({ HTTP_MAX_CONNECTIONS: '500', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '8', AUTH_PASSWORD_CHECKS: '3', AUTH_PASSWORD_QUEUE: '0' });
+    expect(c.http).toMatchObject({ maxConnections: 500, maxConnectionsPerAddress: 8 });
+    expect(c.passwordChecks).toEqual({ atOnce: 3, queue: 0 });
+    for (const [name, value] of [['HTTP_ANON_HEADERS_TIMEOUT_MS', '10'], ['HTTP_MAX_CONNECTIONS', '0'], ['HTTP_MAX_CONNECTIONS_PER_ADDRESS', 'many'], ['AUTH_PASSWORD_CHECKS', '0'], ['AUTH_PASSWORD_QUEUE', '-1']] as const) {
+      expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(new RegExp(name));
     }
   });
 
