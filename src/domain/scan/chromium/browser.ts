@@ -97,7 +97,7 @@ export class Page {
   /**
    * CPU time the page's renderer process has used since it started (seconds, every thread: the
    * document's, workers', worklets', media's), plus its out-of-process frames' renderers'. Chromium
-   * answers this while a script spins (it interrupts the script), unlike an evaluation.
+   * answers this within milliseconds while a script spins, where an evaluation waits for the script.
    */
   async cpuSeconds(): Promise<number> {
     const times = await Promise.all([this.session, ...this.frames].map((s, i) => processTime(s).catch((err: unknown) => {
