@@ -130,6 +130,12 @@ const schema = z.object({
   CHROMIUM_PATH: z._default(z.string().check(z.minLength(1)), '/usr/bin/chromium'),
   /** One page's check (load, axe, the checks beyond axe) running longer is stopped and the page reported as not checked. */
   SCAN_PAGE_TIMEOUT_SECONDS: z._default(int(2, 600), 30),
+  /** Chromium: CPU time a page's renderer (all its threads) may use while the page is checked; past it the page is stopped and reported as not checked. */
+  SCAN_PAGE_CPU_SECONDS: z._default(int(1, 3600), 15),
+  /** Chromium: browser page slots one org's pages may hold at once (site scans and dashboard_scan_page together). Default: the slots (one per core) less one, at least 1, so one stays free for other orgs. */
+  SCAN_PAGE_SLOTS_PER_ORG: z.optional(int(1, 1000)),
+  /** dashboard_scan_page calls one org may have waiting for a page slot beyond those being checked; past it the call answers rate_limited with retryAfterSeconds. */
+  SCAN_PAGE_MAX_QUEUED_PER_ORG: z._default(int(0, 1000), 4),
   /** Lets scans reach private, loopback and link-local addresses (tests, intranets). */
   SCAN_ALLOW_PRIVATE_NETWORKS: z._default(bool, false),
   /** Lets service-connection calls (oauth, health, compliance, llm) reach private and loopback addresses. */
@@ -277,6 +283,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     scanEngine: e.SCAN_ENGINE,
     chromiumPath: e.CHROMIUM_PATH,
     scanPageTimeoutSeconds: e.SCAN_PAGE_TIMEOUT_SECONDS,
+    scanPageCpuSeconds: e.SCAN_PAGE_CPU_SECONDS,
+    /** Unset: the engine's page slots less one (it knows how many it has). */
+    scanPageSlotsPerOrg: e.SCAN_PAGE_SLOTS_PER_ORG ?? null,
+    scanPageMaxQueuedPerOrg: e.SCAN_PAGE_MAX_QUEUED_PER_ORG,
     heapYoungGenerationMb: e.HEAP_YOUNG_GENERATION_MB,
     compute: { threads: e.COMPUTE_THREADS, maxQueue: e.COMPUTE_QUEUE, timeoutMs: e.COMPUTE_TIMEOUT_MS, nice: e.COMPUTE_NICE },
     fixMaxContextChars: e.FIX_MAX_CONTEXT_CHARS,

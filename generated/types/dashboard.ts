@@ -818,7 +818,7 @@ export interface paths {
         put?: never;
         /**
          * Scan one page now
-         * @description Fetches one page and checks it with axe-core and the checks beyond axe against the chosen WCAG level, synchronously, with the server's scan engine (Chromium, or jsdom when no browser is installed; what jsdom cannot decide is listed as not evaluated). Nothing is stored.
+         * @description Fetches one page and checks it with axe-core and the checks beyond axe against the chosen WCAG level, synchronously, with the server's scan engine (Chromium, or jsdom when no browser is installed; what jsdom cannot decide is listed as not evaluated). Nothing is stored. The check takes one of the browser's page slots in turn with every other organization's pages, site scans' included; an organization holds at most SCAN_PAGE_SLOTS_PER_ORG of them (by default all but one), so another organization's page starts at once. An organization that already has SCAN_PAGE_MAX_QUEUED_PER_ORG more calls waiting (default 4) is refused with the error rate_limited and retryAfterSeconds before anything is fetched, as is a call that finds no slot free within SCAN_PAGE_TIMEOUT_SECONDS; a call whose client goes away leaves the queue. The page runs no workers of any kind, and one that uses more than SCAN_PAGE_CPU_SECONDS of CPU (default 15) is stopped and answered failed, naming the setting.
          */
         post: operations["mcp.tool.dashboard_scan_page"];
         delete?: never;

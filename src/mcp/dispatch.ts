@@ -53,6 +53,10 @@ export async function callTool(name: string, rawArgs: unknown, ctx: ToolContext)
     if (err instanceof ToolFailure) {
       [outcome, message] = [err.code, err.message];
       result = errorResult(err.code, err.message, err.details, err.retryAfterSeconds);
+    } else if (ctx.signal?.aborted && err === ctx.signal.reason) {
+      // Nobody is left to read an answer; not a failure of the server's.
+      [outcome, message] = ['cancelled', (err as Error).message];
+      result = errorResult('failed', (err as Error).message);
     } else if (err instanceof CursorError) {
       [outcome, message] = ['invalid_arguments', err.message];
       result = errorResult('invalid_arguments', err.message);

@@ -61,9 +61,9 @@ const wantsProgress = (body: { params?: { _meta?: { progressToken?: unknown } } 
  * response the SDK writes for the same call, errors included (its McpError message and code).
  * Every other message, and every call that reports progress, goes through the SDK.
  */
-async function directToolCall(services: Services, caller: Identity, request: { requestId: string; log: Logger }, id: string | number, call: CallToolRequest) {
+async function directToolCall(services: Services, caller: Identity, request: { requestId: string; log: Logger; signal: AbortSignal }, id: string | number, call: CallToolRequest) {
   try {
-    const result = await callTool(call.params.name, call.params.arguments, { caller, services, log: request.log, requestId: request.requestId, progress: () => Promise.resolve() });
+    const result = await callTool(call.params.name, call.params.arguments, { caller, services, log: request.log, requestId: request.requestId, progress: () => Promise.resolve(), signal: request.signal });
     return { jsonrpc: '2.0', id, result };
   } catch (err) {
     if (err instanceof McpError) return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
@@ -92,7 +92,15 @@ export function mcpEndpoint(services: Services): Handler<'mcp.post'> {
     const stream = wantsProgress(body);
     const request = { requestId: stateOf(ctx).requestId, log: stateOf(ctx).log };
     if (body.method === 'tools/call' && body.id !== undefined && !stream) {
-      return { status: 200, body: await directToolCall(services, identity!, request, body.id, checked.parsed as CallToolRequest) };
+      // A client that goes away before the answer: the call's waiting and work for it stop.
+      const gone = new AbortController();
+      const onClose = () => { if (!ctx.res.writableFinished) gone.abort(new Error('The client went away before the answer')); };
+      ctx.res.once('close', onClose);
+      try {
+        return { status: 200, body: await directToolCall(services, identity!, { ...request, signal: gone.signal }, body.id, checked.parsed as CallToolRequest) };
+      } finally {
+        ctx.res.off('close', onClose);
+      }
     }
     const server = createMcpServer(services, identity!, request);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream });

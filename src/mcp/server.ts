@@ -80,6 +80,8 @@ export function createMcpServer(services: Services, caller: Identity, request: {
       services,
       log: request.log,
       requestId: request.requestId,
+      // Aborted when the client cancels the call or its stream closes.
+      signal: extra.signal,
       progress: async (progress, total, message) => {
         if (token === undefined) return;
         await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } });

@@ -50,6 +50,14 @@ export function warnUnsandboxed(log: Logger, uid = processUid()): void {
   if (!sandboxFor(uid).sandboxed) log.warn({ uid }, ROOT_WARNING);
 }
 
+/** Chromium's page slots: one per core (the engine's default). */
+export const pageSlots = (): number => Math.max(1, cpus().length);
+
+/** The page slots one org may hold (SCAN_PAGE_SLOTS_PER_ORG): by default all but one, at least 1. */
+export function pageSlotsPerOrg(config: Pick<Config, 'scanPageSlotsPerOrg'>): number {
+  return config.scanPageSlotsPerOrg ?? Math.max(1, pageSlots() - 1);
+}
+
 export interface Engines {
   engine: ScanEngine;
   pool: CheckPool;
@@ -67,6 +75,9 @@ export function createEngines(config: Config, log: Logger): Engines {
   const chromium = createChromiumEngine({
     executablePath: config.chromiumPath,
     pageTimeoutMs,
+    pageCpuSeconds: config.scanPageCpuSeconds,
+    maxPages: pageSlots(),
+    maxPagesPerOwner: pageSlotsPerOrg(config),
     styleStats: (html, url, issues, signal, owner) => pool.styleStats(html, url, issues, signal, owner),
     log,
   });

@@ -42,7 +42,8 @@ import type { Config } from '../config.js';
 import { isPostgres, type Db } from '../db/knex.js';
 import type { ScanRow } from '../db/scans.js';
 import type { ScanEngine } from '../domain/scan/engine.js';
-import { createEngines, engineName, warnUnsandboxed, type Engines } from './engine-choice.js';
+import { createEngines, engineName, pageSlotsPerOrg, warnUnsandboxed, type Engines } from './engine-choice.js';
+import { PageCalls } from './page-calls.js';
 import { measuredEngine } from './engine-metrics.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Logger } from '../log.js';
@@ -80,6 +81,8 @@ export interface ScanRunner {
   /** For scan_page: the engine and fetch settings. */
   engine(): ScanEngine;
   fetchOptions(): ReturnType<ScanDeps['fetchOptions']>;
+  /** scan_page calls in progress per org, and how many more may wait (page-calls.ts). */
+  pageCalls: PageCalls;
 }
 
 export function createScanRunner(opts: ScanRunnerOptions): ScanRunner {
@@ -115,6 +118,7 @@ export function createScanRunner(opts: ScanRunnerOptions): ScanRunner {
     },
     engine: deps.engine,
     fetchOptions: deps.fetchOptions,
+    pageCalls: new PageCalls(pageSlotsPerOrg(opts.config) + opts.config.scanPageMaxQueuedPerOrg, opts.config.scanPageTimeoutSeconds),
   };
 }
 

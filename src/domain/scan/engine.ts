@@ -31,6 +31,11 @@ export interface SessionOptions {
    * checker threads), owners take turns, so one scan's many pages do not hold another's few.
    */
   owner?: string;
+  /**
+   * Chromium: how long a check may wait for a page slot before it fails as 'busy' (someone waits
+   * for the answer: dashboard_scan_page). Default: until a slot is free (a site scan's pages).
+   */
+  maxWaitMs?: number;
 }
 
 export interface ScanEngine {
@@ -43,7 +48,8 @@ export interface ScanEngine {
   close(): Promise<void>;
 }
 
-export type CheckErrorCode = 'timeout' | 'crashed' | 'failed' | 'closed';
+/** busy: no slot came free within maxWaitMs; cpu: the page used more than its CPU budget (Chromium). */
+export type CheckErrorCode = 'timeout' | 'crashed' | 'failed' | 'closed' | 'busy' | 'cpu';
 
 /** Why a page could not be checked, worded for the report. */
 export class CheckError extends Error {

@@ -39,10 +39,16 @@ export class FairQueue<T> {
     return true;
   }
 
-  /** The next item: the waiting owner served least recently, its oldest item. */
-  shift(): T | undefined {
+  /** Items `owner` has waiting. */
+  sizeOf(owner: string): number {
+    return this.waiting.get(owner)?.items.length ?? 0;
+  }
+
+  /** The next item: the waiting owner served least recently, its oldest item; only owners `eligible` admits. */
+  shift(eligible?: (owner: string) => boolean): T | undefined {
     let turn: { owner: string; last: number; since: number } | undefined;
     for (const [owner, { since }] of this.waiting) {
+      if (eligible && !eligible(owner)) continue;
       const last = this.served.get(owner) ?? 0;
       if (!turn || last < turn.last || (last === turn.last && since < turn.since)) turn = { owner, last, since };
     }
@@ -76,28 +82,46 @@ export class FairQueue<T> {
 }
 
 /**
- * At most `size` holders; waiters are served in turns by owner (a bystander's page gets the next
- * free slot, not the one after a flood's hundreds), and may withdraw.
+ * At most `size` holders, and at most `maxPerOwner` of them with one owner (by default all of them):
+ * with a cap below `size`, one owner's slow pages never hold every slot, so another owner's page
+ * starts at once. Waiters are served in turns by owner (a bystander's page gets the next free
+ * slot, not the one after a flood's hundreds), skipping owners at their cap, and may withdraw.
  */
 export class FairSemaphore {
   private held = 0;
-  private readonly waiting = new FairQueue<{ go(): void }>();
-  constructor(private readonly size: number) {}
+  private readonly holders = new Map<string, number>();
+  private readonly waiting = new FairQueue<{ owner: string; go(): void }>();
+  constructor(
+    private readonly size: number,
+    readonly maxPerOwner = size,
+  ) {
+    if (!(maxPerOwner >= 1)) throw new RangeError(`maxPerOwner must be at least 1 (got ${maxPerOwner})`);
+  }
 
   /** Waiting for a slot now. */
   get queued(): number {
     return this.waiting.size;
   }
 
+  /** Slots `owner` holds now. */
+  heldBy(owner: string): number {
+    return this.holders.get(owner) ?? 0;
+  }
+
+  /** Waiters of `owner` now. */
+  queuedFor(owner: string): number {
+    return this.waiting.sizeOf(owner);
+  }
+
   acquire(owner: string, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.held < this.size) {
-      this.held++;
+    if (this.held < this.size && this.heldBy(owner) < this.maxPerOwner) {
+      this.take(owner);
       this.waiting.noteServed(owner);
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
-      const entry = { go: () => { signal?.removeEventListener('abort', onAbort); resolve(); } };
+      const entry = { owner, go: () => { signal?.removeEventListener('abort', onAbort); resolve(); } };
       const onAbort = () => {
         this.waiting.remove(owner, entry);
         reject(signal!.reason);
@@ -107,9 +131,23 @@ export class FairSemaphore {
     });
   }
 
-  release(): void {
-    const next = this.waiting.shift();
-    if (next) next.go();
-    else this.held--;
+  /** Gives back a slot `owner` held; the fairest waiter under its cap takes it. */
+  release(owner: string): void {
+    const mine = this.heldBy(owner);
+    if (mine <= 1) this.holders.delete(owner);
+    else this.holders.set(owner, mine - 1);
+    this.held--;
+    const eligible = (o: string) => this.heldBy(o) < this.maxPerOwner;
+    while (this.held < this.size) {
+      const next = this.waiting.shift(eligible);
+      if (!next) return;
+      this.take(next.owner);
+      next.go();
+    }
+  }
+
+  private take(owner: string): void {
+    this.held++;
+    this.holders.set(owner, this.heldBy(owner) + 1);
   }
 }

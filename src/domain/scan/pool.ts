@@ -79,7 +79,7 @@ export function createCheckPool(size: number, options: CheckPoolOptions = {}): C
         default: throw new CheckPoolError('worker-crashed', `The page checker crashed while checking ${url} (${err.message}); the page was skipped and the checker restarted.`);
       }
     } finally {
-      turns.release();
+      turns.release(owner);
     }
   }
 

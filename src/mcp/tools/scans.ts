@@ -11,6 +11,7 @@ import { checkScanTarget } from '../../scans/target.js';
 import { computed } from '../compute-call.js';
 import { storedReport } from '../../reports/access.js';
 import { ToolFailure, inScope, type ToolContext, type ToolHandlers } from '../tool-context.js';
+import type { ToolInputs, ToolOutputs } from '../../../generated/tools.js';
 
 /** A scan of the caller's org; another org's scan is "not found", like a missing one. */
 async function ownScan(ctx: ToolContext, scanId: string): Promise<ScanRow> {
@@ -132,32 +133,58 @@ export const scanTools: Pick<
   async dashboard_scan_page({ url, standard }, ctx) {
     await target(ctx, url);
     const runner = ctx.services.scans;
-    await ctx.progress(0, 2, `fetching ${url}`);
-    let fetched;
-    try {
-      fetched = await fetchPage(url, runner.fetchOptions());
-    } catch (err) {
-      if (err instanceof ScanFetchError) throw new ToolFailure('failed', err.message);
-      throw err;
+    const { config } = ctx.services;
+    // Refused before anything is fetched; the org's calls beyond its page slots wait their turn.
+    const admission = runner.pageCalls.admit(ctx.caller.orgId);
+    if (!admission.admitted) {
+      const queued = config.scanPageMaxQueuedPerOrg;
+      throw new ToolFailure(
+        'rate_limited',
+        `This organization has ${admission.inProgress} dashboard_scan_page calls in progress, the most it may have: ${runner.pageCalls.maxPerOrg - queued} being checked (SCAN_PAGE_SLOTS_PER_ORG) and ${queued} waiting (SCAN_PAGE_MAX_QUEUED_PER_ORG); retry once one has answered`,
+        undefined,
+        admission.retryAfterSeconds,
+      );
     }
-    const engine = runner.engine();
-    await ctx.progress(1, 2, `checking with axe-core and the checks beyond axe (${engine.name})`);
-    const session = engine.openSession(runner.fetchOptions(), { owner: ctx.caller.orgId });
-    let checked;
     try {
-      checked = await session.check({ url: fetched.url, html: fetched.html, standard: standard! });
-    } catch (err) {
-      if (err instanceof CheckError) throw new ToolFailure('failed', err.message);
-      throw err;
+      return await scanPage(url, standard!, ctx);
     } finally {
-      await session.close();
+      admission.release();
     }
-    await ctx.progress(2, 2, 'done');
-    // One page's issues, counted here: a few thousand at most, well under a millisecond.
-    const { byLevel } = summarize([{ url: checked.url, title: checked.title, issueCount: checked.issues.length, issues: checked.issues }]);
-    return {
-      url: checked.url, title: checked.title, standard: standard!, engine: engine.name, scannedAt: new Date().toISOString(), byLevel,
-      issueCount: checked.issues.length, notEvaluated: checked.notEvaluated, issues: checked.issues,
-    };
   },
 };
+
+/** One page, fetched and checked now; stops when the client goes away (ctx.signal). */
+async function scanPage(url: string, standard: NonNullable<ToolInputs['dashboard_scan_page']['standard']>, ctx: ToolContext): Promise<ToolOutputs['dashboard_scan_page']> {
+  const runner = ctx.services.scans;
+  const { config } = ctx.services;
+  const fetchOptions = { ...runner.fetchOptions(), ...(ctx.signal ? { signal: ctx.signal } : {}) };
+  await ctx.progress(0, 2, `fetching ${url}`);
+  let fetched;
+  try {
+    fetched = await fetchPage(url, fetchOptions);
+  } catch (err) {
+    if (err instanceof ScanFetchError) throw new ToolFailure('failed', err.message);
+    throw err;
+  }
+  const engine = runner.engine();
+  await ctx.progress(1, 2, `checking with axe-core and the checks beyond axe (${engine.name})`);
+  // Someone waits for the answer: a page slot that does not come free within a page's deadline is answered, not waited for.
+  const session = engine.openSession(fetchOptions, { owner: ctx.caller.orgId, maxWaitMs: config.scanPageTimeoutSeconds * 1000 });
+  let checked;
+  try {
+    checked = await session.check({ url: fetched.url, html: fetched.html, standard }, ctx.signal);
+  } catch (err) {
+    if (err instanceof CheckError && err.code === 'busy') throw new ToolFailure('rate_limited', `${err.message} Retry in ${config.scanPageTimeoutSeconds} s.`, undefined, config.scanPageTimeoutSeconds);
+    if (err instanceof CheckError) throw new ToolFailure('failed', err.message);
+    throw err;
+  } finally {
+    await session.close();
+  }
+  await ctx.progress(2, 2, 'done');
+  // One page's issues, counted here: a few thousand at most, well under a millisecond.
+  const { byLevel } = summarize([{ url: checked.url, title: checked.title, issueCount: checked.issues.length, issues: checked.issues }]);
+  return {
+    url: checked.url, title: checked.title, standard, engine: engine.name, scannedAt: new Date().toISOString(), byLevel,
+    issueCount: checked.issues.length, notEvaluated: checked.notEvaluated, issues: checked.issues,
+  };
+}

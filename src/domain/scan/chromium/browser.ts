@@ -6,6 +6,10 @@
  * Out-of-process frames are attached as they appear and set up like the page before they run
  * (interception, the init script, dialogs), so a cross-site iframe neither escapes the address
  * policy nor misses axe-core. A page's requests, its frames' included, reach one handler.
+ *
+ * Only pages and their frames run. Everything else a page starts (a worker, a shared or service
+ * worker, a worklet with a target) is attached paused like them and stopped before its first line
+ * (REFUSED_TARGETS): a scan needs none of them, and each is a thread that could keep a core busy.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,7 +38,15 @@ export interface ContextOptions {
   /** A script run in every document before the page's own. */
   initScript: string;
   onRequest(request: PausedRequest): Promise<void>;
+  /** A worker (or another target that is not a page or a frame) one of the context's pages started was stopped. */
+  onRefused?(type: string): void;
 }
+
+/**
+ * Targets a page may start that never run during a scan. Dedicated workers are attached to the
+ * page (or frame) that starts them; shared and service workers to the browser.
+ */
+export const REFUSED_TARGETS: ReadonlySet<string> = new Set(['worker', 'shared_worker', 'service_worker', 'worklet', 'shared_storage_worklet', 'auction_worklet']);
 
 export interface Browser {
   readonly pid: number;
@@ -65,6 +77,8 @@ export class Page {
   private loading: { loaderId: string; done(err?: Error): void } | null = null;
   private readonly loaded = new Set<string>();
   private closed = false;
+  /** Its out-of-process frames' sessions (their renderers' CPU is the page's too). */
+  readonly frames = new Set<CdpSession>();
 
   constructor(
     readonly targetId: string,
@@ -78,6 +92,19 @@ export class Page {
       else this.loaded.add(loaderId);
     });
     session.onDetach(() => this.loading?.done(new CdpError('The page closed while loading')));
+  }
+
+  /**
+   * CPU time the page's renderer process has used since it started (seconds, every thread: the
+   * document's, workers', worklets', media's), plus its out-of-process frames' renderers'. Chromium
+   * answers this within milliseconds while a script spins, where an evaluation waits for the script.
+   */
+  async cpuSeconds(): Promise<number> {
+    const times = await Promise.all([this.session, ...this.frames].map((s, i) => processTime(s).catch((err: unknown) => {
+      if (i === 0) throw err;
+      return 0; // a frame that went meanwhile
+    })));
+    return times.reduce((a, b) => a + b, 0);
   }
 
   /** Subresource requests since the last navigation. */
@@ -221,10 +248,15 @@ export async function launchBrowser(options: { executablePath: string; args: rea
         resolve(session);
       } else waiting.set(targetId, resolve);
     });
+  /** The options of each open context, for the workers its pages start at browser level. */
+  const contexts = new Map<string, ContextOptions>();
   connection.browser.on('Target.attachedToTarget', (e) => {
-    const info = e.targetInfo as { targetId: string; type: string; openerId?: string };
+    const info = e.targetInfo as { targetId: string; type: string; openerId?: string; browserContextId?: string };
     const session = connection.session(e.sessionId as string);
-    if (info.type === 'page' && !info.openerId) {
+    if (REFUSED_TARGETS.has(info.type)) {
+      refuse(connection.browser, session, info);
+      contexts.get(info.browserContextId ?? '')?.onRefused?.(info.type);
+    } else if (info.type === 'page' && !info.openerId) {
       const waiter = waiting.get(info.targetId);
       waiting.delete(info.targetId);
       if (waiter) waiter(session);
@@ -233,7 +265,7 @@ export async function launchBrowser(options: { executablePath: string; args: rea
     } else if (info.type === 'page') {
       void connection.browser.send('Target.closeTarget', { targetId: info.targetId }).catch(() => undefined);
     } else {
-      // Nothing else is created at browser level on our behalf: let it run, or it waits forever.
+      // The browser's own targets: left paused, they would wait forever.
       void session.send('Runtime.runIfWaitingForDebugger').catch(() => undefined);
     }
   });
@@ -244,6 +276,7 @@ export async function launchBrowser(options: { executablePath: string; args: rea
     onDisconnected: (listener) => connection.onClose(listener),
     async newContext(ctx) {
       const { browserContextId } = await connection.browser.send<{ browserContextId: string }>('Target.createBrowserContext', { disposeOnDetach: true });
+      contexts.set(browserContextId, ctx);
       await connection.browser.send('Browser.setDownloadBehavior', { behavior: 'deny', browserContextId });
       return {
         async newPage() {
@@ -253,10 +286,11 @@ export async function launchBrowser(options: { executablePath: string; args: rea
           const { targetId } = await connection.browser.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank', browserContextId, newWindow: true });
           const session = await withTimeout(attachedPage(targetId), options.timeoutMs, 'did not attach the new page').finally(() => waiting.delete(targetId));
           const page = new Page(targetId, session, connection.browser);
-          await setUpTarget(session, page, ctx, true);
+          await setUpTarget(session, page, ctx, true, connection.browser);
           return page;
         },
         async close() {
+          contexts.delete(browserContextId);
           await connection.browser.send('Target.disposeBrowserContext', { browserContextId });
         },
       };
@@ -274,16 +308,25 @@ export async function launchBrowser(options: { executablePath: string; args: rea
  * init script registered, dialogs dismissed, frames of its own attached the same way, and the
  * context's viewport, user agent and focus.
  */
-async function setUpTarget(session: CdpSession, page: Page, ctx: ContextOptions, isPage: boolean): Promise<void> {
+async function setUpTarget(session: CdpSession, page: Page, ctx: ContextOptions, isPage: boolean, browser: CdpSession): Promise<void> {
   session.on('Fetch.requestPaused', (e) => void ctx.onRequest(pausedRequest(session, page, e)).catch(() => undefined));
   session.on('Page.javascriptDialogOpening', () => void session.send('Page.handleJavaScriptDialog', { accept: false }).catch(() => undefined));
   session.on('Target.attachedToTarget', (e) => {
-    const info = e.targetInfo as { type: string };
+    const info = e.targetInfo as { targetId: string; type: string };
     const child = session.session(e.sessionId as string);
-    if (info.type === 'iframe') void setUpTarget(child, page, ctx, false).catch(() => undefined);
-    else void child.send('Runtime.runIfWaitingForDebugger').catch(() => undefined);
+    if (info.type === 'iframe') {
+      page.frames.add(child);
+      child.onDetach(() => page.frames.delete(child));
+      void setUpTarget(child, page, ctx, false, browser).catch(() => undefined);
+    } else {
+      // Nothing but frames runs inside a page: workers and whatever else it starts are stopped.
+      refuse(browser, child, info);
+      ctx.onRefused?.(info.type);
+    }
   });
   const setUp = [
+    // Its CPU time, for the engine's budget (Page.cpuSeconds).
+    session.send('Performance.enable'),
     session.send('Page.enable'),
     session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }),
     session.send('Page.addScriptToEvaluateOnNewDocument', { source: ctx.initScript }),
@@ -306,6 +349,26 @@ async function setUpTarget(session: CdpSession, page: Page, ctx: ContextOptions,
     await Promise.allSettled(setUp);
   }
   await session.send('Runtime.runIfWaitingForDebugger');
+}
+
+/**
+ * Stops a target that was attached paused (waiting for the debugger), before its first line runs;
+ * it is never resumed. A dedicated worker cannot be closed through the protocol, so it is asked
+ * to close itself: its global scope's close(), evaluated before any of its own code, ends it.
+ * Others are closed as targets. One that refuses both stays paused, which costs no CPU.
+ */
+function refuse(browser: CdpSession, session: CdpSession, info: { targetId: string; type: string }): void {
+  const closeItself = () => session.send('Runtime.evaluate', { expression: 'close()' });
+  const stopped = info.type === 'worker' ? closeItself() : browser.send('Target.closeTarget', { targetId: info.targetId }).catch(closeItself);
+  void stopped.catch(() => undefined);
+}
+
+/** The ProcessTime metric of a target's renderer (Performance.enable was sent at its set-up). */
+async function processTime(session: CdpSession): Promise<number> {
+  const { metrics } = await session.send<{ metrics: { name: string; value: number }[] }>('Performance.getMetrics');
+  const time = metrics.find((m) => m.name === 'ProcessTime')?.value;
+  if (time === undefined) throw new CdpError('Chromium reported no ProcessTime metric');
+  return time;
 }
 
 function pausedRequest(session: CdpSession, page: Page, e: CdpParams): PausedRequest {

@@ -27,6 +27,7 @@ import { LaunchError, launchBrowser, type Browser, type BrowserContext, type Pag
 import { processUid, sandboxFor, sandboxUnavailable, UNAVAILABLE_WARNING, UNSANDBOXED, type SandboxChoice } from './sandbox.js';
 import { autoUpdateCheck, DESKTOP, keyboardChecks, layoutChecks, MEDIA_DECODE_MAX_BYTES, mediaChecks, playbackCheck, quietPage } from './browser-checks.js';
 import { TEXT_CHANGE_RECORDER } from './probes.js';
+import { REFUSAL_SCRIPT, watchCpu } from './page-limits.js';
 import { fetchSubresource, type Subresource } from './subresources.js';
 
 /**
@@ -43,6 +44,10 @@ import { fetchSubresource, type Subresource } from './subresources.js';
  * page, until its own limits; about 60-80 MB less over two renderers, for one full collection of
  * a small heap a page). Renderers are NOT shared (no
  * --renderer-process-limit): a page stuck in a script would stall every page in its process.
+ * No site isolation (--disable-site-isolation-trials): a page's frames, whatever their site, run
+ * in the page's own renderer, so a page whose every frame spins keeps one core busy rather than
+ * one per site it frames, and its CPU budget counts them all (page-limits.ts; why this costs
+ * nothing a scan protects: docs/decisions.md).
  * Whether Chromium's sandbox is on is decided per process, not here (sandbox.ts).
  */
 export const CHROMIUM_FLAGS = [
@@ -66,6 +71,7 @@ export const CHROMIUM_FLAGS = [
   '--autoplay-policy=no-user-gesture-required', '--mute-audio',
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--disable-back-forward-cache', '--in-process-gpu', '--enable-low-end-device-mode',
+  '--disable-site-isolation-trials',
   '--js-flags=--max-semi-space-size=1 --expose-gc',
 ] as const;
 
@@ -75,6 +81,10 @@ export interface ChromiumEngineOptions {
   pageTimeoutMs: number;
   /** Pages checked at once across all scans (their owners take turns for them); default: the number of cores. */
   maxPages?: number;
+  /** Of those, the most one owner (an org) may hold, so that another's page starts at once; default: maxPages − 1, at least 1. */
+  maxPagesPerOwner?: number;
+  /** CPU seconds a page's renderer may use while it is checked; past it the page is stopped and reported. Default 15. */
+  pageCpuSeconds?: number;
   /** Brand-scoring statistics of the markup as served (the jsdom pool computes them). */
   styleStats?(html: string, url: string, issues: Issue[], signal?: AbortSignal, owner?: string): Promise<StyleStats>;
   /** Subresources a page may load; past it, further requests fail. */
@@ -92,11 +102,24 @@ export interface ChromiumStats {
   blocked: number;
   /** Connections that reached the drop-everything proxy (not intercepted). */
   escaped: number;
+  /** Workers (and other targets that are not pages or frames) pages started, stopped before they ran. */
+  refused: number;
+  /** Pages stopped for using more than their CPU budget. */
+  overBudget: number;
+}
+
+/** The page slots as they are now (tests, and what a bystander can expect). */
+export interface PageSlots {
+  readonly maxPerOwner: number;
+  readonly queued: number;
+  heldBy(owner: string): number;
+  queuedFor(owner: string): number;
 }
 
 export interface ChromiumEngine extends ScanEngine {
   readonly name: 'chromium';
   stats(): ChromiumStats;
+  readonly slots: PageSlots;
   /** The browser's process id, once started (tests kill it). */
   browserPid(): Promise<number | null>;
 }
@@ -109,15 +132,19 @@ export interface ChromiumEngine extends ScanEngine {
 let axeInit: Promise<string> | null = null;
 const loadAxeInit = () =>
   (axeInit ??= readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8').then(
-    (source) => `${source}\n;Object.defineProperty(window, '__pactumAxe', { value: window.axe });\n${TEXT_CHANGE_RECORDER}`,
+    (source) => `${REFUSAL_SCRIPT}\n${source}\n;Object.defineProperty(window, '__pactumAxe', { value: window.axe });\n${TEXT_CHANGE_RECORDER}`,
   ));
 /** What a subresource may take: the page's own fetch limits. */
 const SUBRESOURCE_TIMEOUT_MS = 10_000;
+/** A page's CPU budget when none is given (SCAN_PAGE_CPU_SECONDS's default). */
+export const PAGE_CPU_SECONDS = 15;
 
 export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEngine {
-  const slots = new FairSemaphore(options.maxPages ?? Math.max(1, cpus().length));
+  const maxPages = options.maxPages ?? Math.max(1, cpus().length);
+  const slots = new FairSemaphore(maxPages, options.maxPagesPerOwner ?? Math.max(1, maxPages - 1));
+  const cpuSeconds = options.pageCpuSeconds ?? PAGE_CPU_SECONDS;
   let sandbox = options.sandbox ?? sandboxFor(processUid());
-  const stats: Omit<ChromiumStats, 'sandboxed'> = { launches: 0, blocked: 0, escaped: 0 };
+  const stats: Omit<ChromiumStats, 'sandboxed'> = { launches: 0, blocked: 0, escaped: 0, refused: 0, overBudget: 0 };
   const maxSubresources = options.maxSubresources ?? 300;
   let current: { browser: Promise<Browser>; generation: number } | null = null;
   let generation = 0;
@@ -175,7 +202,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
     }
   }
 
-  function openSession(fetch: FetchOptions, { owner = '' }: SessionOptions = {}): CheckSession {
+  function openSession(fetch: FetchOptions, { owner = '', maxWaitMs }: SessionOptions = {}): CheckSession {
     const policy = { allowPrivateNetworks: fetch.allowPrivateNetworks, allowedAddresses: fetch.allowedAddresses };
     const userAgent = fetch.userAgent ?? FETCH_DEFAULTS.userAgent;
     const maxBytes = fetch.maxBytes ?? FETCH_DEFAULTS.maxBytes;
@@ -227,6 +254,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
           userAgent: `${userAgent} Chromium`,
           initScript: await loadAxeInit(),
           onRequest: (request) => onRequest(request).catch(() => request.fail('Failed').catch(() => undefined)),
+          onRefused: () => void stats.refused++,
         });
       })();
       ctx = { context: made, generation: gen };
@@ -240,28 +268,49 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
       lost.page = page;
       documents.set(input.url, input.html);
       mediaResponses.set(page, new Map());
+      const cpu = watchCpu(page, cpuSeconds, () => lost.stage);
       try {
-        lost.stage = 'loading';
-        await page.goto(input.url);
-        const checked = await inspect(page, input, lost);
-        if (input.screenshots) {
-          lost.stage = 'taking screenshots of failing elements';
-          checked.screenshots = await captureElementShots(page, checked.issues, input.screenshots);
-        }
+        const checked = await Promise.race([cpu.exceeded, (async () => {
+          lost.stage = 'loading';
+          await page.goto(input.url);
+          const result = await inspect(page, input, lost);
+          if (input.screenshots) {
+            lost.stage = 'taking screenshots of failing elements';
+            result.screenshots = await captureElementShots(page, result.issues, input.screenshots);
+          }
+          return result;
+        })()]);
+        cpu.stop();
         lost.page = null;
         if (!sessionClosed) idle.push(page);
         else await page.close().catch(() => undefined);
         if (input.styles && options.styleStats) checked.style = await options.styleStats(input.html, input.url, checked.issues, signal, owner);
         return checked;
+      } catch (err) {
+        if (err instanceof CheckError && err.code === 'cpu') stats.overBudget++;
+        throw err;
       } finally {
+        cpu.stop();
         documents.delete(input.url);
         mediaResponses.delete(page);
       }
     }
 
+    /** A page slot, in turn with other owners; with maxWaitMs, a wait that long fails as busy. */
+    async function slot(signal: AbortSignal | undefined): Promise<void> {
+      if (maxWaitMs === undefined) return slots.acquire(owner, signal);
+      const waited = AbortSignal.timeout(maxWaitMs);
+      try {
+        await slots.acquire(owner, signal ? AbortSignal.any([signal, waited]) : waited);
+      } catch (err) {
+        if (!waited.aborted || signal?.aborted) throw err;
+        throw new CheckError('busy', `Every browser page slot stayed busy for ${Math.round(maxWaitMs / 1000)} s (other pages being checked), so this page was not checked.`);
+      }
+    }
+
     async function check(input: PageToCheck, signal?: AbortSignal): Promise<CheckedPage> {
       if (sessionClosed) throw new CheckError('closed', 'The scan session is closed.');
-      await slots.acquire(owner, signal);
+      await slot(signal);
       try {
         for (let tries = 1; ; tries++) {
           const started = generation;
@@ -286,7 +335,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
           }
         }
       } finally {
-        slots.release();
+        slots.release(owner);
       }
     }
 
@@ -307,6 +356,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
     name: 'chromium',
     openSession,
     stats: () => ({ ...stats, sandboxed: sandbox.sandboxed }),
+    slots,
     async browserPid() {
       if (!current) return null;
       const b = await current.browser.catch(() => null);
