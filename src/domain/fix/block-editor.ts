@@ -3,7 +3,7 @@
  * block that holds it natively (image, heading, list, paragraph, buttons, table, group), anything else
  * a Custom HTML block. Blocks already present in the input are kept as they are.
  */
-import { classTokens, collapse, isBlank, isElement, isText, tagOf } from './dom.js';
+import { classTokens, collapse, descendants, firstWithin, isBlank, isElement, isText, tagOf } from './dom.js';
 import { COMMENT_NODE, escapeAttribute, Markup } from './markup.js';
 
 type BlockAttributes = Record<string, string | number | boolean>;
@@ -45,15 +45,17 @@ const GROUPS = new Set(['div', 'section', 'article', 'aside', 'header', 'footer'
 const BLOCK_CHILDREN = 'p, h1, h2, h3, h4, h5, h6, ul, ol, figure, img, table, div, section, article, blockquote';
 
 function hasHandlers(el: Element): boolean {
-  const all = [el, ...Array.from(el.querySelectorAll('*'))];
-  return all.some((e) => Array.from(e.attributes).some((a) => a.name.startsWith('on'))) || el.querySelector('script') !== null;
+  const handles = (e: Element) => tagOf(e) === 'script' || Array.from(e.attributes).some((a) => a.name.startsWith('on'));
+  if (Array.from(el.attributes).some((a) => a.name.startsWith('on'))) return true;
+  for (const e of descendants(el)) if (handles(e)) return true;
+  return false;
 }
 
 /** Inline content that a paragraph block can hold as it is. */
 function isParagraphSafe(node: Node): boolean {
   if (isText(node)) return true;
   if (!isElement(node)) return false;
-  return INLINE.has(tagOf(node)) && !hasHandlers(node) && node.querySelector('input, select, textarea, button, iframe, script, style, label') === null;
+  return INLINE.has(tagOf(node)) && !hasHandlers(node) && firstWithin(node, 'input, select, textarea, button, iframe, script, style, label') === null;
 }
 
 function isButtonLike(el: Element): boolean {
@@ -140,7 +142,7 @@ class BlockWriter {
 
   group(el: Element): string | null {
     const allowed = Array.from(el.attributes).every((a) => a.name === 'class' || a.name === 'id');
-    if (!allowed || hasHandlers(el) || el.querySelector(`:scope > :is(${BLOCK_CHILDREN})`) === null) return null;
+    if (!allowed || hasHandlers(el) || !Array.from(el.children).some((c) => c.matches(BLOCK_CHILDREN))) return null;
     const tag = tagOf(el);
     const attrs = withClassName(tag === 'div' ? {} : { tagName: tag }, el);
     const classes = ['wp-block-group', ...classTokens(el)].join(' ');
@@ -181,7 +183,7 @@ class BlockWriter {
     const html = rest.map((n) => this.html(n)).join('');
     const open = BLOCK_COMMENT.exec((opener as Comment).data);
     const json = open?.[3]?.trim();
-    const img = rest.filter(isElement).map((el) => (tagOf(el) === 'img' ? el : el.querySelector('img'))).find((el) => el != null);
+    const img = rest.filter(isElement).map((el) => (tagOf(el) === 'img' ? el : firstWithin(el, 'img'))).find((el) => el != null);
     if (open === null || open === undefined || json === undefined || img == null) return this.html(opener!) + html;
     try {
       const attrs = JSON.parse(json) as BlockAttributes;
@@ -261,7 +263,10 @@ function existingBlockEnd(nodes: readonly Node[], i: number): number | null {
 
 /** The snippet as block-editor markup, blocks separated by blank lines. */
 export function toBlockMarkup(html: string): string {
-  const markup = Markup.parse(html);
+  return Markup.with(html, blocksOf);
+}
+
+function blocksOf(markup: Markup): string {
   const doc = markup.document;
   const bodyNodes = Array.from(doc.body.childNodes);
   if (markup.isDocument) return new BlockWriter(markup).blocks(bodyNodes).join('\n\n');

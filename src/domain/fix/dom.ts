@@ -1,8 +1,43 @@
-/** Small DOM helpers shared by the recipes: names, focusability, text, ids. */
+/**
+ * Small DOM helpers shared by the recipes: names, focusability, text, ids.
+ *
+ * Queries walk the tree and test each element with matches() rather than asking jsdom's selector
+ * engine to search: asked from an element, it checks every candidate against the element's
+ * ancestry (a query from each element of a deep snippet cost the cube of its depth), and its
+ * searching path keeps every document it has searched in memory for as long as the thread lives
+ * (several megabytes a draft).
+ */
 import { ELEMENT_NODE, TEXT_NODE } from './markup.js';
 
+/** The elements below `root` (not `root` itself), in document order. */
+export function* descendants(root: Element): Generator<Element> {
+  let el = root.firstElementChild;
+  while (el !== null) {
+    yield el;
+    if (el.firstElementChild !== null) {
+      el = el.firstElementChild;
+      continue;
+    }
+    while (el !== null && el !== root && el.nextElementSibling === null) el = el.parentElement;
+    el = el === null || el === root ? null : el.nextElementSibling;
+  }
+}
+
+/** The elements below `root` that match `selector`, in document order (root.querySelectorAll). */
 export function elementsOf(root: ParentNode, selector: string): Element[] {
-  return Array.from(root.querySelectorAll(selector));
+  const found: Element[] = [];
+  const tops = root.nodeType === ELEMENT_NODE ? [root as Element] : Array.from(root.children);
+  for (const top of tops) {
+    if (top !== root && top.matches(selector)) found.push(top);
+    for (const el of descendants(top)) if (el.matches(selector)) found.push(el);
+  }
+  return found;
+}
+
+/** The first element below `root` that matches `selector` (root.querySelector, in one walk). */
+export function firstWithin(root: Element, selector: string): Element | null {
+  for (const el of descendants(root)) if (el.matches(selector)) return el;
+  return null;
 }
 
 export function collapse(text: string): string {
@@ -64,6 +99,66 @@ export function contentText(node: Node): string {
   return Array.from(el.childNodes, contentText).join('');
 }
 
+// ---- labels: jsdom's el.labels searches the whole document on every read, and the label
+// recipes read it for every field (2,000 fields took minutes); here the labels pointing at an id
+// are indexed once per document.
+
+const LABELABLE = new Set(['button', 'input', 'meter', 'output', 'progress', 'select', 'textarea']);
+
+/** An element a <label> can label (HTML's labelable elements; a hidden input is not one). */
+export function isLabelable(el: Element): boolean {
+  return LABELABLE.has(tagOf(el)) && !(tagOf(el) === 'input' && (el.getAttribute('type') ?? '').toLowerCase() === 'hidden');
+}
+
+/** A document's <label for> elements by the id they name: built on first use, added to as labels are made. */
+const labelsByFor = new WeakMap<Document, Map<string, Element[]>>();
+
+function labelIndex(doc: Document): Map<string, Element[]> {
+  let index = labelsByFor.get(doc);
+  if (index === undefined) {
+    index = new Map();
+    labelsByFor.set(doc, index);
+    for (const label of elementsOf(doc, 'label[for]')) addToIndex(index, label);
+  }
+  return index;
+}
+
+function addToIndex(index: Map<string, Element[]>, label: Element): void {
+  const id = label.getAttribute('for')!;
+  index.set(id, [...(index.get(id) ?? []), label]);
+}
+
+/** Records a <label for> a recipe made, so that labelsOf() finds it. */
+export function noteLabel(label: Element): void {
+  const index = labelsByFor.get(label.ownerDocument);
+  if (index !== undefined && label.hasAttribute('for')) addToIndex(index, label);
+}
+
+/**
+ * The labels of a field, in document order, as el.labels gives them: the <label for> naming its
+ * id, and an enclosing <label> without for whose first labelable element it is.
+ */
+export function labelsOf(field: Element): Element[] {
+  if (!isLabelable(field)) return [];
+  const doc = field.ownerDocument;
+  const id = field.getAttribute('id');
+  const found = id === null || id === '' || doc.getElementById(id) !== field
+    ? []
+    : (labelIndex(doc).get(id) ?? []).filter((l) => l.isConnected && l.getAttribute('for') === id);
+  for (let el = field.parentElement; el !== null; el = el.parentElement) {
+    if (tagOf(el) !== 'label' || el.hasAttribute('for') || found.includes(el)) continue;
+    let first: Element | null = null;
+    for (const d of descendants(el)) {
+      if (isLabelable(d)) {
+        first = d;
+        break;
+      }
+    }
+    if (first === field) found.push(el);
+  }
+  return found.length < 2 ? found : found.sort((a, b) => (a.compareDocumentPosition(b) & 4 ? -1 : 1));
+}
+
 const NAME_FROM_CONTENT_ROLES = new Set([
   'button', 'link', 'heading', 'tab', 'checkbox', 'radio', 'switch', 'menuitem', 'menuitemcheckbox',
   'menuitemradio', 'option', 'treeitem', 'cell', 'columnheader', 'rowheader', 'tooltip',
@@ -91,9 +186,9 @@ export function accessibleName(el: Element): string {
     if (type === 'submit') return 'Submit';
     if (type === 'reset') return 'Reset';
   }
-  const labels = (el as HTMLInputElement).labels;
-  if (labels !== undefined && labels !== null && labels.length > 0) {
-    const text = collapse(Array.from(labels, (l) => contentText(l)).join(' '));
+  const labels = labelsOf(el);
+  if (labels.length > 0) {
+    const text = collapse(labels.map((l) => contentText(l)).join(' '));
     if (text !== '') return text;
   }
   if (tag === 'svg') {
@@ -127,7 +222,7 @@ export function isKeyboardFocusable(el: Element): boolean {
 
 /** Interactive content that must not be nested inside a button or a link. */
 export function containsInteractive(el: Element): boolean {
-  return el.querySelector('a[href], button, input, select, textarea, iframe, [tabindex], [onclick], [contenteditable]') !== null;
+  return firstWithin(el, 'a[href], button, input, select, textarea, iframe, [tabindex], [onclick], [contenteditable]') !== null;
 }
 
 /** ASCII slug for ids: lower case, accents dropped, words joined by hyphens. */

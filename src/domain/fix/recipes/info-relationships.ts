@@ -9,6 +9,7 @@ import {
   contentText,
   containsInteractive,
   elementsOf,
+  firstWithin,
   isBlank,
   isElement,
   isText,
@@ -30,6 +31,7 @@ import type { FixInput, FixResult, Recipe } from '../model.js';
 const HEADING_CLASS = /^(heading|headline|title|subtitle|subheading|h[1-6])$/i;
 const NOT_INSIDE = 'h1, h2, h3, h4, h5, h6, [role="heading"], li, td, th, caption, label, button, a, summary, legend, figcaption, dt, nav, table';
 const BLOCK_CONTENT = 'p, div, ul, ol, table, h1, h2, h3, h4, h5, h6, section, article, form, blockquote, figure, img, input, select, textarea';
+const HEADINGS = 'h1, h2, h3, h4, h5, h6';
 const MAX_HEADING_CHARS = 120;
 const MAX_HEADING_WORDS = 15;
 
@@ -64,9 +66,9 @@ function readsLikeHeading(el: Element): boolean {
   const text = collapse(contentText(el));
   if (text === '' || text.length > MAX_HEADING_CHARS || text.split(' ').length > MAX_HEADING_WORDS) return false;
   if (/[.,;]$/.test(text)) return false;
-  if (el.querySelector(BLOCK_CONTENT) !== null || containsInteractive(el)) return false;
-  const brs = elementsOf(el, 'br');
-  return brs.every((br) => meaningfulChildren(el).at(-1) === br || br.nextSibling === null);
+  if (firstWithin(el, BLOCK_CONTENT) !== null || containsInteractive(el)) return false;
+  const last = meaningfulChildren(el).at(-1);
+  return elementsOf(el, 'br').every((br) => last === br || br.nextSibling === null);
 }
 
 /** The single bold element a paragraph's whole text sits in, if that is how the heading is faked. */
@@ -89,27 +91,43 @@ interface FakeHeading {
 
 function findFakeHeadings(doc: Document): FakeHeading[] {
   const found: FakeHeading[] = [];
+  const taken = new Set<Element>();
+  const insideTaken = (el: Element): boolean => {
+    for (let cur: Element | null = el; cur !== null; cur = cur.parentElement) if (taken.has(cur)) return true;
+    return false;
+  };
   for (const el of elementsOf(doc, 'p, div, span')) {
     if (roleOf(el) !== '' || el.parentElement?.closest(NOT_INSIDE) != null) continue;
-    if (found.some((f) => f.el.contains(el))) continue;
+    if (insideTaken(el)) continue;
     const tag = tagOf(el);
     const classHint = headingClassLevel(el);
     if (tag === 'span' && (!classHint.isHeading || el.parentElement?.closest('p, span, label') != null)) continue;
     if (!readsLikeHeading(el)) continue;
     const unwrap = tag === 'span' ? null : emphasisWrapper(el);
     const styled = tag !== 'span' && styleLooksLikeHeading(el.getAttribute('style') ?? '');
-    if (classHint.isHeading || unwrap !== null || styled) found.push({ el, unwrap, classHint });
+    if (classHint.isHeading || unwrap !== null || styled) {
+      found.push({ el, unwrap, classHint });
+      taken.add(el);
+    }
   }
   return found;
 }
 
+/** For each of `els`, the last real heading before it in document order (one pass over the document). */
+function headingsBefore(doc: Document, els: readonly Element[]): Map<Element, Element | undefined> {
+  const wanted = new Set(els);
+  const before = new Map<Element, Element | undefined>();
+  let last: Element | undefined;
+  for (const el of elementsOf(doc, '*')) {
+    if (wanted.has(el)) before.set(el, last);
+    if (el.matches(HEADINGS)) last = el;
+  }
+  return before;
+}
+
 /** h2, unless a class names the level or a real heading before it makes this a sub-section. */
-function headingLevel(doc: Document, fake: FakeHeading): number {
+function headingLevel(fake: FakeHeading, previous: Element | undefined): number {
   if (fake.classHint.level !== null) return fake.classHint.level;
-  const before = elementsOf(doc, 'h1, h2, h3, h4, h5, h6').filter(
-    (h) => (h.compareDocumentPosition(fake.el) & 4) !== 0, // fake.el follows h
-  );
-  const previous = before.at(-1);
   const base = previous === undefined ? 2 : Math.min(Number(tagOf(previous).slice(1)) + 1, 6);
   return fake.classHint.sub && previous === undefined ? 3 : base;
 }
@@ -124,7 +142,7 @@ function findLeadLines(doc: Document): Array<{ p: Element; lead: Element; br: El
     if (kids.length < 3 || !isElement(lead!) || !isElement(br!)) continue;
     if (!['b', 'strong'].includes(tagOf(lead)) || tagOf(br) !== 'br') continue;
     const text = collapse(contentText(lead));
-    if (text === '' || text.length > MAX_HEADING_CHARS || /[.,;]$/.test(text) || lead.querySelector(BLOCK_CONTENT) !== null) continue;
+    if (text === '' || text.length > MAX_HEADING_CHARS || /[.,;]$/.test(text) || firstWithin(lead, BLOCK_CONTENT) !== null) continue;
     found.push({ p, lead, br });
   }
   return found;
@@ -136,8 +154,9 @@ function fixFakeHeadings(markup: Markup): Finding | null {
   const leads = findLeadLines(doc).filter((l) => !fakes.some((f) => f.el === l.p));
   if (fakes.length === 0 && leads.length === 0) return null;
   // Levels are decided before any change, so converted siblings do not nest under each other.
-  const levels = fakes.map((f) => headingLevel(doc, f));
-  const leadLevels = leads.map((l) => headingLevel(doc, { el: l.p, unwrap: null, classHint: headingClassLevel(l.p) }));
+  const previous = headingsBefore(doc, [...fakes.map((f) => f.el), ...leads.map((l) => l.p)]);
+  const levels = fakes.map((f) => headingLevel(f, previous.get(f.el)));
+  const leadLevels = leads.map((l) => headingLevel({ el: l.p, unwrap: null, classHint: headingClassLevel(l.p) }, previous.get(l.p)));
   const texts: string[] = [];
   fakes.forEach((fake, i) => {
     const heading = retag(fake.el, `h${levels[i]}`, (name) => name !== 'role' && name !== 'aria-level');
@@ -242,7 +261,7 @@ function fixSiblingRuns(doc: Document): number {
       let j = i;
       while (j < kids.length) {
         const el = kids[j]!;
-        const m = SIBLING_ITEMS.has(tagOf(el)) && el.querySelector(BLOCK_CONTENT) === null ? markerOf(contentText(el)) : null;
+        const m = SIBLING_ITEMS.has(tagOf(el)) && firstWithin(el, BLOCK_CONTENT) === null ? markerOf(contentText(el)) : null;
         if (m === null || (run.length > 0 && tagOf(el) !== tagOf(run[0]!))) break;
         if (run.length > 0 && !sameList([...markers, m])) break;
         run.push(el);
@@ -288,7 +307,7 @@ function linesOf(container: Element): { lines: Node[][]; breaks: Element[] } {
 function fixBrLines(doc: Document): number {
   let lists = 0;
   for (const container of elementsOf(doc, LINE_CONTAINERS)) {
-    if (container.querySelector(BLOCK_CONTENT) !== null || container.closest('pre, ul, ol') !== null) continue;
+    if (firstWithin(container, BLOCK_CONTENT) !== null || container.closest('pre, ul, ol') !== null) continue;
     const { lines, breaks } = linesOf(container);
     if (breaks.length === 0) continue;
     const markers = lines.map((l) => markerOf(textOfNodes(l)));
@@ -364,11 +383,12 @@ function fixMalformedLists(markup: Markup): Finding | null {
     return parent !== null && !['ul', 'ol', 'menu'].includes(tagOf(parent)) && !['list', 'directory'].includes(roleOf(parent));
   });
   const done = new Set<Element>();
+  const orphaned = new Set(orphans);
   for (const li of orphans) {
     if (done.has(li)) continue;
     // Consecutive orphan items (whitespace between them allowed) share one list.
     const run: Node[] = [li];
-    for (let n = li.nextSibling; n !== null && (isBlank(n) || (isElement(n) && orphans.includes(n))); n = n.nextSibling) run.push(n);
+    for (let n = li.nextSibling; n !== null && (isBlank(n) || (isElement(n) && orphaned.has(n))); n = n.nextSibling) run.push(n);
     while (run.length > 0 && isBlank(run[run.length - 1]!)) run.pop();
     const ul = doc.createElement('ul');
     li.before(ul);
@@ -408,7 +428,7 @@ function fixDataTables(markup: Markup): Finding | null {
   for (const table of elementsOf(markup.document, 'table') as HTMLTableElement[]) {
     const role = roleOf(table);
     if (role === 'presentation' || role === 'none') continue;
-    if (table.querySelector('th, [role="columnheader"], [role="rowheader"], table') !== null) continue;
+    if (firstWithin(table, 'th, [role="columnheader"], [role="rowheader"], table') !== null) continue;
     const rows = Array.from(table.rows);
     if (rows.length < 2 || rows[0]!.cells.length < 2) continue;
     const firstRow = Array.from(rows[0]!.cells);

@@ -3,7 +3,7 @@
  * Simple controls become native elements (<button type="button">, or <a href> when the handler only
  * navigates); everything else becomes focusable with a role and an Enter/Space key handler.
  */
-import { collapse, containsInteractive, contentText, elementsOf, isKeyboardFocusable, plural, retag, roleOf, tagOf } from '../dom.js';
+import { collapse, containsInteractive, contentText, elementsOf, firstWithin, isKeyboardFocusable, plural, retag, roleOf, tagOf } from '../dom.js';
 import { draftWithFixers, type Finding } from '../drafting.js';
 import { iconHint } from '../icon-hints.js';
 import type { Markup } from '../markup.js';
@@ -47,7 +47,7 @@ function needsKeyboardAccess(el: Element): boolean {
 function isSimpleControl(el: Element): boolean {
   const role = roleOf(el);
   if (role !== '' && role !== 'button' && role !== 'link') return false;
-  if (el.querySelector(BLOCK_DESCENDANTS) !== null || containsInteractive(el)) return false;
+  if (firstWithin(el, BLOCK_DESCENDANTS) !== null || containsInteractive(el)) return false;
   return collapse(contentText(el)).length <= MAX_CONTROL_TEXT;
 }
 

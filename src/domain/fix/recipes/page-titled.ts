@@ -24,7 +24,7 @@ function insertIndented(parent: Element, ref: ChildNode | null, el: Element): vo
 function fixTitle(markup: Markup): Finding | null {
   const doc = markup.document;
   const titles = documentTitles(doc);
-  const h1 = doc.querySelector('h1');
+  const h1 = elementsOf(doc, 'h1')[0] ?? null;
   const hint = h1 === null ? '' : collapse(h1.textContent ?? '');
   const hintSentence = hint === '' ? '' : ` The main heading ${quote(hint)} may be a good start, followed by the site name.`;
   const existing = titles[0];
