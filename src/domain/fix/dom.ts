@@ -7,7 +7,9 @@
  * searching path keeps every document it has searched in memory for as long as the thread lives
  * (several megabytes a draft).
  */
-import { ELEMENT_NODE, TEXT_NODE } from './markup.js';
+import { childElementsOf, childNodesOf, ELEMENT_NODE, TEXT_NODE } from './nodes.js';
+
+export { childElementsOf, childNodesOf } from './nodes.js';
 
 /** The elements below `root` (not `root` itself), in document order. */
 export function* descendants(root: Element): Generator<Element> {
@@ -26,12 +28,27 @@ export function* descendants(root: Element): Generator<Element> {
 /** The elements below `root` that match `selector`, in document order (root.querySelectorAll). */
 export function elementsOf(root: ParentNode, selector: string): Element[] {
   const found: Element[] = [];
-  const tops = root.nodeType === ELEMENT_NODE ? [root as Element] : Array.from(root.children);
+  const tops = root.nodeType === ELEMENT_NODE ? [root as Element] : childElementsOf(root);
   for (const top of tops) {
     if (top !== root && top.matches(selector)) found.push(top);
     for (const el of descendants(top)) if (el.matches(selector)) found.push(el);
   }
   return found;
+}
+
+/**
+ * `el` or its nearest ancestor that `test` accepts: el.closest() with a function, for lists of
+ * names the engine would match one by one at every level.
+ */
+export function closestWhere(el: Element | null, test: (el: Element) => boolean): Element | null {
+  for (let cur = el; cur !== null; cur = cur.parentElement) if (test(cur)) return cur;
+  return null;
+}
+
+/** A test for elements with one of these (lower-case) names. */
+export function tagIn(...tags: string[]): (el: Element) => boolean {
+  const names = new Set(tags);
+  return (el) => names.has(tagOf(el));
 }
 
 /** The first element below `root` that matches `selector` (root.querySelector, in one walk). */
@@ -93,10 +110,10 @@ export function contentText(node: Node): string {
   if (hasNonEmpty(el, 'aria-label')) return ` ${el.getAttribute('aria-label')} `;
   if (tag === 'img' || (tag === 'input' && el.getAttribute('type') === 'image')) return ` ${el.getAttribute('alt') ?? ''} `;
   if (tag === 'svg') {
-    const title = Array.from(el.children).find((c) => tagOf(c) === 'title');
+    const title = childElementsOf(el).find((c) => tagOf(c) === 'title');
     return ` ${title?.textContent ?? ''} `;
   }
-  return Array.from(el.childNodes, contentText).join('');
+  return childNodesOf(el).map(contentText).join('');
 }
 
 // ---- labels: jsdom's el.labels searches the whole document on every read, and the label
@@ -272,9 +289,18 @@ export function retag(el: Element, tag: string, keep: (name: string) => boolean 
   return replacement;
 }
 
+const isMeaningful = (n: Node) => !isBlank(n) && n.nodeType !== 8;
+
 /** The element's non-blank child nodes. */
 export function meaningfulChildren(el: Element): Node[] {
-  return Array.from(el.childNodes).filter((n) => !isBlank(n) && n.nodeType !== 8);
+  return childNodesOf(el).filter(isMeaningful);
+}
+
+/** Whether the element has exactly one non-blank child node (without reading past the second). */
+export function hasOneMeaningfulChild(el: Element): boolean {
+  let seen = 0;
+  for (let n = el.firstChild; n !== null && seen < 2; n = n.nextSibling) if (isMeaningful(n)) seen++;
+  return seen === 1;
 }
 
 export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {

@@ -15,7 +15,7 @@ import {
   isElement,
   isText,
   labelsOf,
-  meaningfulChildren,
+  hasOneMeaningfulChild,
   noteLabel,
   slugify,
   tagOf,
@@ -77,7 +77,7 @@ export function adjacentLabelSource(field: Element): Node | null {
   }
   // A field alone in its cell or box, labelled by the cell or box before it.
   const parent = field.parentElement;
-  if (parent !== null && meaningfulChildren(parent).length === 1 && parent !== field.ownerDocument.body) {
+  if (parent !== null && parent !== field.ownerDocument.body && hasOneMeaningfulChild(parent)) {
     const previous = parent.previousElementSibling;
     if (previous !== null && usableLabelText(previous)) return previous;
   }

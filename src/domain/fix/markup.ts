@@ -17,11 +17,9 @@
 import { JSDOM } from 'jsdom';
 import { parse as parseHtml, type DefaultTreeAdapterMap } from 'parse5';
 
-export const ELEMENT_NODE = 1;
-export const TEXT_NODE = 3;
-export const COMMENT_NODE = 8;
-export const DOCUMENT_NODE = 9;
-export const DOCUMENT_TYPE_NODE = 10;
+import { childNodesOf, COMMENT_NODE, DOCUMENT_NODE, DOCUMENT_TYPE_NODE, ELEMENT_NODE, TEXT_NODE } from './nodes.js';
+
+export { COMMENT_NODE, DOCUMENT_NODE, DOCUMENT_TYPE_NODE, ELEMENT_NODE, TEXT_NODE } from './nodes.js';
 
 export const HTML_NS = 'http://www.w3.org/1999/xhtml';
 
@@ -71,6 +69,30 @@ function sameKind(node: Node, p5: P5Node): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * jsdom's parser puts text that the HTML parser moves out of a table (foster parenting) after the
+ * table rather than before it, where parse5 and browsers put it: the node's text children are laid
+ * anew as parse5 has them, between the same elements and comments.
+ */
+function realignText(node: Node, p5Children: readonly P5Node[]): ChildNode[] {
+  const others = childNodesOf(node).filter((child) => child.nodeType !== TEXT_NODE);
+  const doc = node.ownerDocument ?? (node as Document);
+  const laid: ChildNode[] = [];
+  let next = 0;
+  for (const p5 of p5Children) {
+    if (p5.nodeName === '#text') {
+      laid.push(doc.createTextNode((p5 as DefaultTreeAdapterMap['textNode']).value));
+      continue;
+    }
+    const other = others[next++];
+    if (other === undefined || !sameKind(other, p5)) throw new Error(`internal: parse5 and jsdom built different trees in <${node.nodeName}>`);
+    laid.push(other);
+  }
+  if (next !== others.length) throw new Error(`internal: parse5 and jsdom built different trees in <${node.nodeName}>`);
+  (node as ParentNode).replaceChildren(...laid);
+  return laid;
 }
 
 interface Edit {
@@ -152,7 +174,7 @@ export class Markup {
   }
 
   innerHtml(node: Node): string {
-    return Array.from(node.childNodes, (c) => this.render(c)).join('');
+    return childNodesOf(node).map((c) => this.render(c)).join('');
   }
 
   /** Whether the node came from the source (as opposed to being created by a recipe). */
@@ -173,9 +195,10 @@ export class Markup {
     const pending: Array<[Node, P5Node]> = [[root, located]];
     while (pending.length > 0) {
       const [node, p5] = pending.pop()!;
-      const children = Array.from(node.childNodes);
       const p5Children = 'childNodes' in p5 ? p5.childNodes : [];
-      if (!sameKind(node, p5) || children.length !== p5Children.length) throw new Error(`internal: parse5 and jsdom built different trees at <${node.nodeName}>`);
+      if (!sameKind(node, p5)) throw new Error(`internal: parse5 and jsdom built different trees at <${node.nodeName}>`);
+      let children = childNodesOf(node);
+      if (children.length !== p5Children.length || children.some((child, i) => !sameKind(child, p5Children[i]!))) children = realignText(node, p5Children);
       const el = node.nodeType === ELEMENT_NODE ? (node as Element) : null;
       const loc = node.nodeType === DOCUMENT_NODE ? null : (p5 as { sourceCodeLocation?: P5Location | null }).sourceCodeLocation;
       this.originals.set(node, {
@@ -273,7 +296,7 @@ export class Markup {
 
   private diffChildren(parent: Node, rec: Original): Edit[] {
     const old = rec.children;
-    const now: Node[] = Array.from(parent.childNodes);
+    const now: Node[] = childNodesOf(parent);
     const oldIndex = new Map(old.map((n, i) => [n, i] as const));
     const kept = (n: Node): boolean => oldIndex.has(n) && this.isAnchored(n);
     const keptOrder = now.filter(kept).map((n) => oldIndex.get(n)!);
@@ -360,7 +383,7 @@ export class Markup {
         if (rec?.range) return this.applyEdits(rec.range.start, rec.range.end, this.diff(node));
         const el = node as Element;
         // Implied elements (the <head> and <body> the parser adds around a fragment) print only once they hold something.
-        if (rec !== undefined && el.childNodes.length === 0 && sameAttributes(rec.attributes, Array.from(el.attributes, (a) => [a.name, a.value] as const))) return '';
+        if (rec !== undefined && el.firstChild === null && sameAttributes(rec.attributes, Array.from(el.attributes, (a) => [a.name, a.value] as const))) return '';
         const name = el.localName;
         const inner = this.innerHtml(el);
         return VOID_ELEMENTS.has(name) && el.namespaceURI === HTML_NS ? openTag(el) : `${openTag(el)}${inner}</${name}>`;

@@ -4,7 +4,10 @@
  * data tables get header cells, and text next to a field becomes its <label>.
  */
 import {
+  childElementsOf,
+  childNodesOf,
   classTokens,
+  closestWhere,
   collapse,
   contentText,
   containsInteractive,
@@ -18,6 +21,7 @@ import {
   quote,
   retag,
   roleOf,
+  tagIn,
   tagOf,
 } from '../dom.js';
 import { draftWithFixers, fixersFor, type Finding, type Fixer } from '../drafting.js';
@@ -29,7 +33,12 @@ import type { FixInput, FixResult, Recipe } from '../model.js';
 
 // Class words (split on - and _) that name a heading: "section-title", "card_heading", "h3".
 const HEADING_CLASS = /^(heading|headline|title|subtitle|subheading|h[1-6])$/i;
-const NOT_INSIDE = 'h1, h2, h3, h4, h5, h6, [role="heading"], li, td, th, caption, label, button, a, summary, legend, figcaption, dt, nav, table';
+const NOT_INSIDE_TAGS = tagIn('h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'td', 'th', 'caption', 'label', 'button', 'a', 'summary', 'legend', 'figcaption', 'dt', 'nav', 'table');
+/** Where a fake heading cannot be: inside a heading, a list item, a cell, a label, a control... */
+const notInside = (el: Element) => NOT_INSIDE_TAGS(el) || el.getAttribute('role') === 'heading';
+const inPhrase = tagIn('p', 'span', 'label');
+const inListOrPre = tagIn('ul', 'ol', 'pre');
+const inListPreOrTable = tagIn('ul', 'ol', 'pre', 'table');
 const BLOCK_CONTENT = 'p, div, ul, ol, table, h1, h2, h3, h4, h5, h6, section, article, form, blockquote, figure, img, input, select, textarea';
 const HEADINGS = 'h1, h2, h3, h4, h5, h6';
 const MAX_HEADING_CHARS = 120;
@@ -97,11 +106,11 @@ function findFakeHeadings(doc: Document): FakeHeading[] {
     return false;
   };
   for (const el of elementsOf(doc, 'p, div, span')) {
-    if (roleOf(el) !== '' || el.parentElement?.closest(NOT_INSIDE) != null) continue;
+    if (roleOf(el) !== '' || closestWhere(el.parentElement, notInside) !== null) continue;
     if (insideTaken(el)) continue;
     const tag = tagOf(el);
     const classHint = headingClassLevel(el);
-    if (tag === 'span' && (!classHint.isHeading || el.parentElement?.closest('p, span, label') != null)) continue;
+    if (tag === 'span' && (!classHint.isHeading || closestWhere(el.parentElement, inPhrase) !== null)) continue;
     if (!readsLikeHeading(el)) continue;
     const unwrap = tag === 'span' ? null : emphasisWrapper(el);
     const styled = tag !== 'span' && styleLooksLikeHeading(el.getAttribute('style') ?? '');
@@ -136,7 +145,7 @@ function headingLevel(fake: FakeHeading, previous: Element | undefined): number 
 function findLeadLines(doc: Document): Array<{ p: Element; lead: Element; br: Element }> {
   const found: Array<{ p: Element; lead: Element; br: Element }> = [];
   for (const p of elementsOf(doc, 'p, div')) {
-    if (p.closest(NOT_INSIDE) !== null) continue;
+    if (closestWhere(p, notInside) !== null) continue;
     const kids = meaningfulChildren(p);
     const [lead, br] = kids;
     if (kids.length < 3 || !isElement(lead!) || !isElement(br!)) continue;
@@ -160,14 +169,14 @@ function fixFakeHeadings(markup: Markup): Finding | null {
   const texts: string[] = [];
   fakes.forEach((fake, i) => {
     const heading = retag(fake.el, `h${levels[i]}`, (name) => name !== 'role' && name !== 'aria-level');
-    if (fake.unwrap !== null) fake.unwrap.replaceWith(...Array.from(fake.unwrap.childNodes));
+    if (fake.unwrap !== null) fake.unwrap.replaceWith(...childNodesOf(fake.unwrap));
     const last = heading.lastChild;
     if (isElement(last) && tagOf(last) === 'br') last.remove();
     texts.push(collapse(heading.textContent ?? ''));
   });
   leads.forEach(({ p, lead, br }, i) => {
     const heading = doc.createElement(`h${leadLevels[i]}`);
-    heading.append(...Array.from(lead.childNodes));
+    heading.append(...childNodesOf(lead));
     while (p.firstChild !== null && p.firstChild !== br) p.firstChild.remove();
     br.remove();
     while (p.firstChild !== null && isBlank(p.firstChild)) p.firstChild.remove();
@@ -212,6 +221,12 @@ function sameList(markers: readonly Marker[]): boolean {
   return markers.every((m, i) => m.ordered && (i === 0 || m.number === markers[i - 1]!.number + 1));
 }
 
+/** Whether `m` continues a list of `markers` (one or more): a bullet after bullets, or the next number. */
+function continuesList(markers: readonly Marker[], m: Marker): boolean {
+  const last = markers[markers.length - 1]!;
+  return markers[0]!.ordered ? m.ordered && m.number === last.number + 1 : !m.ordered;
+}
+
 function textOfNodes(nodes: readonly Node[]): string {
   return nodes.map((n) => contentText(n)).join('');
 }
@@ -252,8 +267,8 @@ const SIBLING_ITEMS = new Set(['p', 'div']);
 function fixSiblingRuns(doc: Document): number {
   let lists = 0;
   for (const parent of [doc.body, ...elementsOf(doc.body, '*')]) {
-    if (parent.closest('ul, ol, pre, table') !== null && tagOf(parent) !== 'td') continue;
-    const kids = Array.from(parent.children);
+    if (closestWhere(parent, inListPreOrTable) !== null && tagOf(parent) !== 'td') continue;
+    const kids = childElementsOf(parent);
     let i = 0;
     while (i < kids.length) {
       const run: Element[] = [];
@@ -263,19 +278,19 @@ function fixSiblingRuns(doc: Document): number {
         const el = kids[j]!;
         const m = SIBLING_ITEMS.has(tagOf(el)) && firstWithin(el, BLOCK_CONTENT) === null ? markerOf(contentText(el)) : null;
         if (m === null || (run.length > 0 && tagOf(el) !== tagOf(run[0]!))) break;
-        if (run.length > 0 && !sameList([...markers, m])) break;
+        if (run.length > 0 && !continuesList(markers, m)) break;
         run.push(el);
         markers.push(m);
         j++;
       }
       const adjacent = run.every((el, k) => k === 0 || el.previousElementSibling === run[k - 1]);
       if (run.length >= 2 && adjacent && sameList(markers)) {
-        const gaps = run.slice(1).map((el) => {
+        const gaps = run.slice(1).map((el, k) => {
           const between: Node[] = [];
-          for (let n = el.previousSibling; n !== null && n !== run[run.indexOf(el) - 1]; n = n.previousSibling) between.unshift(n);
-          return between.filter((n) => isBlank(n));
+          for (let n = el.previousSibling; n !== null && n !== run[k]; n = n.previousSibling) between.push(n);
+          return between.reverse().filter((n) => isBlank(n));
         });
-        const list = buildList(doc, markers, run.map((el) => Array.from(el.childNodes)), gaps);
+        const list = buildList(doc, markers, run.map((el) => childNodesOf(el)), gaps);
         run[0]!.before(list);
         run.forEach((el) => el.remove());
         lists++;
@@ -292,7 +307,7 @@ function fixSiblingRuns(doc: Document): number {
 function linesOf(container: Element): { lines: Node[][]; breaks: Element[] } {
   const lines: Node[][] = [[]];
   const breaks: Element[] = [];
-  for (const node of Array.from(container.childNodes)) {
+  for (const node of childNodesOf(container)) {
     if (isElement(node) && tagOf(node) === 'br') {
       breaks.push(node);
       lines.push([]);
@@ -307,7 +322,7 @@ function linesOf(container: Element): { lines: Node[][]; breaks: Element[] } {
 function fixBrLines(doc: Document): number {
   let lists = 0;
   for (const container of elementsOf(doc, LINE_CONTAINERS)) {
-    if (firstWithin(container, BLOCK_CONTENT) !== null || container.closest('pre, ul, ol') !== null) continue;
+    if (firstWithin(container, BLOCK_CONTENT) !== null || closestWhere(container, inListOrPre) !== null) continue;
     const { lines, breaks } = linesOf(container);
     if (breaks.length === 0) continue;
     const markers = lines.map((l) => markerOf(textOfNodes(l)));
@@ -364,7 +379,7 @@ function fixMalformedLists(markup: Markup): Finding | null {
   let fixed = 0;
   for (const list of elementsOf(doc, 'ul, ol')) {
     if (roleOf(list) !== '') continue;
-    const strays = Array.from(list.childNodes).filter(
+    const strays = childNodesOf(list).filter(
       (n) => (isElement(n) && !['li', 'script', 'template'].includes(tagOf(n))) || (isText(n) && n.data.trim() !== ''),
     );
     for (const stray of strays) {
@@ -464,7 +479,7 @@ function toHeaderCell(cell: Element, scope: 'col' | 'row'): void {
   const kids = meaningfulChildren(th);
   if (kids.length === 1 && isElement(kids[0]!) && ['b', 'strong'].includes(tagOf(kids[0]))) {
     const bold = kids[0];
-    bold.replaceWith(...Array.from(bold.childNodes));
+    bold.replaceWith(...childNodesOf(bold));
   }
 }
 

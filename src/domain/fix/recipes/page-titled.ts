@@ -1,5 +1,5 @@
 /** 2.4.2 Page Titled: a document without a <title>, or with an empty one, gets a placeholder title. */
-import { collapse, elementsOf, isBlank, quote, tagOf } from '../dom.js';
+import { childElementsOf, collapse, elementsOf, isBlank, quote, tagOf } from '../dom.js';
 import { draftWithFixers, type Finding } from '../drafting.js';
 import { HTML_NS, type Markup } from '../markup.js';
 import { Placeholder, type FixInput, type FixResult, type Recipe } from '../model.js';
@@ -44,7 +44,7 @@ function fixTitle(markup: Markup): Finding | null {
   title.textContent = Placeholder.pageTitle;
   const head = doc.head;
   // After <meta charset>, which must stay first, otherwise at the top of <head>.
-  const charset = Array.from(head.children).filter((c) => tagOf(c) === 'meta' && (c.hasAttribute('charset') || c.hasAttribute('http-equiv'))).at(-1) ?? null;
+  const charset = childElementsOf(head).filter((c) => tagOf(c) === 'meta' && (c.hasAttribute('charset') || c.hasAttribute('http-equiv'))).at(-1) ?? null;
   insertIndented(head, charset, title);
   return {
     count: 1,
