@@ -18,6 +18,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import { clientGone } from '../http/client-gone.js';
 import { HttpError } from '../http/errors.js';
 import { negotiate } from '../http/media.js';
 import { stateOf } from '../http/state.js';
@@ -60,9 +61,9 @@ const wantsProgress = (body: { params?: { _meta?: { progressToken?: unknown } } 
  * response the SDK writes for the same call, errors included (its McpError message and code).
  * Every other message, and every call that reports progress, goes through the SDK.
  */
-async function directToolCall(services: Services, caller: Identity, request: { requestId: string; log: Logger }, id: string | number, call: CallToolRequest) {
+async function directToolCall(services: Services, caller: Identity, request: { requestId: string; log: Logger; signal: AbortSignal }, id: string | number, call: CallToolRequest) {
   try {
-    const result = await callTool(call.params.name, call.params.arguments, { caller, services, log: request.log, requestId: request.requestId, progress: () => Promise.resolve() });
+    const result = await callTool(call.params.name, call.params.arguments, { caller, services, log: request.log, requestId: request.requestId, progress: () => Promise.resolve(), signal: request.signal });
     return { jsonrpc: '2.0', id, result };
   } catch (err) {
     if (err instanceof McpError) return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
@@ -89,7 +90,7 @@ export function mcpEndpoint(services: Services): Handler<'mcp.post'> {
     if ('refusal' in checked) return { status: 200, body: checked.refusal };
 
     const stream = wantsProgress(body);
-    const request = { requestId: stateOf(ctx).requestId, log: stateOf(ctx).log };
+    const request = { requestId: stateOf(ctx).requestId, log: stateOf(ctx).log, signal: clientGone(ctx) };
     if (body.method === 'tools/call' && body.id !== undefined && !stream) {
       return { status: 200, body: await directToolCall(services, identity!, request, body.id, checked.parsed as CallToolRequest) };
     }

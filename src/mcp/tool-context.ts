@@ -31,6 +31,8 @@ export interface ToolContext {
   requestId: string;
   /** Reports progress when the client asked for it (params._meta.progressToken); otherwise does nothing. */
   progress: (progress: number, total?: number, message?: string) => Promise<void>;
+  /** Aborts when the client went away (or cancelled the call): work queued for it is withdrawn. */
+  signal?: AbortSignal;
 }
 
 export type ToolHandler<N extends ToolName> = (input: ToolInputs[N], ctx: ToolContext) => Promise<ToolOutputs[N]>;

@@ -8,6 +8,7 @@ import { WorkerPoolError } from '../compute/worker-pool.js';
 import type { ComputeTask } from '../compute/compute.js';
 import { hasReport, toProgress } from '../db/scans.js';
 import { EXPORT_TYPES, type ExportFormat } from '../domain/report/exports.js';
+import { clientGone } from '../http/client-gone.js';
 import { HttpError } from '../http/errors.js';
 import type { Handler } from '../http/router.js';
 import { pageHeaders } from '../http/security-headers.js';
@@ -39,15 +40,25 @@ ${body}
 `;
 }
 
-/** Work in the compute pool, its refusals as 503 with when to retry (the pool is full, or the work ran out of time). */
-async function computed<T>(s: Services, task: ComputeTask): Promise<T> {
+/**
+ * Work in the compute pool for the caller's organization (a client that goes away withdraws it),
+ * its refusals as 503 with when to retry: the pool or the organization's share of it is full, the
+ * work waited too long for its turn, or ran out of time.
+ */
+async function computed<T>(s: Services, ctx: Context, owner: string, task: ComputeTask): Promise<T> {
   try {
-    return (await s.compute.run(task)).value as T;
+    return (await s.compute.run(task, { owner, signal: clientGone(ctx) })).value as T;
   } catch (err) {
     if (!(err instanceof WorkerPoolError) || err.code === 'failed') throw err;
-    const retry = String(s.compute.retryAfterSeconds());
-    const why = err.code === 'timeout' ? `took longer than COMPUTE_TIMEOUT_MS (${s.config.compute.timeoutMs} ms)` : err.code === 'queue-full' ? 'waits behind a full compute queue (COMPUTE_QUEUE)' : 'could not be done now';
-    throw new HttpError(503, `The report ${why}; retry in ${retry} s`, { 'Retry-After': retry });
+    const retry = String(s.compute.retryAfterSeconds(err.code === 'owner-busy' ? owner : undefined));
+    const c = s.config.compute;
+    const why: Partial<Record<WorkerPoolError['code'], string>> = {
+      timeout: `took longer than COMPUTE_TIMEOUT_MS (${c.timeoutMs} ms)`,
+      'queue-full': 'waits behind a full compute queue (COMPUTE_QUEUE)',
+      'owner-busy': `waits behind your organization's other compute tasks (COMPUTE_MAX_RUNNING_PER_ORG ${c.maxRunningPerOrg}, COMPUTE_MAX_QUEUED_PER_ORG ${c.maxQueuedPerOrg})`,
+      waited: `waited longer than COMPUTE_WAIT_MS (${c.waitMs} ms) for a compute thread`,
+    };
+    throw new HttpError(503, `The report ${why[err.code] ?? 'could not be done now'}; retry in ${retry} s`, { 'Retry-After': retry });
   }
 }
 
@@ -62,7 +73,7 @@ export function reportPage(s: Services): Handler<'reports.page'> {
     const scan = access.scan;
     const assets = await viewAssets();
     const data = hasReport(scan)
-      ? { view: await computed(s, { kind: 'report-view', report: await storedReport(s.db, scan), maxIssues: s.config.reportMaxIssues }), progress: null }
+      ? { view: await computed(s, ctx, identity.orgId, { kind: 'report-view', report: await storedReport(s.db, scan), maxIssues: s.config.reportMaxIssues }), progress: null }
       : { view: null, progress: toProgress(scan) };
     ctx.status = 200;
     ctx.type = 'text/html; charset=utf-8';
@@ -80,7 +91,7 @@ export function reportExport(s: Services, format: ExportFormat): Handler<'report
     if (!access.ok) throw new HttpError(404, `No scan ${params.scanId} in this organization`);
     const scan = access.scan;
     if (!hasReport(scan)) throw new HttpError(409, `Scan ${scan.id} is ${scan.status}; its report can be exported once it has completed`);
-    const text = await computed<string>(s, { kind: 'report-export', report: await storedReport(s.db, scan), format });
+    const text = await computed<string>(s, ctx, identity!.orgId, { kind: 'report-export', report: await storedReport(s.db, scan), format });
     ctx.status = 200;
     ctx.type = EXPORT_TYPES[format];
     ctx.set('Content-Disposition', `attachment; filename="${scan.id}.${extension}"`);
