@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { freePort } from './free-port.js';
+import { alive } from './processes.js';
 
 const run = promisify(execFile);
 
@@ -50,14 +51,6 @@ export interface CephCluster {
   stop(): Promise<void>;
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 async function stopPid(pid: number, hard = false) {
   try {

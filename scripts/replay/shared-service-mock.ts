@@ -4,35 +4,14 @@
  * once the mock is gone, whether anything it started is left running.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { freePort } from '../lib/free-port.js';
+import { alive, childrenOf } from '../lib/processes.js';
 import { report } from './harness.js';
 
 const tsx = import.meta.resolve('tsx');
 
-/** Processes whose parent is `pid`, with their command lines. */
-function childrenOf(pid: number): { pid: number; cmdline: string }[] {
-  const out: { pid: number; cmdline: string }[] = [];
-  for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push({ pid: Number(entry), cmdline: readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ') });
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return out;
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const answers = async (url: string) => fetch(url).then((r) => (r.body?.cancel(), r.status < 500)).catch(() => false);
 

@@ -5,39 +5,16 @@
  * files are gone.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePorts } from '../helpers/ports.js';
+import { alive, childrenOf } from '../../scripts/lib/processes.js';
 
 const GIT_LFS = 'application/vnd.git-lfs+json';
 const script = join(import.meta.dirname, '..', '..', 'scripts', 'mock.ts');
 const tsx = import.meta.resolve('tsx');
 
-/** The processes whose parent is `pid`, with their command lines. */
-function childrenOf(pid: number): { pid: number; cmdline: string }[] {
-  const out: { pid: number; cmdline: string }[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) out.push({ pid: Number(entry), cmdline: readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ') });
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return out;
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 async function until(what: string, check: () => boolean, ms = 30_000) {
   const end = Date.now() + ms;
