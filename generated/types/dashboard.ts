@@ -3961,12 +3961,19 @@ export interface components {
                 "application/json": components["schemas"]["http-error"];
             };
         };
-        /** @description The scan has not finished with a report (it is queued, running or failed), or it has more issues than an export may hold (REPORT_EXPORT_MAX_ISSUES, 100,000 by default); the message says which. Nothing of the report was read. */
+        /** @description The scan has not finished with a report (it is queued, running or failed), or it has more issues than an export may hold (REPORT_EXPORT_MAX_ISSUES, 100,000 by default); the message says which: 'Scan … has 172100 issues, more than an export may hold (REPORT_EXPORT_MAX_ISSUES=100000); read them with dashboard_query_issues, …'. Nothing of the report was read. */
         ReportNotExportable: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": "Conflict",
+                 *       "statusCode": 409,
+                 *       "message": "Scan scn_01jdq3v8k2m5n7p9r1s3t5v7x9 is running; its report can be exported once it has completed"
+                 *     }
+                 */
                 "application/json": components["schemas"]["http-error"];
             };
         };

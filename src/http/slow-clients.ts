@@ -118,7 +118,9 @@ export const noteKnownConnections: Middleware = async (ctx, next) => {
   try {
     await next();
   } finally {
-    if (stateOf(ctx).identity) knownConnection(ctx.req.socket);
+    // A request whose connection is gone has no socket left to mark.
+    const socket = ctx.req.socket as Socket | null;
+    if (stateOf(ctx).identity && socket) knownConnection(socket);
   }
 };
 
@@ -170,12 +172,13 @@ export function hurryAnonymousHeaders(server: Server, http: Pick<Config['http'],
     socket.once('close', () => watched.delete(socket));
   });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const w = watched.get(req.socket);
+    // Taken now: Node lets go of a request's socket once its response is done.
+    const socket = req.socket;
+    const w = watched.get(socket);
     if (!w) return;
     w.inFlight++;
     res.once('close', () => {
       if (--w.inFlight > 0) return;
-      const socket = req.socket;
       if (known.has(socket)) return void watched.delete(socket);
       w.since = null;
       w.bytes = socket.bytesRead;
