@@ -118,7 +118,13 @@ describe('what the counters count', () => {
     });
     const d = (await download.json()).objects[0].actions.download;
     expect(Buffer.from(await (await fetch(d.href, { headers: d.header })).arrayBuffer()).equals(bytes)).toBe(true);
-    const after = await scrape();
+    // A download is counted once the server sees its last write done, which may come a moment
+    // after the client has the bytes: the scrape waits for it (bounded), then reads everything.
+    let after = await scrape();
+    for (let i = 0; i < 50 && value(after, 'pactum_object_downloaded_bytes_total', { api: 'objects', transfer: 'basic' }) - value(before, 'pactum_object_downloaded_bytes_total', { api: 'objects', transfer: 'basic' }) < 12345; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      after = await scrape();
+    }
     const delta = (name: string, labels: Record<string, string> = {}) => value(after, name, labels) - value(before, name, labels);
 
     expect(delta('pactum_object_uploaded_bytes_total', { api: 'objects', transfer: 'basic' })).toBe(12345);
