@@ -5,12 +5,12 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from './http/node-http.js';
 import type { AddressInfo } from 'node:net';
-import { loadConfig, type Config } from './config.js';
+import { loadConfig, type Config } from './ground/config.js';
 import { migrate, oneInstanceAtATime, openDb } from './db/knex.js';
-import { createLogger, type Logger } from './log.js';
+import { createLogger, type Logger } from './telemetry/log.js';
 import { createKoa, errorBoundary, requestContext } from './http/app.js';
 import { createRouter } from './http/router.js';
-import { bindHandlers } from './http/handlers.js';
+import { bindHandlers } from './app/handlers.js';
 import { createTokenService } from './auth/jwt.js';
 import { bearerAuth, dashboardChallenge, sessionCookie } from './auth/security.js';
 import type { Middleware } from 'koa';
@@ -27,12 +27,12 @@ import { createScanRunner } from './scans/runner.js';
 import { afterScan } from './scans/after-scan.js';
 import { createCompute } from './compute/compute.js';
 import { screenshotBackend, screenshotStore, startScreenshotExpiry } from './reports/screenshots.js';
-import { createSecretBox } from './auth/secret-box.js';
+import { createSecretBox } from './ground/secret-box.js';
 import { connectionStore } from './db/connections.js';
 import { originGuard } from './http/origin-guard.js';
 import { clientAddressMiddleware, trustedProxies } from './http/client-address.js';
 import { capConnections, peerIn } from './http/connection-caps.js';
-import { DESCRIPTORS_KEPT, descriptorLimit } from './ops/descriptor-limit.js';
+import { DESCRIPTORS_KEPT, descriptorLimit } from './ground/descriptor-limit.js';
 import { securityHeaders } from './http/security-headers.js';
 import { createAuditLog } from './mcp/audit.js';
 import { createUserState } from './auth/user-state.js';
@@ -42,17 +42,17 @@ import { watchPrincipals } from './db/principal-changes.js';
 import { createPasswordThrottle } from './auth/throttle.js';
 import { drainUnreadBodies, guardSlowClients, hurryAnonymousHeaders, noteKnownConnections, serverTimeouts } from './http/slow-clients.js';
 import { configurePasswordChecks } from './auth/passwords.js';
-import type { Services } from './services.js';
+import type { Services } from './app/services.js';
 
-import { databaseStartError, ensureDataDir, listenError, storageStartError, usesDataDir } from './ops/startup-checks.js';
+import { databaseStartError, ensureDataDir, listenError, storageStartError, usesDataDir } from './app/startup-checks.js';
 import { swaggerUiStyleHashes } from './ops/docs.js';
 import { recordServerUrl } from './db/server-settings.js';
-import { createMetrics } from './ops/metrics.js';
-import { startTracing, stopTracing, traced, tracingOn } from './ops/tracing.js';
+import { createMetrics } from './telemetry/metrics.js';
+import { startTracing, stopTracing, traced, tracingOn } from './telemetry/tracing.js';
 import { traceQueries } from './db/query-spans.js';
-import { VERSION } from './version.js';
+import { VERSION } from './ground/version.js';
 import { listenerUrl, startMetricsListener } from './ops/metrics-endpoint.js';
-import { effectiveSettings } from './ops/settings-line.js';
+import { effectiveSettings } from './app/settings-line.js';
 
 
 export interface RunningServer {

@@ -4,10 +4,10 @@
  */
 import { HttpError } from '../http/errors.js';
 import type { Handler } from '../http/router.js';
-import type { Services } from '../services.js';
+import type { Services } from '../app/services.js';
 import { findUserByName } from '../db/users.js';
 import { checkPassword, hashPassword, needsRehash } from './passwords.js';
-import { PERMISSIONS, ROLE_PERMISSIONS } from './permissions.js';
+import { PERMISSIONS, ROLE_PERMISSIONS } from '../domain/access/permissions.js';
 import { sessionCookieValues, sessionSetCookies } from './session-cookie.js';
 import { createSession, revokeSession } from './sessions.js';
 

@@ -1,7 +1,7 @@
 /** Service connections as stored: the secret sealed, the preview beside it. */
 import type { components } from '../../generated/types/dashboard.js';
-import type { SecretBox } from '../auth/secret-box.js';
-import { secretPreview } from '../auth/secret-box.js';
+import type { SecretBox } from '../ground/secret-box.js';
+import { secretPreview } from '../ground/secret-box.js';
 import type { AddressPolicy } from '../domain/scan/address-policy.js';
 import { withoutCredentials } from '../domain/connections/service-url.js';
 import type { Db } from './knex.js';

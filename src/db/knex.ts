@@ -6,7 +6,7 @@ import { chmodSync, closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { migrationSource } from './migrations/index.js';
-import { ensureDataDir } from '../ops/startup-checks.js';
+import { ensureDataDir } from '../app/startup-checks.js';
 
 export type Db = Knex;
 

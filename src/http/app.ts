@@ -4,8 +4,8 @@
  */
 import type { OperationSpec } from '../../generated/operations.js';
 import Koa, { type Context, type Middleware } from 'koa';
-import { ulid } from '../ids.js';
-import type { Logger } from '../log.js';
+import { ulid } from '../ground/ids.js';
+import type { Logger } from '../telemetry/log.js';
 import { describeDatabaseError, isDatabaseError, summariseDatabaseError } from '../db/errors.js';
 import { StoreUnavailable } from '../objects/store/backend.js';
 import { failureCode, fileSystemFailure } from '../objects/storage-failure.js';
@@ -16,8 +16,8 @@ import { STATUS_CODES } from './node-http.js';
 import { requestScope } from './request-scope.js';
 import { writeStatus } from './router.js';
 import { apiLabel, stateOf } from './state.js';
-import { statusClass, type Metrics } from '../ops/metrics.js';
-import { serverSpan } from '../ops/tracing.js';
+import { statusClass, type Metrics } from '../telemetry/metrics.js';
+import { serverSpan } from '../telemetry/tracing.js';
 
 /** The transfer an object operation moves bytes with; undefined for the others. */
 export const transferOf = (operationId: string | undefined) =>

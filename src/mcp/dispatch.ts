@@ -7,12 +7,12 @@
 import { describeDatabaseError, isDatabaseError, summariseDatabaseError } from '../db/errors.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { tools, type ToolName, type ToolSpec } from '../../generated/tools.js';
-import { grants } from '../auth/permissions.js';
+import { grants } from '../domain/access/permissions.js';
 import { CursorError } from '../db/pagination.js';
 import { describeErrors, unacceptableJson } from '../http/router.js';
 import { toolHandlers } from './tools/index.js';
 import { ToolFailure, type ToolContext } from './tool-context.js';
-import { inSpan } from '../ops/tracing.js';
+import { inSpan } from '../telemetry/tracing.js';
 
 const isTool = (name: string): name is ToolName => Object.hasOwn(tools, name);
 

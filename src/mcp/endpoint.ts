@@ -22,10 +22,10 @@ import { HttpError } from '../http/errors.js';
 import { negotiate } from '../http/media.js';
 import { stateOf } from '../http/state.js';
 import { writeStatus, type Handler } from '../http/router.js';
-import type { Services } from '../services.js';
-import type { Identity } from '../auth/identity.js';
-import type { Logger } from '../log.js';
-import { lookupTable } from '../lookup-table.js';
+import type { Services } from '../app/services.js';
+import type { Identity } from '../domain/access/identity.js';
+import type { Logger } from '../telemetry/log.js';
+import { lookupTable } from '../ground/lookup-table.js';
 import { callTool } from './dispatch.js';
 import { createMcpServer } from './server.js';
 

@@ -9,10 +9,10 @@ import { viewAssets, viewDocument } from '../report-view/document.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import type { ToolSpec } from '../../generated/tools.js';
-import type { Identity } from '../auth/identity.js';
-import type { Logger } from '../log.js';
-import type { Services } from '../services.js';
-import { VERSION } from '../version.js';
+import type { Identity } from '../domain/access/identity.js';
+import type { Logger } from '../telemetry/log.js';
+import type { Services } from '../app/services.js';
+import { VERSION } from '../ground/version.js';
 import { callTool, visibleTools } from './dispatch.js';
 
 // The SDK parses tools/call params with its own schema before our handler, and reports a

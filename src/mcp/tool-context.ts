@@ -5,10 +5,10 @@
  */
 import type { components } from '../../generated/types/dashboard.js';
 import type { ToolInputs, ToolName, ToolOutputs } from '../../generated/tools.js';
-import type { Identity } from '../auth/identity.js';
-import { isSystemAdmin } from '../auth/identity.js';
-import type { Logger } from '../log.js';
-import type { Services } from '../services.js';
+import type { Identity } from '../domain/access/identity.js';
+import { isSystemAdmin } from '../domain/access/identity.js';
+import type { Logger } from '../telemetry/log.js';
+import type { Services } from '../app/services.js';
 
 export type ToolErrorCode = components['schemas']['tool-error']['error'];
 

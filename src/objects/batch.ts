@@ -6,7 +6,7 @@
  */
 import { JsonText, type Handler } from '../http/router.js';
 import { HttpError } from '../http/errors.js';
-import type { Services } from '../services.js';
+import type { Services } from '../app/services.js';
 import { authorize } from './access.js';
 import { actionFactory } from './links.js';
 import { findObjects, gone, goneForUpload, isLive, isTakenDown, type FoundObject } from './objects-table.js';

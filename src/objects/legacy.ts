@@ -6,7 +6,7 @@
 import type { components as L } from '../../generated/types/legacy.js';
 import { HttpError } from '../http/errors.js';
 import type { Handler } from '../http/router.js';
-import type { Services } from '../services.js';
+import type { Services } from '../app/services.js';
 import { authorize } from './access.js';
 import { actionFactory } from './links.js';
 import { findObject, gone, goneForUpload, isLive, isTakenDown } from './objects-table.js';

@@ -3,13 +3,13 @@
  * lock; anyone who may read lists; only the owner unlocks, or a repository admin with force.
  */
 import type { components as B } from '../../generated/types/batch.js';
-import { newId } from '../ids.js';
+import { newId } from '../ground/ids.js';
 import { HttpError } from '../http/errors.js';
 import type { Handler } from '../http/router.js';
 import { decodeCursor, encodeCursor } from '../db/pagination.js';
 import { isUniqueViolation } from '../db/users.js';
 import { lockPathKey, normaliseLockPath } from '../db/lock-path-key.js';
-import type { Services } from '../services.js';
+import type { Services } from '../app/services.js';
 import { authorize } from './access.js';
 
 type Lock = B['schemas']['lock'];

@@ -12,7 +12,7 @@
  * instances cannot pass the cap together. With both caps off (0) uploads are still recorded,
  * unchecked: the rows are also what the metrics read as the bytes unfinished uploads hold.
  */
-import type { Config } from '../config.js';
+import type { Config } from '../ground/config.js';
 import { isPostgres, type Db } from '../db/knex.js';
 import { HttpError } from '../http/errors.js';
 

@@ -10,9 +10,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Handler } from '../http/router.js';
 import { loadBundledSpec, type JsonObject } from '../spec/documents.js';
-import type { Identity } from '../auth/identity.js';
+import type { Identity } from '../domain/access/identity.js';
 import type { ScanRow } from '../db/scans.js';
-import type { Services } from '../services.js';
+import type { Services } from '../app/services.js';
 
 const assetDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const TYPES: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' };

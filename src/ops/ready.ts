@@ -1,6 +1,6 @@
-import type { Services } from '../services.js';
+import type { Services } from '../app/services.js';
 import type { Handler } from '../http/router.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../ground/version.js';
 
 const CHECK_TIMEOUT_MS = 3000;
 

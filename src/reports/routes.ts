@@ -11,7 +11,7 @@ import { escapeHtml, writeNoticePage } from '../http/notice-page.js';
 import type { Handler } from '../http/router.js';
 import { pageHeaders } from '../http/security-headers.js';
 import { viewAssets, viewDocument } from '../report-view/document.js';
-import type { Services } from '../services.js';
+import type { Services } from '../app/services.js';
 import { readableScan } from './access.js';
 import { createReportSlots, SLOT_RETRY_AFTER_SECONDS, type ReportSlots } from './slots.js';
 import { ClientGone, openExport, reportView } from './streamed.js';

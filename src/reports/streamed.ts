@@ -16,7 +16,7 @@ import { exportHead, exportTail, newExportState, type ExportFormat, type ExportM
 import { addViewPart, emptyViewPart, finishReportView, type ReportView } from '../domain/report/view-model.js';
 import type { ReportSummary } from '../domain/scan/types.js';
 import { HttpError } from '../http/errors.js';
-import type { Services } from '../services.js';
+import type { Services } from '../app/services.js';
 import { brandScoreOf, scanFacts } from './access.js';
 
 /** Pages read at once at most, whatever their issues: rows without issues are small, but not nothing. */

@@ -3,7 +3,7 @@
  * moment (so a later change of guideline does not rewrite history).
  */
 import type { ScanRow } from '../db/scans.js';
-import type { Services } from '../services.js';
+import type { Services } from '../app/services.js';
 import { computeBrandScore } from '../db/brand.js';
 
 export async function afterScan(services: Services, scan: ScanRow): Promise<void> {

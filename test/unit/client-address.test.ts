@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { clientAddress, trustedProxies } from '../../src/http/client-address.js';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/ground/config.js';
 
 const proxies = trustedProxies(['10.0.0.0/8', '192.168.1.7', 'fd00::/8']);
 

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from '../../src/ops/metrics.js';
+import { createMetrics } from '../../src/telemetry/metrics.js';
 
 const PROMTOOL = '/usr/bin/promtool';
 const read = (p: string) => readFileSync(new URL(`../../${p}`, import.meta.url), 'utf8');

@@ -10,7 +10,7 @@ import { undici } from '../scan/undici.js';
 import { isIP } from 'node:net';
 import { refusedRange, type AddressPolicy } from '../scan/address-policy.js';
 import { BlockedAddressError, agentFor } from '../scan/guarded-agent.js';
-import { injectTraceContext } from '../../ops/tracing.js';
+import { injectTraceContext } from '../../telemetry/tracing.js';
 
 /** `policy` absent: private addresses refused (the safe default). */
 export interface Credentials { url: string; clientId: string; clientSecret: string; policy?: AddressPolicy }

@@ -5,7 +5,7 @@ import type { BrandScore } from '../../db/brand.js';
 import { page } from '../../db/pagination.js';
 import { readPages, type ScanRow } from '../../db/scans.js';
 import { resolveCriterion } from '../../domain/regulations/index.js';
-import { newId } from '../../ids.js';
+import { newId } from '../../ground/ids.js';
 import { computed } from '../compute-call.js';
 import { ToolFailure, inScope, type ToolHandlers } from '../tool-context.js';
 

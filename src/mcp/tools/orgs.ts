@@ -1,7 +1,7 @@
 /** dashboard_create_org, dashboard_get_org, dashboard_list_orgs, dashboard_update_org. */
 import { findOrgById, insertOrg, isUniqueViolation, toOrg } from '../../db/users.js';
 import { page } from '../../db/pagination.js';
-import { isSystemAdmin } from '../../auth/identity.js';
+import { isSystemAdmin } from '../../domain/access/identity.js';
 import { ToolFailure, targetOrg, type ToolHandlers } from '../tool-context.js';
 
 /** Slugs are one namespace across orgs (they are the first segment of the object API URLs): the answer names no holder. */

@@ -2,7 +2,7 @@
 import { failScan } from '../../scans/execute.js';
 import { encodeCursor, decodeCursor, page } from '../../db/pagination.js';
 import { findScan, finishedWithReport, hasReport, readPages, readReport, reportBase, siteKey, siteOf, toProgress, toScan, type ScanRow } from '../../db/scans.js';
-import { newId } from '../../ids.js';
+import { newId } from '../../ground/ids.js';
 import { fetchPage, ScanFetchError } from '../../domain/scan/fetch-page.js';
 import { summarize } from '../../domain/scan/summary.js';
 import { CheckError } from '../../domain/scan/engine.js';

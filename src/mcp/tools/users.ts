@@ -1,7 +1,7 @@
 /** dashboard_create_user, dashboard_get_user, dashboard_list_users, dashboard_update_user, and a user's personal tokens. */
-import type { Identity } from '../../auth/identity.js';
+import type { Identity } from '../../domain/access/identity.js';
 import { hashPassword } from '../../auth/passwords.js';
-import { ROLE_PERMISSIONS, grants, type Role } from '../../auth/permissions.js';
+import { ROLE_PERMISSIONS, grants, type Role } from '../../domain/access/permissions.js';
 import { page } from '../../db/pagination.js';
 import { AmbiguousTokenName, listPersonalTokens, revokePersonalTokens, type PersonalTokenRow } from '../../db/repos.js';
 import { findOrgById, findUserById, insertUser, isUniqueViolation, toUser, changeUser, type UserChanges, type UserRow } from '../../db/users.js';

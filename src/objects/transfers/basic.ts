@@ -6,13 +6,13 @@ import type { Context } from 'koa';
 import { HttpError } from '../../http/errors.js';
 import { writeStatus, type Handler } from '../../http/router.js';
 import { apiLabel, stateOf } from '../../http/state.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../app/services.js';
 import { authorize } from '../access.js';
 import { dropUnusedBytes, findObject, gone, goneForUpload, isLive, isTakenDown, recordObject } from '../objects-table.js';
 import { ContentMismatch } from '../store/content-store.js';
 import { StoreUnavailable } from '../store/backend.js';
 import { SinkGone } from '../store/pump.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../telemetry/log.js';
 
 /** A single `bytes=` range against an object of `size` bytes: null for none, 'unsatisfiable', or the range. */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {

@@ -7,7 +7,7 @@
  */
 import { HttpError } from '../../http/errors.js';
 import { writeStatus, type Handler } from '../../http/router.js';
-import type { Services } from '../../services.js';
+import type { Services } from '../../app/services.js';
 import { authorize } from '../access.js';
 import { findObject, goneForUpload, isLive, isTakenDown } from '../objects-table.js';
 import { commitUpload } from './basic.js';

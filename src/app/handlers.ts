@@ -4,7 +4,7 @@
  * when an operation has no handler.
  */
 import { toolNames, type ToolName } from '../../generated/tools.js';
-import type { Services } from '../services.js';
+import type { Services } from './services.js';
 import { toolStub } from '../mcp/stubs.js';
 import { health } from '../ops/health.js';
 import { ready } from '../ops/ready.js';
@@ -17,7 +17,7 @@ import { createObject, getObject } from '../objects/legacy.js';
 import { createLock, listLocks, unlock, verifyLocks } from '../objects/locks.js';
 import { download, upload, verify } from '../objects/transfers/basic.js';
 import { tusHead, tusOptions, tusPatch } from '../objects/transfers/tus.js';
-import type { Handler, Handlers } from './router.js';
+import type { Handler, Handlers } from '../http/router.js';
 import type { OperationId } from '../../generated/operations.js';
 
 /**

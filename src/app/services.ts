@@ -3,27 +3,27 @@
  * The composition root (server.ts) builds it; handlers, tools and routes receive it. It depends
  * on nothing above it, so no part needs to import server.ts.
  */
-import type { Config } from './config.js';
-import type { Db } from './db/knex.js';
-import type { PointReads } from './db/point-reads.js';
-import type { Logger } from './log.js';
-import type { TokenService } from './auth/jwt.js';
-import type { SecretBox } from './auth/secret-box.js';
-import type { ConnectionStore } from './db/connections.js';
-import type { AuditLog } from './mcp/audit.js';
-import type { UserState } from './auth/user-state.js';
-import type { PasswordThrottle } from './auth/throttle.js';
-import type { ContentStore } from './objects/store/content-store.js';
-import type { StorageLifecycle } from './objects/store/open.js';
-import type { BlobBackend } from './objects/store/backend.js';
-import type { TransferTokens } from './objects/transfer-tokens.js';
-import type { Limits } from './objects/limits.js';
-import type { PartialQuota } from './objects/partial-quota.js';
-import type { basicAuth } from './objects/access.js';
-import type { ScanRunner } from './scans/runner.js';
-import type { Compute } from './compute/compute.js';
-import type { ScreenshotStore } from './reports/screenshots.js';
-import type { Metrics } from './ops/metrics.js';
+import type { Config } from '../ground/config.js';
+import type { Db } from '../db/knex.js';
+import type { PointReads } from '../db/point-reads.js';
+import type { Logger } from '../telemetry/log.js';
+import type { TokenService } from '../auth/jwt.js';
+import type { SecretBox } from '../ground/secret-box.js';
+import type { ConnectionStore } from '../db/connections.js';
+import type { AuditLog } from '../mcp/audit.js';
+import type { UserState } from '../auth/user-state.js';
+import type { PasswordThrottle } from '../auth/throttle.js';
+import type { ContentStore } from '../objects/store/content-store.js';
+import type { StorageLifecycle } from '../objects/store/open.js';
+import type { BlobBackend } from '../objects/store/backend.js';
+import type { TransferTokens } from '../objects/transfer-tokens.js';
+import type { Limits } from '../objects/limits.js';
+import type { PartialQuota } from '../objects/partial-quota.js';
+import type { basicAuth } from '../objects/access.js';
+import type { ScanRunner } from '../scans/runner.js';
+import type { Compute } from '../compute/compute.js';
+import type { ScreenshotStore } from '../reports/screenshots.js';
+import type { Metrics } from '../telemetry/metrics.js';
 
 export interface Services {
   config: Config;

@@ -5,10 +5,10 @@
  */
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ConfigError, type Config } from '../config.js';
+import { ConfigError, type Config } from '../ground/config.js';
 import { isDatabaseError, summariseDatabaseError } from '../db/errors.js';
 import { StoreUnavailable } from '../objects/store/backend.js';
-import { ownerOnlyDirectory } from './owner-only.js';
+import { ownerOnlyDirectory } from '../ground/owner-only.js';
 
 /** What pactum keeps in DATA_DIR (the SQLite database and its companions, generated keys, object files). */
 const DATA_DIR_ENTRIES = /^(pactum\.sqlite(-wal|-shm|-journal)?|keys|lfs)$/;
@@ -17,7 +17,7 @@ const DATA_DIR_ENTRIES = /^(pactum\.sqlite(-wal|-shm|-journal)?|keys|lfs)$/;
  * Creates DATA_DIR (owner only) and checks that it is a writable directory. One level at a time:
  * Node 20's `mkdirSync(…, { recursive: true })` never returns for a path under /proc. One that
  * exists and others may read is tightened to 0700 when it is ours (owned by this user, holding
- * only pactum's files), else refused with the fix (ops/owner-only.ts). Returns the mode it had
+ * only pactum's files), else refused with the fix (ground/owner-only.ts). Returns the mode it had
  * when it was tightened, else null.
  */
 export function ensureDataDir(dir: string): number | null {

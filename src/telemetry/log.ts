@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import { pino, type Logger, type DestinationStream } from 'pino';
-import { isDatabaseError, summariseDatabaseError } from './db/errors.js';
+import { isDatabaseError, summariseDatabaseError } from '../db/errors.js';
 
 export type { Logger };
 
