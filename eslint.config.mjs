@@ -51,6 +51,18 @@ export default tseslint.config(
     },
   },
   {
+    // Scripts of hostile fixture pages: they run in the scanned page's browser (its globals), and
+    // the page calls the functions they define.
+    files: ['test/fixtures/hostile/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'script',
+      globals: { self: 'readonly', navigator: 'readonly', URL: 'readonly', Blob: 'readonly', Worker: 'readonly', SharedWorker: 'readonly', AudioContext: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-unused-vars': 'off', 'no-empty': ['error', { allowEmptyCatch: true }] },
+  },
+  {
     // The plain ES modules the Makefile runs before anything is built (no types to check).
     files: ['**/*.mjs', '**/*.js'],
     ...tseslint.configs.disableTypeChecked,
