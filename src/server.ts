@@ -6,7 +6,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from './http/node-http.js';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from './ground/config.js';
-import { migrate, oneInstanceAtATime, openDb } from './db/knex.js';
+import { migrate, oneInstanceAtATime, openDb, poolConnections } from './db/knex.js';
 import { createLogger, type Logger } from './telemetry/log.js';
 import { createKoa, errorBoundary, requestContext } from './http/app.js';
 import { createRouter } from './http/router.js';
@@ -30,7 +30,8 @@ import { screenshotBackend, screenshotStore, startScreenshotExpiry } from './rep
 import { createSecretBox } from './ground/secret-box.js';
 import { connectionStore } from './db/connections.js';
 import { originGuard } from './http/origin-guard.js';
-import { clientAddressMiddleware, trustedProxies } from './http/client-address.js';
+import { clientAddressMiddleware } from './http/client-address.js';
+import { trustedProxies } from './ground/address-list.js';
 import { capConnections, peerIn } from './http/connection-caps.js';
 import { DESCRIPTORS_KEPT, descriptorLimit } from './ground/descriptor-limit.js';
 import { securityHeaders } from './http/security-headers.js';
@@ -44,15 +45,20 @@ import { drainUnreadBodies, guardSlowClients, hurryAnonymousHeaders, noteKnownCo
 import { configurePasswordChecks } from './auth/passwords.js';
 import type { Services } from './app/services.js';
 
-import { databaseStartError, ensureDataDir, listenError, storageStartError, usesDataDir } from './app/startup-checks.js';
+import { databaseStartError, listenError, storageStartError } from './app/startup-checks.js';
+import { ensureDataDir, usesDataDir } from './ground/data-dir.js';
 import { swaggerUiStyleHashes } from './ops/docs.js';
 import { recordServerUrl } from './db/server-settings.js';
 import { createMetrics } from './telemetry/metrics.js';
-import { startTracing, stopTracing, traced, tracingOn } from './telemetry/tracing.js';
+import { injectTraceContext, startTracing, stopTracing, traced, tracingOn } from './telemetry/tracing.js';
 import { traceQueries } from './db/query-spans.js';
 import { VERSION } from './ground/version.js';
 import { listenerUrl, startMetricsListener } from './ops/metrics-endpoint.js';
 import { effectiveSettings } from './app/settings-line.js';
+import { scanLoadByOrg } from './scans/org-class.js';
+import { partialBytesDeclared } from './objects/partial-quota.js';
+import { passwordCheckLoad } from './auth/passwords.js';
+import { livePools } from './compute/worker-pool.js';
 
 
 export interface RunningServer {
@@ -93,7 +99,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     log,
     tokens: createTokenService(config),
     secrets,
-    connections: connectionStore(db, secrets, { allowPrivateNetworks: config.outboundAllowPrivateNetworks }),
+    connections: connectionStore(db, secrets, { allowPrivateNetworks: config.outboundAllowPrivateNetworks }, injectTraceContext),
     audit: createAuditLog(db, { onWritten: (rows) => metrics.mcp.auditRows.inc(rows) }),
     reads,
     users,
@@ -104,7 +110,15 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     compute: createCompute(config),
     metrics,
   };
-  metrics.observe({ db, scanMaxRunningPerOrg: config.scanMaxRunningPerOrg, auditPending: () => services.audit.pending, ...(config.storage.kind === 'fs' ? { freeBytes: () => store.freeBytes() } : {}) });
+  metrics.observe({
+    scanLoad: { load: () => scanLoadByOrg(db), maxRunningPerOrg: config.scanMaxRunningPerOrg },
+    dbPool: () => poolConnections(db),
+    auditPending: () => services.audit.pending,
+    partialBytes: () => partialBytesDeclared(db),
+    passwordChecks: passwordCheckLoad,
+    workerPools: () => livePools,
+    ...(config.storage.kind === 'fs' ? { freeBytes: () => store.freeBytes() } : {}),
+  });
   return services;
 }
 

@@ -3,7 +3,7 @@
  * runs with, defaults included, with secrets replaced by whether they are set.
  */
 import type { Config } from '../ground/config.js';
-import { redactUrlCredentials } from '../telemetry/log.js';
+import { redactUrlCredentials } from '../ground/redact.js';
 
 const SECRET = /secret|token|password|key$/i;
 

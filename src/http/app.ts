@@ -6,7 +6,7 @@ import type { OperationSpec } from '../../generated/operations.js';
 import Koa, { type Context, type Middleware } from 'koa';
 import { ulid } from '../ground/ids.js';
 import type { Logger } from '../telemetry/log.js';
-import { describeDatabaseError, isDatabaseError, summariseDatabaseError } from '../db/errors.js';
+import { describeDatabaseError, isDatabaseError, summariseDatabaseError } from '../ground/database-errors.js';
 import { StoreUnavailable } from '../objects/store/backend.js';
 import { failureCode, fileSystemFailure } from '../objects/storage-failure.js';
 import { HttpError, RevokedCredential, StaleSessionCookie, apiOfPath, errorBody } from './errors.js';

@@ -5,7 +5,7 @@
  * once its row is written.
  */
 import { newId } from '../ground/ids.js';
-import { redactSecrets } from '../telemetry/log.js';
+import { redactSecrets } from '../ground/redact.js';
 import type { Db } from '../db/knex.js';
 
 export interface AuditEntry {

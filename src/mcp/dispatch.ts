@@ -4,7 +4,7 @@
  * error result ({error, message} as text, isError: true) that an agent can read and act on —
  * never a stack trace; only an unknown tool is a JSON-RPC error (-32602).
  */
-import { describeDatabaseError, isDatabaseError, summariseDatabaseError } from '../db/errors.js';
+import { describeDatabaseError, isDatabaseError, summariseDatabaseError } from '../ground/database-errors.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { tools, type ToolName, type ToolSpec } from '../../generated/tools.js';
 import { grants } from '../domain/access/permissions.js';

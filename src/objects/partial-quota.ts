@@ -100,3 +100,9 @@ export function createPartialQuota(db: Db, config: Pick<Config['lfs'], 'partialB
 }
 
 export type PartialQuota = ReturnType<typeof createPartialQuota>;
+
+/** Bytes that unfinished, unexpired resumable uploads declare, across instances (the metrics read it). */
+export async function partialBytesDeclared(db: Db): Promise<number> {
+  const row = await db('lfs_partial_reservations').where('expires_at', '>', Date.now()).first<{ bytes: number | string | null } | undefined>(db.raw('sum(size) as ??', ['bytes']));
+  return Number(row?.bytes ?? 0);
+}

@@ -4,7 +4,8 @@
  * choose its own address.
  */
 import { describe, expect, it } from 'vitest';
-import { clientAddress, trustedProxies } from '../../src/http/client-address.js';
+import { clientAddress } from '../../src/http/client-address.js';
+import { trustedProxies } from '../../src/ground/address-list.js';
 import { ConfigError, loadConfig } from '../../src/ground/config.js';
 
 const proxies = trustedProxies(['10.0.0.0/8', '192.168.1.7', 'fd00::/8']);

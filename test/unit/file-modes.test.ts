@@ -17,7 +17,7 @@ import { ConfigError } from '../../src/ground/config.js';
 import { fsBackend } from '../../src/objects/store/fs.js';
 import { body, sha256, written } from './store/helpers.js';
 import { pactum } from '../helpers/cli.js';
-import { ensureDataDir } from '../../src/app/startup-checks.js';
+import { ensureDataDir } from '../../src/ground/data-dir.js';
 import { startServer } from '../../src/server.js';
 import { createLogger } from '../../src/telemetry/log.js';
 

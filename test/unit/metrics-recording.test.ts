@@ -23,7 +23,7 @@ const exercise = (m: ReturnType<typeof createMetrics>) => {
 it('records nothing when the metrics cannot be read', async () => {
   const m = createMetrics({ recording: false });
   // The gauges read from the services when scraped are not even registered.
-  m.observe({ db: {} as never, scanMaxRunningPerOrg: 1, freeBytes: () => Promise.resolve(0) });
+  m.observe({ scanLoad: { load: () => Promise.resolve([]), maxRunningPerOrg: 1 }, freeBytes: () => Promise.resolve(0) });
   exercise(m);
   expect(m.registry.getMetricsAsArray()).toHaveLength(0);
   expect((await m.registry.metrics()).trim()).toBe('');

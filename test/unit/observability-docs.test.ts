@@ -14,7 +14,7 @@ const read = (p: string) => readFileSync(new URL(`../../${p}`, import.meta.url),
 function exported(): Set<string> {
   const metrics = createMetrics();
   // Registers the gauges read when scraped (nothing is read here: no scrape happens).
-  metrics.observe({ db: {} as never, scanMaxRunningPerOrg: 1, freeBytes: () => Promise.resolve(0) });
+  metrics.observe({ scanLoad: { load: () => Promise.resolve([]), maxRunningPerOrg: 1 }, freeBytes: () => Promise.resolve(0) });
   return new Set(metrics.registry.getMetricsAsArray().map((m) => m.name));
 }
 
