@@ -59,6 +59,7 @@ import { scanLoadByOrg } from './scans/org-class.js';
 import { partialBytesDeclared } from './objects/partial-quota.js';
 import { passwordCheckLoad } from './auth/passwords.js';
 import { livePools } from './compute/worker-pool.js';
+import { storageFailures } from './objects/storage-failure.js';
 
 
 export interface RunningServer {
@@ -211,7 +212,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     clientAddressMiddleware(config.trustedProxies, config.trustedProxyHeader),
     requestContext(log, services.metrics),
     securityHeaders(config.publicUrl, swaggerUiStyleHashes),
-    errorBoundary(config.errorDocsUrl, services.metrics),
+    errorBoundary(config.errorDocsUrl, services.metrics, [storageFailures(services.metrics)]),
     ...(opts.before ?? []),
     noteKnownConnections,
     originGuard(config),
