@@ -60,6 +60,7 @@ import { partialBytesDeclared } from './objects/partial-quota.js';
 import { passwordCheckLoad } from './auth/passwords.js';
 import { livePools } from './compute/worker-pool.js';
 import { storageFailures } from './objects/storage-failure.js';
+import { createReportSlots } from './reports/slots.js';
 
 
 export interface RunningServer {
@@ -108,6 +109,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     objects: { store, backend, leased, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), partialQuota: createPartialQuota(db, config.lfs), basic: basicAuth(db, passwords, users) },
     scans: createScanRunner({ db, config, log, screenshots, metrics, onCompleted: (scan) => afterScan(services, scan) }),
     screenshots,
+    reportSlots: createReportSlots(config.reports),
     compute: createCompute(config),
     metrics,
   };

@@ -23,6 +23,7 @@ import type { basicAuth } from '../objects/access.js';
 import type { ScanRunner } from '../scans/runner.js';
 import type { Compute } from '../compute/compute.js';
 import type { ScreenshotStore } from '../reports/screenshots.js';
+import type { ReportSlots } from '../reports/slots.js';
 import type { Metrics } from '../telemetry/metrics.js';
 
 export interface Services {
@@ -54,6 +55,8 @@ export interface Services {
   scans: ScanRunner;
   /** Screenshots of failing elements, readable by those who may read their scan's report. */
   screenshots: ScreenshotStore;
+  /** The caps on report downloads under way, per user and per org. */
+  reportSlots: ReportSlots;
   /** Worker threads for the work whose cost grows with its input (fix drafts, digests, brand scores). */
   compute: Compute;
   /** The Prometheus metrics of this server (GET /metrics). */
