@@ -42,7 +42,7 @@ const above = (layer) => layers.filter((other) => other !== layer && rank.get(ot
 module.exports = {
   forbidden: [
     ...layers.filter((layer) => above(layer).length > 0).map((layer) => ({
-      name: `${layer.name}-reads-down`,
+      name: `${layer.name}-imports-only-below`,
       comment: `${layer.name} (${layer.why}) may use only the layers below it: ${layers.filter((l) => rank.get(l.name) < rank.get(layer.name)).map((l) => l.name).join(', ') || 'none'}`,
       severity: 'error',
       from: { path: layer.path },
