@@ -1038,7 +1038,7 @@ export interface paths {
         put?: never;
         /**
          * Draft a fix for a WCAG issue
-         * @description Drafts a remediation for one accessibility issue: the fixed HTML (or block-editor markup), a unified diff, an effort estimate, and the regulations in each requested jurisdiction that require the criterion. A deterministic engine covers the common criteria; a connected llm service is asked first when there is one. It is a draft for human review: nothing is written or committed. Drafting runs on the server's compute threads: a busy server answers rate_limited with retryAfterSeconds, a draft past its time limit timed_out, and markup past the server's limit (at most the schema's) too_large.
+         * @description Drafts a remediation for one accessibility issue: the fixed HTML (or block-editor markup), a unified diff, an effort estimate, and the regulations in each requested jurisdiction that require the criterion. A deterministic engine covers the common criteria; a connected llm service is asked first when there is one. It is a draft for human review: nothing is written or committed. Drafting runs on the server's compute threads, which organizations take in turns: a busy server, or an organization with as many compute tasks running and waiting as it may have (COMPUTE_MAX_RUNNING_PER_ORG, COMPUTE_MAX_QUEUED_PER_ORG), answers rate_limited with retryAfterSeconds; a draft that waited for its turn longer than COMPUTE_WAIT_MS, or ran past its time limit, timed_out; markup longer than the server's limit (at most the schema's) too_large; and markup with more elements than FIX_MAX_ELEMENTS (default 3000) or nested deeper than FIX_MAX_DEPTH (default 128), measured before any drafting, invalid_arguments naming the limit.
          */
         post: operations["mcp.tool.dashboard_generate_fix"];
         delete?: never;
@@ -2762,7 +2762,7 @@ export interface components {
             wcagCriterion: string;
             /** @description The scanner's issue text. */
             issueMessage: string;
-            /** @description HTML of the element (and enough of its surroundings). A server may accept less (FIX_MAX_CONTEXT_CHARS): longer is refused as too_large, naming the limit. */
+            /** @description HTML of the element (and enough of its surroundings). A server may accept less (FIX_MAX_CONTEXT_CHARS): longer is refused as too_large, naming the limit. Drafting walks the parsed markup, so it is also bounded by what that holds: more than FIX_MAX_ELEMENTS elements (default 3000) or elements nested deeper than FIX_MAX_DEPTH (default 128; the implied html, head and body count) are refused as invalid_arguments, naming the limit, before any drafting. */
             htmlContext: string;
             /** @description CSS that applies, for contrast fixes: color and background-color. Limited like htmlContext. */
             cssContext?: string;

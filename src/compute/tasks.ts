@@ -9,7 +9,7 @@
  */
 import { workerTask } from './worker-task.js';
 import { scoreBrand, type BrandGuideline, type BrandScore, type BrandScoreMeta, type StyleStats } from '../domain/brand/index.js';
-import { draftFix, SUPPORTED_CRITERIA, UnsupportedCriterionError, type FixInput, type FixResult } from '../domain/fix/index.js';
+import { draftFix, FixBudgetError, SUPPORTED_CRITERIA, UnsupportedCriterionError, type FixBudget, type FixInput, type FixResult, type MarkupSize } from '../domain/fix/index.js';
 import { draftPatch, type DraftSides } from '../domain/fix/patch.js';
 import { queryIssues, type IssueFilter, type IssueMatch } from '../domain/scan/issue-query.js';
 import { digest, type ReportDigest } from '../domain/scan/summary.js';
@@ -22,8 +22,8 @@ import { exportPages, type ExportFormat, type ExportPass, type ExportState } fro
 export type StoredPage = Pick<PageRow, 'url' | 'title' | 'issue_count' | 'error' | 'issues' | 'not_evaluated'>;
 
 export type ComputeTask =
-  /** A deterministic fix draft and its diff against the snippet. */
-  | { kind: 'fix'; input: FixInput }
+  /** A deterministic fix draft and its diff against the snippet, once the snippet is measured within the budget. */
+  | { kind: 'fix'; input: FixInput; budget: FixBudget }
   /** The diff of a draft made elsewhere (the llm service). */
   | { kind: 'fix-diff'; sides: DraftSides }
   /** The digest view of a stored report. */
@@ -49,7 +49,11 @@ export interface StoredReport {
   brandScore: number | null;
 }
 
-export type FixOutcome = { kind: 'drafted'; draft: FixResult; diff: string } | { kind: 'unsupported'; supported: readonly string[] };
+export type FixOutcome =
+  | { kind: 'drafted'; draft: FixResult; diff: string }
+  | { kind: 'unsupported'; supported: readonly string[] }
+  /** The snippet is over the budget: which limit, the limit, and what was found. */
+  | { kind: 'over-budget'; limit: keyof MarkupSize; max: number; found: number };
 
 export interface ComputeOutputs {
   fix: FixOutcome;
@@ -66,12 +70,13 @@ export interface ComputeOutputs {
 export type ComputeKind = ComputeTask['kind'];
 export type ComputeOutput<K extends ComputeKind> = ComputeOutputs[K];
 
-function draft(input: FixInput): FixOutcome {
+function draft(input: FixInput, budget: FixBudget): FixOutcome {
   try {
-    const result = draftFix(input);
+    const result = draftFix(input, budget);
     return { kind: 'drafted', draft: result, diff: draftPatch({ htmlBefore: input.htmlContext, htmlAfter: result.fixedHtml, cssBefore: input.cssContext, cssAfter: result.fixedCss }) };
   } catch (err) {
     if (err instanceof UnsupportedCriterionError) return { kind: 'unsupported', supported: SUPPORTED_CRITERIA };
+    if (err instanceof FixBudgetError) return { kind: 'over-budget', limit: err.limit, max: err.max, found: err.found };
     throw err;
   }
 }
@@ -89,7 +94,7 @@ function viewOf(report: StoredReport, maxIssues: number): ReportView {
 export function runComputeTask(task: ComputeTask): ComputeOutputs[ComputeKind] {
   switch (task.kind) {
     case 'fix':
-      return draft(task.input);
+      return draft(task.input, task.budget);
     case 'fix-diff':
       return draftPatch(task.sides);
     case 'digest': {

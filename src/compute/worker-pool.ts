@@ -42,7 +42,13 @@ export type WorkerPoolErrorCode =
   /** The task threw; the thread is fine. */
   | 'failed'
   /** The pool was closed before the task ended. */
-  | 'closed';
+  | 'closed'
+  /** Its owner (an organization) already has as many tasks waiting or running as it may (see turns.ts). */
+  | 'owner-busy'
+  /** It waited for a thread longer than it may (see turns.ts). */
+  | 'waited'
+  /** Its caller withdrew it (a client that went away). */
+  | 'withdrawn';
 
 export class WorkerPoolError extends Error {
   constructor(readonly code: WorkerPoolErrorCode, message: string) {
@@ -70,6 +76,8 @@ export interface WorkerPoolOptions {
   niceIncrement?: number;
   /** What the pool is called in the metrics (pactum_worker_pool_tasks{pool}); null: its owner lists it. */
   name?: string | null;
+  /** Threads kept started while the pool is in use (1 by default; the rest start when needed and exit when idle). */
+  minThreads?: number;
 }
 
 export interface RunOptions {
@@ -153,9 +161,9 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
       filename: options.module.filename,
       workerData: options.module.workerData,
       execArgv: [],
-      // One thread is kept (and replaced when terminated or dead), so queued tasks always have one
-      // to go to: with none, piscina starts a thread only when a task is submitted.
-      minThreads: 1,
+      // At least one thread is kept (and replaced when terminated or dead), so queued tasks always
+      // have one to go to: with none, piscina starts a thread only when a task is submitted.
+      minThreads: Math.min(options.minThreads ?? 1, options.threads),
       maxThreads: options.threads,
       // Threads beyond the first exit after this long idle; the first goes with the instance (below).
       idleTimeout: idleTimeoutMs,

@@ -153,14 +153,24 @@ const schema = z.object({
   AUTH_ADDRESS_BACKOFF_AFTER: z._default(int(1), 30),
   /** Failed password checks of one username, across addresses, after which its checks are slowed (never refused). */
   AUTH_USER_SLOW_AFTER: z._default(int(1), 100),
-  /** Worker threads for the compute behind tools (fix drafts, diffs, report digests, brand scores). Default: the cores less one for the event loop, 1 to 4. */
-  COMPUTE_THREADS: z._default(int(1, 64), Math.max(1, Math.min(4, availableParallelism() - 1))),
+  /** Worker threads for the compute behind tools (fix drafts, diffs, report digests, brand scores). Default: the cores less one for the event loop, 2 to 4 (with two or more, one organization's tasks never hold them all). */
+  COMPUTE_THREADS: z._default(int(1, 64), Math.max(2, Math.min(4, availableParallelism() - 1))),
   /** Compute tasks that may wait for a thread; past it a tool answers rate_limited with retryAfterSeconds. */
   COMPUTE_QUEUE: z._default(int(1, 10_000), 16),
   /** A compute task running longer is abandoned (its thread replaced) and the tool answers timed_out. */
   COMPUTE_TIMEOUT_MS: z._default(int(100, 600_000), 30_000),
   /** How much lower the compute threads' scheduling priority is than the event loop's (Linux niceness, 0-19): the loop's short requests go first. */
   COMPUTE_NICE: z._default(int(0, 19), 10),
+  /** Compute tasks of one organization running at once. Default: COMPUTE_THREADS less one (at least one), so the others always find a thread. */
+  COMPUTE_MAX_RUNNING_PER_ORG: z.optional(int(1, 64)),
+  /** Compute tasks of one organization that may wait beside those running; past it its calls answer rate_limited. */
+  COMPUTE_MAX_QUEUED_PER_ORG: z._default(int(0, 10_000), 4),
+  /** Longest a compute task waits for its turn; past it the call answers timed_out (a report page 503). */
+  COMPUTE_WAIT_MS: z._default(int(100, 600_000), 30_000),
+  /** Most elements the markup given to dashboard_generate_fix may hold (invalid_arguments beyond, before any drafting). */
+  FIX_MAX_ELEMENTS: z._default(int(10, 100_000), 3000),
+  /** Deepest nesting of elements the markup given to dashboard_generate_fix may have (invalid_arguments beyond, before any drafting). */
+  FIX_MAX_DEPTH: z._default(int(4, 10_000), 128),
   /** The most memory V8's young generation may grow to once the server listens (MiB, both semi-spaces): a flood of cheap requests leaves no more resident than this. */
   HEAP_YOUNG_GENERATION_MB: z._default(int(2, 256), 8),
   /** Longest htmlContext and cssContext dashboard_generate_fix accepts (characters; too_large beyond). At most the schema's 100000. */
@@ -288,8 +298,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     scanPageSlotsPerOrg: e.SCAN_PAGE_SLOTS_PER_ORG ?? null,
     scanPageMaxQueuedPerOrg: e.SCAN_PAGE_MAX_QUEUED_PER_ORG,
     heapYoungGenerationMb: e.HEAP_YOUNG_GENERATION_MB,
-    compute: { threads: e.COMPUTE_THREADS, maxQueue: e.COMPUTE_QUEUE, timeoutMs: e.COMPUTE_TIMEOUT_MS, nice: e.COMPUTE_NICE },
+    compute: {
+      threads: e.COMPUTE_THREADS,
+      maxQueue: e.COMPUTE_QUEUE,
+      timeoutMs: e.COMPUTE_TIMEOUT_MS,
+      nice: e.COMPUTE_NICE,
+      maxRunningPerOrg: Math.min(e.COMPUTE_THREADS, e.COMPUTE_MAX_RUNNING_PER_ORG ?? Math.max(1, e.COMPUTE_THREADS - 1)),
+      maxQueuedPerOrg: e.COMPUTE_MAX_QUEUED_PER_ORG,
+      waitMs: e.COMPUTE_WAIT_MS,
+    },
     fixMaxContextChars: e.FIX_MAX_CONTEXT_CHARS,
+    fixBudget: { maxElements: e.FIX_MAX_ELEMENTS, maxDepth: e.FIX_MAX_DEPTH },
     reportMaxIssues: e.REPORT_MAX_ISSUES,
     reports: { exportMaxIssues: e.REPORT_EXPORT_MAX_ISSUES, perUser: e.REPORT_EXPORTS_PER_USER, perOrg: e.REPORT_EXPORTS_PER_ORG, readBatchIssues: e.REPORT_READ_BATCH_ISSUES },
     screenshots: { perPage: e.SCREENSHOTS_PER_PAGE, perScan: e.SCREENSHOTS_PER_SCAN, maxWidth: e.SCREENSHOT_MAX_WIDTH, format: e.SCREENSHOT_FORMAT, quality: e.SCREENSHOT_QUALITY, bytesPerOrg: e.SCREENSHOTS_BYTES_PER_ORG, retentionDays: e.SCREENSHOTS_RETENTION_DAYS },

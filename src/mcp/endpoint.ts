@@ -18,6 +18,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import { clientGone } from '../http/client-gone.js';
 import { HttpError } from '../http/errors.js';
 import { negotiate } from '../http/media.js';
 import { stateOf } from '../http/state.js';
@@ -90,17 +91,10 @@ export function mcpEndpoint(services: Services): Handler<'mcp.post'> {
     if ('refusal' in checked) return { status: 200, body: checked.refusal };
 
     const stream = wantsProgress(body);
-    const request = { requestId: stateOf(ctx).requestId, log: stateOf(ctx).log };
+    const request = { requestId: stateOf(ctx).requestId, log: stateOf(ctx).log, signal: clientGone(ctx) };
     if (body.method === 'tools/call' && body.id !== undefined && !stream) {
-      // A client that goes away before the answer: the call's waiting and work for it stop.
-      const gone = new AbortController();
-      const onClose = () => { if (!ctx.res.writableFinished) gone.abort(new Error('The client went away before the answer')); };
-      ctx.res.once('close', onClose);
-      try {
-        return { status: 200, body: await directToolCall(services, identity!, { ...request, signal: gone.signal }, body.id, checked.parsed as CallToolRequest) };
-      } finally {
-        ctx.res.off('close', onClose);
-      }
+      // A client that goes away before the answer: the call's waiting and work for it stop (request.signal).
+      return { status: 200, body: await directToolCall(services, identity!, request, body.id, checked.parsed as CallToolRequest) };
     }
     const server = createMcpServer(services, identity!, request);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream });

@@ -64,7 +64,7 @@ async function readResource(uri: string) {
   return { contents: [{ uri, mimeType: RESOURCE_MIME_TYPE, text: html, _meta: { ui: { csp: {}, prefersBorder: true } } }] };
 }
 
-export function createMcpServer(services: Services, caller: Identity, request: { requestId: string; log: Logger }): Server {
+export function createMcpServer(services: Services, caller: Identity, request: { requestId: string; log: Logger; signal?: AbortSignal }): Server {
   const server = new Server(
     { name: 'pactum-dashboard', title: 'pactum dashboard', version: VERSION },
     { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator },
@@ -80,8 +80,8 @@ export function createMcpServer(services: Services, caller: Identity, request: {
       services,
       log: request.log,
       requestId: request.requestId,
-      // Aborted when the client cancels the call or its stream closes.
-      signal: extra.signal,
+      // The client cancelling the call (the SDK's signal), or going away.
+      signal: request.signal ? AbortSignal.any([extra.signal, request.signal]) : extra.signal,
       progress: async (progress, total, message) => {
         if (token === undefined) return;
         await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } });

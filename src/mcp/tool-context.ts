@@ -31,7 +31,7 @@ export interface ToolContext {
   requestId: string;
   /** Reports progress when the client asked for it (params._meta.progressToken); otherwise does nothing. */
   progress: (progress: number, total?: number, message?: string) => Promise<void>;
-  /** Aborted when the client goes away before the answer: work done only for that answer stops. */
+  /** Aborts when the client went away (or cancelled the call): work queued for it is withdrawn. */
   signal?: AbortSignal;
 }
 

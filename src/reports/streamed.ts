@@ -9,7 +9,7 @@
 import { Readable } from 'node:stream';
 import type { ComputeTask } from '../compute/compute.js';
 import { WorkerPoolError } from '../compute/worker-pool.js';
-import type { RunOptions } from '../compute/worker-pool.js';
+import type { ComputeRunOptions } from '../compute/compute.js';
 import type { ComputeOutput } from '../compute/tasks.js';
 import { failedPages, pageBatches, pageOutline, readPageBatch, type PageBatch, type ScanRow } from '../db/scans.js';
 import { exportHead, exportTail, newExportState, type ExportFormat, type ExportMeta, type ExportPass } from '../domain/report/exports.js';
@@ -41,15 +41,27 @@ async function spareThread(s: Pick<ReportDeps, 'compute' | 'config'>, signal: Ab
   }
 }
 
-/** Work in the compute pool, its refusals as 503 with when to retry (the pool is full, or the work ran out of time). */
-export async function computed<K extends ComputeTask['kind']>(s: Pick<ReportDeps, 'compute' | 'config'>, task: Extract<ComputeTask, { kind: K }>, options?: RunOptions): Promise<ComputeOutput<K>> {
+/**
+ * Work in the compute pool for the report's organization (orgs take turns for the threads; the
+ * signal withdraws it when the client goes away), its refusals as 503 with when to retry: the
+ * pool or the organization's share of it is full, the work waited too long for its turn, or it
+ * ran out of time.
+ */
+export async function computed<K extends ComputeTask['kind']>(s: Pick<ReportDeps, 'compute' | 'config'>, task: Extract<ComputeTask, { kind: K }>, options: ComputeRunOptions & { owner: string }): Promise<ComputeOutput<K>> {
   try {
     return (await s.compute.run(task, options)).value;
   } catch (err) {
     if (!(err instanceof WorkerPoolError) || err.code === 'failed') throw err;
-    const retry = String(s.compute.retryAfterSeconds());
-    const why = err.code === 'timeout' ? `took longer than COMPUTE_TIMEOUT_MS (${s.config.compute.timeoutMs} ms)` : err.code === 'queue-full' ? 'waits behind a full compute queue (COMPUTE_QUEUE)' : 'could not be done now';
-    throw new HttpError(503, `The report ${why}; retry in ${retry} s`, { 'Retry-After': retry });
+    if (err.code === 'withdrawn') throw new ClientGone();
+    const retry = String(s.compute.retryAfterSeconds(err.code === 'owner-busy' ? options.owner : undefined));
+    const c = s.config.compute;
+    const why: Partial<Record<WorkerPoolError['code'], string>> = {
+      timeout: `took longer than COMPUTE_TIMEOUT_MS (${c.timeoutMs} ms)`,
+      'queue-full': 'waits behind a full compute queue (COMPUTE_QUEUE)',
+      'owner-busy': `waits behind your organization's other compute tasks (COMPUTE_MAX_RUNNING_PER_ORG ${c.maxRunningPerOrg}, COMPUTE_MAX_QUEUED_PER_ORG ${c.maxQueuedPerOrg})`,
+      waited: `waited longer than COMPUTE_WAIT_MS (${c.waitMs} ms) for a compute thread`,
+    };
+    throw new HttpError(503, `The report ${why[err.code] ?? 'could not be done now'}; retry in ${retry} s`, { 'Retry-After': retry });
   }
 }
 
@@ -74,7 +86,7 @@ export async function reportView(s: Pick<ReportDeps, 'compute' | 'config' | 'db'
   for (const batch of await batchesOf(s, scan.id)) {
     if (signal.aborted) throw new ClientGone();
     const pages = await readPageBatch(s.db, scan.id, batch);
-    addViewPart(all, await computed(s, { kind: 'report-view-part', pages, firstIndex: batch.firstIndex, quota: maxIssues - all.shown }));
+    addViewPart(all, await computed(s, { kind: 'report-view-part', pages, firstIndex: batch.firstIndex, quota: maxIssues - all.shown }, { owner: scan.org_id, signal }));
   }
   return finishReportView({ scan: scanFacts(scan), summary: summaryOf(scan), brandScore: await brandScoreOf(s.db, scan.id) }, all);
 }
@@ -97,7 +109,7 @@ export async function openExport(s: Pick<ReportDeps, 'compute' | 'config' | 'db'
     const pages = await readPageBatch(s.db, scan.id, batch);
     // Checked and submitted in one turn: exports waiting together cannot all pass at once and fill the queue.
     await spareThread(s, signal);
-    const done = await computed(s, { kind: 'report-export-pages', format, pass: kind, pages, state, finishedAt: meta.finishedAt }, { background: true });
+    const done = await computed(s, { kind: 'report-export-pages', format, pass: kind, pages, state, finishedAt: meta.finishedAt }, { background: true, owner: scan.org_id, signal });
     state = done.state;
     return done.chunks;
   };

@@ -28,7 +28,7 @@ export async function computeBrandScore({ db, compute }: AfterScanDeps, scan: Sc
   // Pages that could not be checked have no style statistics; they say nothing about the brand.
   const pages = (await readPages(db, scan.id)).flatMap((p) => (p.style ? [{ issues: p.issues, style: p.style }] : []));
   const meta = { scanId: scan.id, siteUrl: scan.site_url, computedAt: new Date().toISOString() };
-  const { value: score } = await compute.run({ kind: 'brand-score', guideline, pages, meta }, { background: true, timeoutMs: BRAND_SCORE_TIMEOUT_MS });
+  const { value: score } = await compute.run({ kind: 'brand-score', guideline, pages, meta }, { background: true, owner: scan.org_id, timeoutMs: BRAND_SCORE_TIMEOUT_MS });
   await writeBrandScore(db, scan, score);
   return score;
 }

@@ -1,9 +1,12 @@
 /**
  * Tools whose cost grows with their input run in the compute pool, off the event loop, and are
  * refused in the spec's error shape past its limits: an input over its cap is too_large (naming
- * the setting), a task past COMPUTE_TIMEOUT_MS is timed_out (and the next call is answered by a
- * new thread), a full queue is rate_limited with retryAfterSeconds, and a thread that dies fails
- * its call cleanly while the next call succeeds.
+ * the setting), markup nested or populated past the fix budget is invalid_arguments before any
+ * drafting, a task past COMPUTE_TIMEOUT_MS is timed_out (and the next call is answered by a new
+ * thread), a full queue is rate_limited with retryAfterSeconds, and a thread that dies fails its
+ * call cleanly while the next call succeeds. Organizations take turns for the threads: one that
+ * floods them is refused past its share, another's report keeps being answered, a call waits for
+ * its turn at most COMPUTE_WAIT_MS, and a client that goes away withdraws its task.
  */
 import { threadId as mainThreadId } from 'node:worker_threads';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -15,8 +18,8 @@ import { newId } from '../../src/ground/ids.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { bearer, failure, mcpClient, ok } from '../helpers/mcp.js';
 
-/** 6,000 images without alt, 84 kB: drafting their alt placeholders takes a second or more. */
-const HEAVY_HTML = Array.from({ length: 6000 }, (_, i) => `<img src=${i}>`).join('');
+/** 2,900 images without alt, 40 kB (within FIX_MAX_ELEMENTS): drafting their alt placeholders takes a while. */
+const HEAVY_HTML = Array.from({ length: 2900 }, (_, i) => `<img src=${i}>`).join('');
 /** 16,000 images, one a line: every line changes, so the diff alone takes far longer than any limit here. */
 const ENDLESS_HTML = '<img>\n'.repeat(16_000);
 const fix = (htmlContext: string) => ({ wcagCriterion: '1.1.1', issueMessage: 'Images must have alternative text', htmlContext });
@@ -99,7 +102,7 @@ describe('compute in worker threads', () => {
     try {
       const heavy = ok(await call(c, 'dashboard_generate_fix', fix(HEAVY_HTML)));
       expect(heavy.placeholders).toEqual(['TODO: describe the image']);
-      expect(heavy.fixedHtml.match(/alt="TODO: describe the image"/g)).toHaveLength(6000);
+      expect(heavy.fixedHtml.match(/alt="TODO: describe the image"/g)).toHaveLength(2900);
       expect(heavy.diff).toMatch(/^--- original\/snippet\.html\n\+\+\+ fixed\/snippet\.html\n@@ -1,1 \+1,1 @@\n-<img/);
       const scanId = await storedScan(s, c);
       const digest = ok(await call(c, 'dashboard_get_report', { scanId, view: 'digest' }));
@@ -183,7 +186,8 @@ describe('a strained compute pool', () => {
   }
 
   beforeAll(async () => {
-    s = await startTestServer({ COMPUTE_THREADS: '1', COMPUTE_QUEUE: '1', COMPUTE_TIMEOUT_MS: '3000' });
+    // The runaway diff has more elements than drafting takes by default.
+    s = await startTestServer({ COMPUTE_THREADS: '1', COMPUTE_QUEUE: '1', COMPUTE_TIMEOUT_MS: '3000', FIX_MAX_ELEMENTS: '20000' });
     c = await member(s, 'strained');
     await smallDraft(); // the thread is up
   });
@@ -208,5 +212,118 @@ describe('a strained compute pool', () => {
     const e = toolError(await call(c, 'dashboard_generate_fix', fix(ENDLESS_HTML)));
     expect(e).toEqual({ error: 'timed_out', message: 'Drafting the fix took longer than 3000 ms (COMPUTE_TIMEOUT_MS) and was stopped; a smaller input will do' });
     await smallDraft();
+  });
+});
+
+describe('the fix budget', () => {
+  let s: TestServer;
+  let c: Client;
+  beforeAll(async () => {
+    s = await startTestServer({ FIX_MAX_DEPTH: '64', FIX_MAX_ELEMENTS: '1000' });
+    c = await member(s, 'budgeted');
+  });
+  afterAll(() => s.stop());
+  afterEach(() => s.expectConformant());
+
+  const nested = (n: number) => `${'<div>'.repeat(n)}Opening hours${'</div>'.repeat(n)}`;
+
+  it('refuses markup nested deeper than FIX_MAX_DEPTH as invalid_arguments, and drafts what fits', async () => {
+    const deep = toolError(await call(c, 'dashboard_generate_fix', { wcagCriterion: '1.3.1', issueMessage: 'Heading markup should be used', htmlContext: nested(700) }));
+    expect(deep).toEqual({
+      error: 'invalid_arguments',
+      message: 'htmlContext nests elements 702 deep (counting <html> and <body>); this server drafts fixes for at most 64 (FIX_MAX_DEPTH). Send the element and less of its surroundings.',
+    });
+    const fits = ok(await call(c, 'dashboard_generate_fix', { wcagCriterion: '1.3.1', issueMessage: 'Heading markup should be used', htmlContext: nested(60) }));
+    expect(fits.engine).toBe('deterministic');
+  });
+
+  it('refuses markup with more elements than FIX_MAX_ELEMENTS as invalid_arguments', async () => {
+    const inputs = Array.from({ length: 2000 }, (_, i) => `<input name="f${i}">`).join('');
+    const wide = toolError(await call(c, 'dashboard_generate_fix', { wcagCriterion: '4.1.2', issueMessage: 'Form elements must have labels', htmlContext: inputs }));
+    expect(wide).toEqual({
+      error: 'invalid_arguments',
+      message: 'htmlContext has more than 1000 elements; this server drafts fixes for at most 1000 (FIX_MAX_ELEMENTS). Send the element and less of its surroundings.',
+    });
+  });
+});
+
+describe('organizations sharing the compute threads', () => {
+  let s: TestServer;
+  let a: string;
+  let b: Client;
+  let bToken: string;
+  beforeAll(async () => {
+    // Two threads: one organization runs at most one task at once (COMPUTE_MAX_RUNNING_PER_ORG
+    // defaults to one fewer than the threads) and may have two more waiting, each for at most 1.5 s.
+    s = await startTestServer({ COMPUTE_THREADS: '2', COMPUTE_MAX_QUEUED_PER_ORG: '2', COMPUTE_WAIT_MS: '1500', COMPUTE_TIMEOUT_MS: '120000', FIX_MAX_ELEMENTS: '20000' });
+    const orgA = (await insertOrg(s.services.db, { name: 'flooding', slug: 'flooding' })).id;
+    a = await s.token({ sub: 'usr_flooding_member', orgId: orgA, role: 'member' });
+    b = await member(s, 'bystander');
+    bToken = await s.token({ sub: 'usr_bystander_member', orgId: orgOf.get(b)!, role: 'member' });
+    ok(await call(b, 'dashboard_generate_fix', SMALL)); // the threads are up
+  });
+  afterAll(() => s.stop());
+  afterEach(() => s.expectConformant());
+
+  /** dashboard_generate_fix as plain JSON-RPC over fetch, so that its client can go away: the tool error's code and message, ok, or aborted. */
+  async function rawDraft(token: string, htmlContext: string, signal?: AbortSignal): Promise<{ error: string; message: string }> {
+    try {
+      const res = await fetch(`${s.url}/api/v1/mcp`, {
+        method: 'POST',
+        headers: { ...bearer(token), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'dashboard_generate_fix', arguments: fix(htmlContext) } }),
+        signal,
+      });
+      const { result } = (await res.json()) as { result: CallToolResult };
+      return result.isError ? toolError(result) : { error: 'ok', message: '' };
+    } catch (err) {
+      if (signal?.aborted) return { error: 'aborted', message: '' };
+      throw err;
+    }
+  }
+
+  it("keeps answering another organization's report while one floods the fix drafting; every call of the flood is answered", async () => {
+    const scanId = await storedScan(s, b);
+    const flooder = new AbortController();
+    const answers: { error: string; message: string }[] = [];
+    for (let i = 0; i < 6; i++) void rawDraft(a, ENDLESS_HTML, flooder.signal).then((r) => answers.push(r));
+    // One of the flood runs, two wait for the organization's turn, three are refused at once.
+    await expect.poll(() => answers.filter((r) => r.error === 'rate_limited').length, { timeout: 30_000 }).toBe(3);
+    for (const r of answers) expect(r.message).toMatch(/^Your organization already has 3 compute tasks running or waiting \(COMPUTE_MAX_RUNNING_PER_ORG 1, COMPUTE_MAX_QUEUED_PER_ORG 2\); retry drafting the fix in \d+ s$/);
+
+    // Meanwhile the bystander's report, over MCP and as the page, is answered on the other thread.
+    const digest = ok(await call(b, 'dashboard_get_report', { scanId, view: 'digest' }));
+    expect(digest.digest.summary.totalIssues).toBe(3);
+    const page = await fetch(`${s.url}/reports/${scanId}`, { headers: { ...bearer(bToken), accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    await page.arrayBuffer();
+    expect(answers.some((r) => r.error === 'ok')).toBe(false); // the flood's first still runs
+
+    // The two waiting past COMPUTE_WAIT_MS are answered timed_out, naming it.
+    await expect.poll(() => answers.length, { timeout: 30_000 }).toBe(5);
+    const waited = answers.filter((r) => r.error === 'timed_out');
+    expect(waited).toHaveLength(2);
+    for (const r of waited) expect(r.message).toMatch(/^Drafting the fix waited longer than 1500 ms \(COMPUTE_WAIT_MS\) for a compute thread and was withdrawn; the server is busy, retry in \d+ s$/);
+
+    // The flooder goes away: its running task is withdrawn and its thread freed.
+    flooder.abort();
+    await expect.poll(() => s.services.compute.pending, { timeout: 30_000 }).toBe(0);
+    ok(await call(b, 'dashboard_generate_fix', SMALL));
+  });
+
+  it('withdraws a waiting call whose client went away, before the task ahead of it ends', async () => {
+    const first = new AbortController();
+    const second = new AbortController();
+    const running = rawDraft(a, ENDLESS_HTML, first.signal);
+    await expect.poll(() => s.services.compute.pending, { timeout: 30_000 }).toBe(1);
+    const waiting = rawDraft(a, ENDLESS_HTML, second.signal);
+    await expect.poll(() => s.services.compute.pending, { timeout: 30_000 }).toBe(2);
+    second.abort();
+    expect(await waiting).toEqual({ error: 'aborted', message: '' });
+    // Withdrawn from the organization's queue while the first still runs.
+    await expect.poll(() => s.services.compute.pending, { timeout: 30_000 }).toBe(1);
+    first.abort();
+    expect(await running).toEqual({ error: 'aborted', message: '' });
+    await expect.poll(() => s.services.compute.pending, { timeout: 30_000 }).toBe(0);
   });
 });

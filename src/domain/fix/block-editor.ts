@@ -3,7 +3,7 @@
  * block that holds it natively (image, heading, list, paragraph, buttons, table, group), anything else
  * a Custom HTML block. Blocks already present in the input are kept as they are.
  */
-import { classTokens, collapse, isBlank, isElement, isText, tagOf } from './dom.js';
+import { childElementsOf, childNodesOf, classTokens, collapse, firstWithin, isBlank, isElement, isText, tagOf } from './dom.js';
 import { COMMENT_NODE, escapeAttribute, Markup } from './markup.js';
 
 type BlockAttributes = Record<string, string | number | boolean>;
@@ -44,16 +44,29 @@ const PHRASING_CONTROLS = new Set(['label', 'input', 'select', 'textarea', 'butt
 const GROUPS = new Set(['div', 'section', 'article', 'aside', 'header', 'footer', 'main', 'nav']);
 const BLOCK_CHILDREN = 'p, h1, h2, h3, h4, h5, h6, ul, ol, figure, img, table, div, section, article, blockquote';
 
+const ownHandler = (el: Element) => Array.from(el.attributes).some((a) => a.name.startsWith('on'));
+/** Whether an element's subtree holds a script or an on* handler, remembered: groups nest, and each level asks. */
+const handlersBelow = new WeakMap<Element, boolean>();
+
+function scriptedBelow(el: Element): boolean {
+  let known = handlersBelow.get(el);
+  if (known === undefined) {
+    known = childElementsOf(el).some((c) => tagOf(c) === 'script' || ownHandler(c) || scriptedBelow(c));
+    handlersBelow.set(el, known);
+  }
+  return known;
+}
+
+/** An on* attribute on the element or in it, or a script in it. */
 function hasHandlers(el: Element): boolean {
-  const all = [el, ...Array.from(el.querySelectorAll('*'))];
-  return all.some((e) => Array.from(e.attributes).some((a) => a.name.startsWith('on'))) || el.querySelector('script') !== null;
+  return ownHandler(el) || scriptedBelow(el);
 }
 
 /** Inline content that a paragraph block can hold as it is. */
 function isParagraphSafe(node: Node): boolean {
   if (isText(node)) return true;
   if (!isElement(node)) return false;
-  return INLINE.has(tagOf(node)) && !hasHandlers(node) && node.querySelector('input, select, textarea, button, iframe, script, style, label') === null;
+  return INLINE.has(tagOf(node)) && !hasHandlers(node) && firstWithin(node, 'input, select, textarea, button, iframe, script, style, label') === null;
 }
 
 function isButtonLike(el: Element): boolean {
@@ -94,7 +107,7 @@ class BlockWriter {
     const attrs: BlockAttributes = ordered ? { ordered: true } : {};
     const start = el.getAttribute('start');
     if (ordered && start !== null && /^\d+$/.test(start)) attrs.start = Number(start);
-    const items = Array.from(el.children)
+    const items = childElementsOf(el)
       .filter((c) => tagOf(c) === 'li')
       .map((li) => block('list-item', {}, `<li${attributesExcept(li, [])}>${this.listItemContent(li)}</li>`))
       .join('');
@@ -105,7 +118,7 @@ class BlockWriter {
 
   /** A list item's own content, with nested lists turned into nested list blocks. */
   private listItemContent(li: Element): string {
-    return Array.from(li.childNodes)
+    return childNodesOf(li)
       .map((n) => (isElement(n) && (tagOf(n) === 'ul' || tagOf(n) === 'ol') ? this.list(n) : this.html(n)))
       .join('');
   }
@@ -140,13 +153,13 @@ class BlockWriter {
 
   group(el: Element): string | null {
     const allowed = Array.from(el.attributes).every((a) => a.name === 'class' || a.name === 'id');
-    if (!allowed || hasHandlers(el) || el.querySelector(`:scope > :is(${BLOCK_CHILDREN})`) === null) return null;
+    if (!allowed || hasHandlers(el) || !childElementsOf(el).some((c) => c.matches(BLOCK_CHILDREN))) return null;
     const tag = tagOf(el);
     const attrs = withClassName(tag === 'div' ? {} : { tagName: tag }, el);
     const classes = ['wp-block-group', ...classTokens(el)].join(' ');
     const id = el.getAttribute('id');
     const idAttr = id === null ? '' : ` id="${escapeAttribute(id)}"`;
-    return block('group', attrs, `<${tag} class="${escapeAttribute(classes)}"${idAttr}>${this.blocks(Array.from(el.childNodes)).join('')}</${tag}>`);
+    return block('group', attrs, `<${tag} class="${escapeAttribute(classes)}"${idAttr}>${this.blocks(childNodesOf(el)).join('')}</${tag}>`);
   }
 
   element(el: Element): string {
@@ -157,15 +170,16 @@ class BlockWriter {
     if (tag === 'img') return this.image(el, null, null);
     if (tag === 'table') return this.table(el);
     if (tag === 'figure') {
-      const kids = Array.from(el.children);
+      const kids = childElementsOf(el);
       const img = kids.find((k) => tagOf(k) === 'img') ?? null;
-      const link = kids.find((k) => tagOf(k) === 'a' && k.children.length === 1 && tagOf(k.children[0]!) === 'img') ?? null;
+      const onlyChild = (k: Element) => (k.firstElementChild !== null && k.firstElementChild === k.lastElementChild ? k.firstElementChild : null);
+      const link = kids.find((k) => tagOf(k) === 'a' && onlyChild(k) !== null && tagOf(onlyChild(k)!) === 'img') ?? null;
       const caption = kids.find((k) => tagOf(k) === 'figcaption') ?? null;
-      const image = img ?? link?.children[0] ?? null;
+      const image = img ?? link?.firstElementChild ?? null;
       if (image !== null && kids.length <= 2) return this.image(image, link, caption);
     }
     if (tag === 'a') {
-      const only = el.children.length === 1 && collapse(el.textContent ?? '') === '' ? el.children[0]! : null;
+      const only = el.firstElementChild !== null && el.firstElementChild === el.lastElementChild && collapse(el.textContent ?? '') === '' ? el.firstElementChild : null;
       if (only !== null && tagOf(only) === 'img') return this.image(only, el, null);
       if (isButtonLike(el)) return this.buttons(el) ?? this.custom([el]);
       return block('paragraph', {}, `<p>${this.html(el)}</p>`);
@@ -181,7 +195,7 @@ class BlockWriter {
     const html = rest.map((n) => this.html(n)).join('');
     const open = BLOCK_COMMENT.exec((opener as Comment).data);
     const json = open?.[3]?.trim();
-    const img = rest.filter(isElement).map((el) => (tagOf(el) === 'img' ? el : el.querySelector('img'))).find((el) => el != null);
+    const img = rest.filter(isElement).map((el) => (tagOf(el) === 'img' ? el : firstWithin(el, 'img'))).find((el) => el != null);
     if (open === null || open === undefined || json === undefined || img == null) return this.html(opener!) + html;
     try {
       const attrs = JSON.parse(json) as BlockAttributes;
@@ -261,13 +275,16 @@ function existingBlockEnd(nodes: readonly Node[], i: number): number | null {
 
 /** The snippet as block-editor markup, blocks separated by blank lines. */
 export function toBlockMarkup(html: string): string {
-  const markup = Markup.parse(html);
+  return Markup.with(html, blocksOf);
+}
+
+function blocksOf(markup: Markup): string {
   const doc = markup.document;
-  const bodyNodes = Array.from(doc.body.childNodes);
+  const bodyNodes = childNodesOf(doc.body);
   if (markup.isDocument) return new BlockWriter(markup).blocks(bodyNodes).join('\n\n');
   // The parser puts a fragment's leading comments (such as an opening <!-- wp:... -->) on the document
   // and its leading <meta>/<style> in <head>: gather them back in source order.
-  const outside = [...Array.from(doc.childNodes), ...Array.from(doc.documentElement.childNodes), ...Array.from(doc.head.childNodes)].filter(
+  const outside = [...childNodesOf(doc), ...childNodesOf(doc.documentElement), ...childNodesOf(doc.head)].filter(
     (n) => n.nodeType === COMMENT_NODE || (n.parentNode === doc.head && markup.isOriginal(n)),
   );
   const nodes = [...outside, ...bodyNodes].sort((a, b) => (markup.sourceStart(a) ?? Infinity) - (markup.sourceStart(b) ?? Infinity));

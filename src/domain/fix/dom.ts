@@ -1,8 +1,60 @@
-/** Small DOM helpers shared by the recipes: names, focusability, text, ids. */
-import { ELEMENT_NODE, TEXT_NODE } from './markup.js';
+/**
+ * Small DOM helpers shared by the recipes: names, focusability, text, ids.
+ *
+ * Queries walk the tree and test each element with matches() rather than asking jsdom's selector
+ * engine to search: asked from an element, it checks every candidate against the element's
+ * ancestry (a query from each element of a deep snippet cost the cube of its depth), and its
+ * searching path keeps every document it has searched in memory for as long as the thread lives
+ * (several megabytes a draft).
+ */
+import { childElementsOf, childNodesOf, ELEMENT_NODE, TEXT_NODE } from './nodes.js';
 
+export { childElementsOf, childNodesOf } from './nodes.js';
+
+/** The elements below `root` (not `root` itself), in document order. */
+export function* descendants(root: Element): Generator<Element> {
+  let el = root.firstElementChild;
+  while (el !== null) {
+    yield el;
+    if (el.firstElementChild !== null) {
+      el = el.firstElementChild;
+      continue;
+    }
+    while (el !== null && el !== root && el.nextElementSibling === null) el = el.parentElement;
+    el = el === null || el === root ? null : el.nextElementSibling;
+  }
+}
+
+/** The elements below `root` that match `selector`, in document order (root.querySelectorAll). */
 export function elementsOf(root: ParentNode, selector: string): Element[] {
-  return Array.from(root.querySelectorAll(selector));
+  const found: Element[] = [];
+  const tops = root.nodeType === ELEMENT_NODE ? [root as Element] : childElementsOf(root);
+  for (const top of tops) {
+    if (top !== root && top.matches(selector)) found.push(top);
+    for (const el of descendants(top)) if (el.matches(selector)) found.push(el);
+  }
+  return found;
+}
+
+/**
+ * `el` or its nearest ancestor that `test` accepts: el.closest() with a function, for lists of
+ * names the engine would match one by one at every level.
+ */
+export function closestWhere(el: Element | null, test: (el: Element) => boolean): Element | null {
+  for (let cur = el; cur !== null; cur = cur.parentElement) if (test(cur)) return cur;
+  return null;
+}
+
+/** A test for elements with one of these (lower-case) names. */
+export function tagIn(...tags: string[]): (el: Element) => boolean {
+  const names = new Set(tags);
+  return (el) => names.has(tagOf(el));
+}
+
+/** The first element below `root` that matches `selector` (root.querySelector, in one walk). */
+export function firstWithin(root: Element, selector: string): Element | null {
+  for (const el of descendants(root)) if (el.matches(selector)) return el;
+  return null;
 }
 
 export function collapse(text: string): string {
@@ -58,10 +110,70 @@ export function contentText(node: Node): string {
   if (hasNonEmpty(el, 'aria-label')) return ` ${el.getAttribute('aria-label')} `;
   if (tag === 'img' || (tag === 'input' && el.getAttribute('type') === 'image')) return ` ${el.getAttribute('alt') ?? ''} `;
   if (tag === 'svg') {
-    const title = Array.from(el.children).find((c) => tagOf(c) === 'title');
+    const title = childElementsOf(el).find((c) => tagOf(c) === 'title');
     return ` ${title?.textContent ?? ''} `;
   }
-  return Array.from(el.childNodes, contentText).join('');
+  return childNodesOf(el).map(contentText).join('');
+}
+
+// ---- labels: jsdom's el.labels searches the whole document on every read, and the label
+// recipes read it for every field (2,000 fields took minutes); here the labels pointing at an id
+// are indexed once per document.
+
+const LABELABLE = new Set(['button', 'input', 'meter', 'output', 'progress', 'select', 'textarea']);
+
+/** An element a <label> can label (HTML's labelable elements; a hidden input is not one). */
+export function isLabelable(el: Element): boolean {
+  return LABELABLE.has(tagOf(el)) && !(tagOf(el) === 'input' && (el.getAttribute('type') ?? '').toLowerCase() === 'hidden');
+}
+
+/** A document's <label for> elements by the id they name: built on first use, added to as labels are made. */
+const labelsByFor = new WeakMap<Document, Map<string, Element[]>>();
+
+function labelIndex(doc: Document): Map<string, Element[]> {
+  let index = labelsByFor.get(doc);
+  if (index === undefined) {
+    index = new Map();
+    labelsByFor.set(doc, index);
+    for (const label of elementsOf(doc, 'label[for]')) addToIndex(index, label);
+  }
+  return index;
+}
+
+function addToIndex(index: Map<string, Element[]>, label: Element): void {
+  const id = label.getAttribute('for')!;
+  index.set(id, [...(index.get(id) ?? []), label]);
+}
+
+/** Records a <label for> a recipe made, so that labelsOf() finds it. */
+export function noteLabel(label: Element): void {
+  const index = labelsByFor.get(label.ownerDocument);
+  if (index !== undefined && label.hasAttribute('for')) addToIndex(index, label);
+}
+
+/**
+ * The labels of a field, in document order, as el.labels gives them: the <label for> naming its
+ * id, and an enclosing <label> without for whose first labelable element it is.
+ */
+export function labelsOf(field: Element): Element[] {
+  if (!isLabelable(field)) return [];
+  const doc = field.ownerDocument;
+  const id = field.getAttribute('id');
+  const found = id === null || id === '' || doc.getElementById(id) !== field
+    ? []
+    : (labelIndex(doc).get(id) ?? []).filter((l) => l.isConnected && l.getAttribute('for') === id);
+  for (let el = field.parentElement; el !== null; el = el.parentElement) {
+    if (tagOf(el) !== 'label' || el.hasAttribute('for') || found.includes(el)) continue;
+    let first: Element | null = null;
+    for (const d of descendants(el)) {
+      if (isLabelable(d)) {
+        first = d;
+        break;
+      }
+    }
+    if (first === field) found.push(el);
+  }
+  return found.length < 2 ? found : found.sort((a, b) => (a.compareDocumentPosition(b) & 4 ? -1 : 1));
 }
 
 const NAME_FROM_CONTENT_ROLES = new Set([
@@ -91,9 +203,9 @@ export function accessibleName(el: Element): string {
     if (type === 'submit') return 'Submit';
     if (type === 'reset') return 'Reset';
   }
-  const labels = (el as HTMLInputElement).labels;
-  if (labels !== undefined && labels !== null && labels.length > 0) {
-    const text = collapse(Array.from(labels, (l) => contentText(l)).join(' '));
+  const labels = labelsOf(el);
+  if (labels.length > 0) {
+    const text = collapse(labels.map((l) => contentText(l)).join(' '));
     if (text !== '') return text;
   }
   if (tag === 'svg') {
@@ -127,7 +239,7 @@ export function isKeyboardFocusable(el: Element): boolean {
 
 /** Interactive content that must not be nested inside a button or a link. */
 export function containsInteractive(el: Element): boolean {
-  return el.querySelector('a[href], button, input, select, textarea, iframe, [tabindex], [onclick], [contenteditable]') !== null;
+  return firstWithin(el, 'a[href], button, input, select, textarea, iframe, [tabindex], [onclick], [contenteditable]') !== null;
 }
 
 /** ASCII slug for ids: lower case, accents dropped, words joined by hyphens. */
@@ -177,9 +289,18 @@ export function retag(el: Element, tag: string, keep: (name: string) => boolean 
   return replacement;
 }
 
+const isMeaningful = (n: Node) => !isBlank(n) && n.nodeType !== 8;
+
 /** The element's non-blank child nodes. */
 export function meaningfulChildren(el: Element): Node[] {
-  return Array.from(el.childNodes).filter((n) => !isBlank(n) && n.nodeType !== 8);
+  return childNodesOf(el).filter(isMeaningful);
+}
+
+/** Whether the element has exactly one non-blank child node (without reading past the second). */
+export function hasOneMeaningfulChild(el: Element): boolean {
+  let seen = 0;
+  for (let n = el.firstChild; n !== null && seen < 2; n = n.nextSibling) if (isMeaningful(n)) seen++;
+  return seen === 1;
 }
 
 export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {

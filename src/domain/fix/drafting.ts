@@ -55,21 +55,22 @@ export function explain(findings: readonly Finding[]): string {
 
 /** The shared driver of DOM-based recipes. */
 export function draftWithFixers(input: FixInput, fixers: readonly Fixer[], nothingFound: string): FixResult {
-  const markup = Markup.parse(input.htmlContext);
-  const findings: Finding[] = [];
-  for (const fixer of fixers) {
-    const finding = fixer(markup, input);
-    if (finding !== null) findings.push(finding);
-  }
-  if (findings.length === 0) {
-    return { fixedHtml: input.htmlContext, explanation: nothingFound, effort: 'low', placeholders: [] };
-  }
-  return {
-    fixedHtml: markup.serialize(),
-    explanation: explain(findings),
-    effort: effortFor(findings),
-    placeholders: unique(findings.flatMap((f) => f.placeholders)),
-  };
+  return Markup.with(input.htmlContext, (markup) => {
+    const findings: Finding[] = [];
+    for (const fixer of fixers) {
+      const finding = fixer(markup, input);
+      if (finding !== null) findings.push(finding);
+    }
+    if (findings.length === 0) {
+      return { fixedHtml: input.htmlContext, explanation: nothingFound, effort: 'low', placeholders: [] };
+    }
+    return {
+      fixedHtml: markup.serialize(),
+      explanation: explain(findings),
+      effort: effortFor(findings),
+      placeholders: unique(findings.flatMap((f) => f.placeholders)),
+    };
+  });
 }
 
 /**

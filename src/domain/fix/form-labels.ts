@@ -9,11 +9,14 @@ import {
   containsInteractive,
   elementsOf,
   hasNonEmpty,
+  firstWithin,
   humanise,
   isBlank,
   isElement,
   isText,
-  meaningfulChildren,
+  labelsOf,
+  hasOneMeaningfulChild,
+  noteLabel,
   slugify,
   tagOf,
   uniqueId,
@@ -36,8 +39,7 @@ function isToggle(field: Element): boolean {
 
 /** Tied to a <label> or to visible text through aria-labelledby. */
 export function hasProgrammaticLabel(field: Element): boolean {
-  const labels = (field as HTMLInputElement).labels;
-  if (labels !== null && labels !== undefined && Array.from(labels).some((l) => collapse(contentText(l)) !== '')) return true;
+  if (labelsOf(field).some((l) => collapse(contentText(l)) !== '')) return true;
   const ids = (field.getAttribute('aria-labelledby') ?? '').split(/\s+/).filter((id) => id !== '');
   return ids.some((id) => {
     const ref = field.ownerDocument.getElementById(id);
@@ -52,7 +54,7 @@ function usableLabelText(node: Node): boolean {
   const text = collapse(contentText(node));
   if (text === '' || text.length > MAX_LABEL_LENGTH) return false;
   if (!isElement(node)) return true;
-  return LABEL_CARRIERS.has(tagOf(node)) && !containsInteractive(node) && node.closest('label') === null && node.querySelector('label, br') === null;
+  return LABEL_CARRIERS.has(tagOf(node)) && !containsInteractive(node) && node.closest('label') === null && firstWithin(node, 'label, br') === null;
 }
 
 function siblingNonBlank(node: Node, forward: boolean): Node | null {
@@ -75,7 +77,7 @@ export function adjacentLabelSource(field: Element): Node | null {
   }
   // A field alone in its cell or box, labelled by the cell or box before it.
   const parent = field.parentElement;
-  if (parent !== null && meaningfulChildren(parent).length === 1 && parent !== field.ownerDocument.body) {
+  if (parent !== null && parent !== field.ownerDocument.body && hasOneMeaningfulChild(parent)) {
     const previous = parent.previousElementSibling;
     if (previous !== null && usableLabelText(previous)) return previous;
   }
@@ -87,6 +89,7 @@ export function wrapAsLabel(source: Node, fieldId: string): Element {
   const doc = source.ownerDocument!;
   const label = doc.createElement('label');
   label.setAttribute('for', fieldId);
+  noteLabel(label);
   if (isText(source)) {
     const match = /^(\s*)([\s\S]*?)(\s*)$/.exec(source.data)!;
     label.textContent = match[2]!;
@@ -180,6 +183,7 @@ export function insertLabel(field: Element, text: string): Element {
   const id = ensureFieldId(field, text);
   const label = doc.createElement('label');
   label.setAttribute('for', id);
+  noteLabel(label);
   label.textContent = text;
   if (isToggle(field)) field.after(doc.createTextNode(' '), label);
   else field.before(label, doc.createTextNode(' '));

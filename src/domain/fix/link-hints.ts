@@ -28,21 +28,40 @@ export function hrefHint(href: string | null): string | null {
 
 const MAX_HINT = 100;
 
+const HEADINGS = 'h1, h2, h3, h4, h5, h6, [role="heading"]';
+
+/** The top of the scopes a heading is looked for in: the ancestor just below <html> (usually <body>). */
+function topScope(el: Element): Element | null {
+  let top: Element | null = null;
+  for (let scope = el.parentElement; scope !== null && scope.localName !== 'html'; scope = scope.parentElement) top = scope;
+  return top;
+}
+
 /**
- * The text of the last heading before `el` inside its nearest sectioning ancestor (card, article,
- * list item...) that has one: "Read more" under "Annual report 2024" is about the annual report.
+ * For each of `els`, the last heading before it inside its nearest sectioning
+ * ancestor (card, article, list item...) that has one: "Read more" under "Annual report 2024" is
+ * about the annual report. That heading is the last one before the element in document order that
+ * does not contain it (any such heading sits in some ancestor of the element, and one in a nearer
+ * ancestor would come after it), so one pass over the document finds them all.
  */
-export function nearestHeadingText(el: Element): string | null {
-  for (let scope = el.parentElement; scope !== null && scope.localName !== 'html'; scope = scope.parentElement) {
-    const before = elementsOf(scope, 'h1, h2, h3, h4, h5, h6, [role="heading"]').filter(
-      (h) => !h.contains(el) && (h.compareDocumentPosition(el) & 4) !== 0,
-    );
-    const heading = before.at(-1);
-    if (heading !== undefined) {
-      const text = collapse(contentText(heading));
-      return text === '' || text.length > MAX_HINT ? null : text;
+export function nearestHeadings(doc: Document, els: readonly Element[]): Map<Element, Element> {
+  const wanted = new Set(els);
+  const found = new Map<Element, Element>();
+  const seen: Element[] = [];
+  for (const el of elementsOf(doc, '*')) {
+    if (wanted.has(el)) {
+      const top = topScope(el);
+      let i = seen.length - 1;
+      while (i >= 0 && seen[i]!.contains(el)) i--;
+      if (i >= 0 && top !== null && top.contains(seen[i]!)) found.set(el, seen[i]!);
     }
-    if (scope.localName === 'body') break;
+    if (el.matches(HEADINGS)) seen.push(el);
   }
-  return null;
+  return found;
+}
+
+/** A heading's text as a hint, or null when it has none or too much. */
+export function headingHint(heading: Element | undefined): string | null {
+  const text = heading === undefined ? '' : collapse(contentText(heading));
+  return text === '' || text.length > MAX_HINT ? null : text;
 }

@@ -4,14 +4,22 @@
  * The caller diffs the original against the fix, so serialisation works by editing the original source:
  * untouched nodes keep their exact bytes (quotes, entities, `/>`, whitespace), a changed start tag is
  * patched attribute by attribute, and only new or moved nodes are printed afresh.
+ *
+ * Where each node sits in the source comes from parse5 (the parser inside jsdom) run on its own, and
+ * is laid onto jsdom's tree, which the same parser builds node for node. jsdom's own location
+ * tracking (includeNodeLocations) copies a parent's child list for every run of text it inserts:
+ * 4,000 lines split by <br> in one paragraph took a minute to parse that way.
+ *
+ * The snippet becomes a document without a window (DOMParser's), as a browser's DOMParser makes
+ * it: nothing in it loads or runs, and an <iframe> gets no window of its own (in a jsdom window's
+ * document each one builds a whole window: a thousand of them took gigabytes).
  */
 import { JSDOM } from 'jsdom';
+import { parse as parseHtml, type DefaultTreeAdapterMap } from 'parse5';
 
-export const ELEMENT_NODE = 1;
-export const TEXT_NODE = 3;
-export const COMMENT_NODE = 8;
-export const DOCUMENT_NODE = 9;
-export const DOCUMENT_TYPE_NODE = 10;
+import { childNodesOf, COMMENT_NODE, DOCUMENT_NODE, DOCUMENT_TYPE_NODE, ELEMENT_NODE, TEXT_NODE } from './nodes.js';
+
+export { COMMENT_NODE, DOCUMENT_NODE, DOCUMENT_TYPE_NODE, ELEMENT_NODE, TEXT_NODE } from './nodes.js';
 
 export const HTML_NS = 'http://www.w3.org/1999/xhtml';
 
@@ -35,6 +43,58 @@ interface Original {
   readonly endTag: SourceRange | null;
 }
 
+type P5Node = DefaultTreeAdapterMap['node'];
+interface P5Range {
+  readonly startOffset: number;
+  readonly endOffset: number;
+}
+interface P5Location extends P5Range {
+  readonly startTag?: P5Range;
+  readonly endTag?: P5Range;
+}
+
+/** The jsdom node and the parse5 node are the same kind of node (and element). */
+function sameKind(node: Node, p5: P5Node): boolean {
+  switch (node.nodeType) {
+    case ELEMENT_NODE:
+      return 'tagName' in p5 && p5.tagName === (node as Element).localName;
+    case TEXT_NODE:
+      return p5.nodeName === '#text';
+    case COMMENT_NODE:
+      return p5.nodeName === '#comment';
+    case DOCUMENT_NODE:
+      return p5.nodeName === '#document';
+    case DOCUMENT_TYPE_NODE:
+      return p5.nodeName === '#documentType';
+    default:
+      return false;
+  }
+}
+
+/**
+ * jsdom's parser puts text that the HTML parser moves out of a table (foster parenting) after the
+ * table rather than before it, where parse5 and browsers put it: the node's text children are laid
+ * anew as parse5 has them, between the same elements and comments.
+ */
+function realignText(node: Node, p5Children: readonly P5Node[]): ChildNode[] {
+  const others = childNodesOf(node).filter((child) => child.nodeType !== TEXT_NODE);
+  const doc = node.ownerDocument ?? (node as Document);
+  const laid: ChildNode[] = [];
+  let next = 0;
+  for (const p5 of p5Children) {
+    if (p5.nodeName === '#text') {
+      laid.push(doc.createTextNode((p5 as DefaultTreeAdapterMap['textNode']).value));
+      continue;
+    }
+    const other = others[next++];
+    if (other === undefined || !sameKind(other, p5)) throw new Error(`internal: parse5 and jsdom built different trees in <${node.nodeName}>`);
+    laid.push(other);
+  }
+  if (next !== others.length) throw new Error(`internal: parse5 and jsdom built different trees in <${node.nodeName}>`);
+  (node as ParentNode).replaceChildren(...laid);
+  return laid;
+}
+
 interface Edit {
   readonly start: number;
   readonly end: number;
@@ -42,7 +102,7 @@ interface Edit {
 }
 
 // Table parts are dropped by the parser outside a table, so such snippets get a context prefix.
-function contextPrefix(source: string): string {
+export function contextPrefix(source: string): string {
   if (/^\s*<(tbody|thead|tfoot|tr|caption|colgroup)\b/i.test(source)) return '<table>';
   if (/^\s*<(td|th)\b/i.test(source)) return '<table><tr>';
   return '';
@@ -53,23 +113,45 @@ export function looksLikeDocument(source: string): boolean {
   return /^\s*(<!--[\s\S]*?-->\s*)*<(!doctype|html[\s>])/i.test(source);
 }
 
+/** The one window of this thread that parses snippets (each jsdom window kept about a megabyte after it was dropped). */
+let parser: DOMParser | null = null;
+const domParser = () => (parser ??= new new JSDOM('').window.DOMParser());
+
+/** A whole document as markup: its doctype, then its root element. */
+function documentHtml(doc: Document): string {
+  const type = doc.doctype === null ? '' : `<!DOCTYPE ${doc.doctype.name}>`;
+  return type + (doc.documentElement?.outerHTML ?? '');
+}
+
 export class Markup {
   readonly document: Document;
   readonly isDocument: boolean;
   private readonly originals = new Map<Node, Original>();
-  private readonly fallback: () => string;
 
   private constructor(readonly source: string) {
     const prefix = contextPrefix(source);
-    const dom = new JSDOM(prefix + source, { includeNodeLocations: true });
-    this.document = dom.window.document;
-    this.fallback = () => dom.serialize();
+    // The same options jsdom parses with: scripting off, so <noscript> holds markup.
+    const located = parseHtml(prefix + source, { sourceCodeLocationInfo: true, scriptingEnabled: false });
+    this.document = domParser().parseFromString(prefix + source, 'text/html');
     this.isDocument = looksLikeDocument(source);
-    this.record(this.document, (node) => dom.nodeLocation(node), prefix.length);
+    this.record(this.document, located, prefix.length);
   }
 
   static parse(source: string): Markup {
     return new Markup(source);
+  }
+
+  /**
+   * Parses `source` for `use` and releases the document afterwards: the parsing window keeps every
+   * element with an id (as its named properties) until the element leaves its document.
+   */
+  static with<T>(source: string, use: (markup: Markup) => T): T {
+    const markup = new Markup(source);
+    try {
+      return use(markup);
+    } finally {
+      markup.document.documentElement?.remove();
+    }
   }
 
   get body(): HTMLElement {
@@ -82,7 +164,7 @@ export class Markup {
       return this.applyEdits(0, this.source.length, this.diff(this.document));
     } catch {
       // Should a recipe produce edits that cannot be laid over the source, fall back to plain serialisation.
-      return this.isDocument ? this.fallback() : this.innerHtml(this.document.head) + this.innerHtml(this.document.body);
+      return this.isDocument ? documentHtml(this.document) : this.innerHtml(this.document.head) + this.innerHtml(this.document.body);
     }
   }
 
@@ -92,7 +174,7 @@ export class Markup {
   }
 
   innerHtml(node: Node): string {
-    return Array.from(node.childNodes, (c) => this.render(c)).join('');
+    return childNodesOf(node).map((c) => this.render(c)).join('');
   }
 
   /** Whether the node came from the source (as opposed to being created by a recipe). */
@@ -105,28 +187,30 @@ export class Markup {
     return this.startOf(node);
   }
 
-  private record(
-    root: Node,
-    locate: (node: Node) => ReturnType<JSDOM['nodeLocation']>,
-    shift: number,
-  ): void {
-    const visit = (node: Node): void => {
-      const loc = node.nodeType === DOCUMENT_NODE ? null : locate(node);
-      const range = (r: { startOffset: number; endOffset: number } | undefined | null): SourceRange | null =>
-        r === undefined || r === null || r.startOffset < shift ? null : { start: r.startOffset - shift, end: r.endOffset - shift };
+  /** Records every node's original state, with its place in the source from the parse5 node built for it. */
+  private record(root: Node, located: P5Node, shift: number): void {
+    const range = (r: P5Range | undefined | null): SourceRange | null =>
+      r === undefined || r === null || r.startOffset < shift ? null : { start: r.startOffset - shift, end: r.endOffset - shift };
+    // Iterative: a deep snippet must not overflow the stack.
+    const pending: Array<[Node, P5Node]> = [[root, located]];
+    while (pending.length > 0) {
+      const [node, p5] = pending.pop()!;
+      const p5Children = 'childNodes' in p5 ? p5.childNodes : [];
+      if (!sameKind(node, p5)) throw new Error(`internal: parse5 and jsdom built different trees at <${node.nodeName}>`);
+      let children = childNodesOf(node);
+      if (children.length !== p5Children.length || children.some((child, i) => !sameKind(child, p5Children[i]!))) children = realignText(node, p5Children);
       const el = node.nodeType === ELEMENT_NODE ? (node as Element) : null;
-      const locWithTags = loc as { startTag?: { startOffset: number; endOffset: number }; endTag?: { startOffset: number; endOffset: number } } | null;
+      const loc = node.nodeType === DOCUMENT_NODE ? null : (p5 as { sourceCodeLocation?: P5Location | null }).sourceCodeLocation;
       this.originals.set(node, {
-        children: Array.from(node.childNodes),
+        children,
         attributes: el === null ? [] : Array.from(el.attributes, (a) => [a.name, a.value] as const),
         data: node.nodeType === TEXT_NODE || node.nodeType === COMMENT_NODE ? (node as CharacterData).data : null,
         range: range(loc),
-        startTag: range(locWithTags?.startTag),
-        endTag: range(locWithTags?.endTag),
+        startTag: range(loc?.startTag),
+        endTag: range(loc?.endTag),
       });
-      node.childNodes.forEach(visit);
-    };
-    visit(root);
+      children.forEach((child, i) => pending.push([child, p5Children[i]!]));
+    }
   }
 
   // ---- positions -------------------------------------------------------------------------
@@ -212,7 +296,7 @@ export class Markup {
 
   private diffChildren(parent: Node, rec: Original): Edit[] {
     const old = rec.children;
-    const now: Node[] = Array.from(parent.childNodes);
+    const now: Node[] = childNodesOf(parent);
     const oldIndex = new Map(old.map((n, i) => [n, i] as const));
     const kept = (n: Node): boolean => oldIndex.has(n) && this.isAnchored(n);
     const keptOrder = now.filter(kept).map((n) => oldIndex.get(n)!);
@@ -299,7 +383,7 @@ export class Markup {
         if (rec?.range) return this.applyEdits(rec.range.start, rec.range.end, this.diff(node));
         const el = node as Element;
         // Implied elements (the <head> and <body> the parser adds around a fragment) print only once they hold something.
-        if (rec !== undefined && el.childNodes.length === 0 && sameAttributes(rec.attributes, Array.from(el.attributes, (a) => [a.name, a.value] as const))) return '';
+        if (rec !== undefined && el.firstChild === null && sameAttributes(rec.attributes, Array.from(el.attributes, (a) => [a.name, a.value] as const))) return '';
         const name = el.localName;
         const inner = this.innerHtml(el);
         return VOID_ELEMENTS.has(name) && el.namespaceURI === HTML_NS ? openTag(el) : `${openTag(el)}${inner}</${name}>`;

@@ -54,6 +54,13 @@ function refuseOversized(ctx: ToolContext, contexts: Record<'htmlContext' | 'css
   }
 }
 
+/** Drafting walks the snippet's tree, so its work grows with the elements and their nesting: both are bounded. */
+function overBudget({ limit, max, found }: { limit: 'elements' | 'depth'; max: number; found: number }): string {
+  return limit === 'elements'
+    ? `htmlContext has more than ${max} elements; this server drafts fixes for at most ${max} (FIX_MAX_ELEMENTS). Send the element and less of its surroundings.`
+    : `htmlContext nests elements ${found} deep (counting <html> and <body>); this server drafts fixes for at most ${max} (FIX_MAX_DEPTH). Send the element and less of its surroundings.`;
+}
+
 export const fixTools: Pick<ToolHandlers, 'dashboard_generate_fix'> = {
   async dashboard_generate_fix({ wcagCriterion, issueMessage, htmlContext, cssContext, jurisdictions, platform }, ctx) {
     const criterion = resolveCriterion(wcagCriterion);
@@ -70,7 +77,9 @@ export const fixTools: Pick<ToolHandlers, 'dashboard_generate_fix'> = {
       engine = 'llm';
       diff = await computed(ctx, { kind: 'fix-diff', sides: { htmlBefore: htmlContext, htmlAfter: draft.fixedHtml, cssBefore: cssContext, cssAfter: draft.fixedCss } }, 'diffing the draft');
     } else {
-      const outcome = await computed(ctx, { kind: 'fix', input: { criterionId: criterion.id, issueMessage, htmlContext, cssContext, platform: platform! } }, 'drafting the fix');
+      const budget = ctx.services.config.fixBudget;
+      const outcome = await computed(ctx, { kind: 'fix', input: { criterionId: criterion.id, issueMessage, htmlContext, cssContext, platform: platform! }, budget }, 'drafting the fix');
+      if (outcome.kind === 'over-budget') throw new ToolFailure('invalid_arguments', overBudget(outcome));
       if (outcome.kind === 'unsupported') {
         throw new ToolFailure(
           'invalid_arguments',

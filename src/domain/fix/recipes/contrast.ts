@@ -176,8 +176,11 @@ function describeRequirement(criterion: Criterion, required: number, large: bool
 }
 
 function draftContrast(criterion: Criterion, input: FixInput): FixResult {
+  return Markup.with(input.htmlContext, (markup) => draftContrastIn(markup, criterion, input));
+}
+
+function draftContrastIn(markup: Markup, criterion: Criterion, input: FixInput): FixResult {
   const css = input.cssContext ?? '';
-  const markup = Markup.parse(input.htmlContext);
   const target = targetElement(markup, criterion);
   const layers = styleLayers(target, css);
   const reading = read(criterion, layers, target);

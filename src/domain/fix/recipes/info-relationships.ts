@@ -4,11 +4,15 @@
  * data tables get header cells, and text next to a field becomes its <label>.
  */
 import {
+  childElementsOf,
+  childNodesOf,
   classTokens,
+  closestWhere,
   collapse,
   contentText,
   containsInteractive,
   elementsOf,
+  firstWithin,
   isBlank,
   isElement,
   isText,
@@ -17,6 +21,7 @@ import {
   quote,
   retag,
   roleOf,
+  tagIn,
   tagOf,
 } from '../dom.js';
 import { draftWithFixers, fixersFor, type Finding, type Fixer } from '../drafting.js';
@@ -28,8 +33,14 @@ import type { FixInput, FixResult, Recipe } from '../model.js';
 
 // Class words (split on - and _) that name a heading: "section-title", "card_heading", "h3".
 const HEADING_CLASS = /^(heading|headline|title|subtitle|subheading|h[1-6])$/i;
-const NOT_INSIDE = 'h1, h2, h3, h4, h5, h6, [role="heading"], li, td, th, caption, label, button, a, summary, legend, figcaption, dt, nav, table';
+const NOT_INSIDE_TAGS = tagIn('h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'td', 'th', 'caption', 'label', 'button', 'a', 'summary', 'legend', 'figcaption', 'dt', 'nav', 'table');
+/** Where a fake heading cannot be: inside a heading, a list item, a cell, a label, a control... */
+const notInside = (el: Element) => NOT_INSIDE_TAGS(el) || el.getAttribute('role') === 'heading';
+const inPhrase = tagIn('p', 'span', 'label');
+const inListOrPre = tagIn('ul', 'ol', 'pre');
+const inListPreOrTable = tagIn('ul', 'ol', 'pre', 'table');
 const BLOCK_CONTENT = 'p, div, ul, ol, table, h1, h2, h3, h4, h5, h6, section, article, form, blockquote, figure, img, input, select, textarea';
+const HEADINGS = 'h1, h2, h3, h4, h5, h6';
 const MAX_HEADING_CHARS = 120;
 const MAX_HEADING_WORDS = 15;
 
@@ -64,9 +75,9 @@ function readsLikeHeading(el: Element): boolean {
   const text = collapse(contentText(el));
   if (text === '' || text.length > MAX_HEADING_CHARS || text.split(' ').length > MAX_HEADING_WORDS) return false;
   if (/[.,;]$/.test(text)) return false;
-  if (el.querySelector(BLOCK_CONTENT) !== null || containsInteractive(el)) return false;
-  const brs = elementsOf(el, 'br');
-  return brs.every((br) => meaningfulChildren(el).at(-1) === br || br.nextSibling === null);
+  if (firstWithin(el, BLOCK_CONTENT) !== null || containsInteractive(el)) return false;
+  const last = meaningfulChildren(el).at(-1);
+  return elementsOf(el, 'br').every((br) => last === br || br.nextSibling === null);
 }
 
 /** The single bold element a paragraph's whole text sits in, if that is how the heading is faked. */
@@ -89,27 +100,43 @@ interface FakeHeading {
 
 function findFakeHeadings(doc: Document): FakeHeading[] {
   const found: FakeHeading[] = [];
+  const taken = new Set<Element>();
+  const insideTaken = (el: Element): boolean => {
+    for (let cur: Element | null = el; cur !== null; cur = cur.parentElement) if (taken.has(cur)) return true;
+    return false;
+  };
   for (const el of elementsOf(doc, 'p, div, span')) {
-    if (roleOf(el) !== '' || el.parentElement?.closest(NOT_INSIDE) != null) continue;
-    if (found.some((f) => f.el.contains(el))) continue;
+    if (roleOf(el) !== '' || closestWhere(el.parentElement, notInside) !== null) continue;
+    if (insideTaken(el)) continue;
     const tag = tagOf(el);
     const classHint = headingClassLevel(el);
-    if (tag === 'span' && (!classHint.isHeading || el.parentElement?.closest('p, span, label') != null)) continue;
+    if (tag === 'span' && (!classHint.isHeading || closestWhere(el.parentElement, inPhrase) !== null)) continue;
     if (!readsLikeHeading(el)) continue;
     const unwrap = tag === 'span' ? null : emphasisWrapper(el);
     const styled = tag !== 'span' && styleLooksLikeHeading(el.getAttribute('style') ?? '');
-    if (classHint.isHeading || unwrap !== null || styled) found.push({ el, unwrap, classHint });
+    if (classHint.isHeading || unwrap !== null || styled) {
+      found.push({ el, unwrap, classHint });
+      taken.add(el);
+    }
   }
   return found;
 }
 
+/** For each of `els`, the last real heading before it in document order (one pass over the document). */
+function headingsBefore(doc: Document, els: readonly Element[]): Map<Element, Element | undefined> {
+  const wanted = new Set(els);
+  const before = new Map<Element, Element | undefined>();
+  let last: Element | undefined;
+  for (const el of elementsOf(doc, '*')) {
+    if (wanted.has(el)) before.set(el, last);
+    if (el.matches(HEADINGS)) last = el;
+  }
+  return before;
+}
+
 /** h2, unless a class names the level or a real heading before it makes this a sub-section. */
-function headingLevel(doc: Document, fake: FakeHeading): number {
+function headingLevel(fake: FakeHeading, previous: Element | undefined): number {
   if (fake.classHint.level !== null) return fake.classHint.level;
-  const before = elementsOf(doc, 'h1, h2, h3, h4, h5, h6').filter(
-    (h) => (h.compareDocumentPosition(fake.el) & 4) !== 0, // fake.el follows h
-  );
-  const previous = before.at(-1);
   const base = previous === undefined ? 2 : Math.min(Number(tagOf(previous).slice(1)) + 1, 6);
   return fake.classHint.sub && previous === undefined ? 3 : base;
 }
@@ -118,13 +145,13 @@ function headingLevel(doc: Document, fake: FakeHeading): number {
 function findLeadLines(doc: Document): Array<{ p: Element; lead: Element; br: Element }> {
   const found: Array<{ p: Element; lead: Element; br: Element }> = [];
   for (const p of elementsOf(doc, 'p, div')) {
-    if (p.closest(NOT_INSIDE) !== null) continue;
+    if (closestWhere(p, notInside) !== null) continue;
     const kids = meaningfulChildren(p);
     const [lead, br] = kids;
     if (kids.length < 3 || !isElement(lead!) || !isElement(br!)) continue;
     if (!['b', 'strong'].includes(tagOf(lead)) || tagOf(br) !== 'br') continue;
     const text = collapse(contentText(lead));
-    if (text === '' || text.length > MAX_HEADING_CHARS || /[.,;]$/.test(text) || lead.querySelector(BLOCK_CONTENT) !== null) continue;
+    if (text === '' || text.length > MAX_HEADING_CHARS || /[.,;]$/.test(text) || firstWithin(lead, BLOCK_CONTENT) !== null) continue;
     found.push({ p, lead, br });
   }
   return found;
@@ -136,19 +163,20 @@ function fixFakeHeadings(markup: Markup): Finding | null {
   const leads = findLeadLines(doc).filter((l) => !fakes.some((f) => f.el === l.p));
   if (fakes.length === 0 && leads.length === 0) return null;
   // Levels are decided before any change, so converted siblings do not nest under each other.
-  const levels = fakes.map((f) => headingLevel(doc, f));
-  const leadLevels = leads.map((l) => headingLevel(doc, { el: l.p, unwrap: null, classHint: headingClassLevel(l.p) }));
+  const previous = headingsBefore(doc, [...fakes.map((f) => f.el), ...leads.map((l) => l.p)]);
+  const levels = fakes.map((f) => headingLevel(f, previous.get(f.el)));
+  const leadLevels = leads.map((l) => headingLevel({ el: l.p, unwrap: null, classHint: headingClassLevel(l.p) }, previous.get(l.p)));
   const texts: string[] = [];
   fakes.forEach((fake, i) => {
     const heading = retag(fake.el, `h${levels[i]}`, (name) => name !== 'role' && name !== 'aria-level');
-    if (fake.unwrap !== null) fake.unwrap.replaceWith(...Array.from(fake.unwrap.childNodes));
+    if (fake.unwrap !== null) fake.unwrap.replaceWith(...childNodesOf(fake.unwrap));
     const last = heading.lastChild;
     if (isElement(last) && tagOf(last) === 'br') last.remove();
     texts.push(collapse(heading.textContent ?? ''));
   });
   leads.forEach(({ p, lead, br }, i) => {
     const heading = doc.createElement(`h${leadLevels[i]}`);
-    heading.append(...Array.from(lead.childNodes));
+    heading.append(...childNodesOf(lead));
     while (p.firstChild !== null && p.firstChild !== br) p.firstChild.remove();
     br.remove();
     while (p.firstChild !== null && isBlank(p.firstChild)) p.firstChild.remove();
@@ -193,6 +221,12 @@ function sameList(markers: readonly Marker[]): boolean {
   return markers.every((m, i) => m.ordered && (i === 0 || m.number === markers[i - 1]!.number + 1));
 }
 
+/** Whether `m` continues a list of `markers` (one or more): a bullet after bullets, or the next number. */
+function continuesList(markers: readonly Marker[], m: Marker): boolean {
+  const last = markers[markers.length - 1]!;
+  return markers[0]!.ordered ? m.ordered && m.number === last.number + 1 : !m.ordered;
+}
+
 function textOfNodes(nodes: readonly Node[]): string {
   return nodes.map((n) => contentText(n)).join('');
 }
@@ -233,8 +267,8 @@ const SIBLING_ITEMS = new Set(['p', 'div']);
 function fixSiblingRuns(doc: Document): number {
   let lists = 0;
   for (const parent of [doc.body, ...elementsOf(doc.body, '*')]) {
-    if (parent.closest('ul, ol, pre, table') !== null && tagOf(parent) !== 'td') continue;
-    const kids = Array.from(parent.children);
+    if (closestWhere(parent, inListPreOrTable) !== null && tagOf(parent) !== 'td') continue;
+    const kids = childElementsOf(parent);
     let i = 0;
     while (i < kids.length) {
       const run: Element[] = [];
@@ -242,21 +276,21 @@ function fixSiblingRuns(doc: Document): number {
       let j = i;
       while (j < kids.length) {
         const el = kids[j]!;
-        const m = SIBLING_ITEMS.has(tagOf(el)) && el.querySelector(BLOCK_CONTENT) === null ? markerOf(contentText(el)) : null;
+        const m = SIBLING_ITEMS.has(tagOf(el)) && firstWithin(el, BLOCK_CONTENT) === null ? markerOf(contentText(el)) : null;
         if (m === null || (run.length > 0 && tagOf(el) !== tagOf(run[0]!))) break;
-        if (run.length > 0 && !sameList([...markers, m])) break;
+        if (run.length > 0 && !continuesList(markers, m)) break;
         run.push(el);
         markers.push(m);
         j++;
       }
       const adjacent = run.every((el, k) => k === 0 || el.previousElementSibling === run[k - 1]);
       if (run.length >= 2 && adjacent && sameList(markers)) {
-        const gaps = run.slice(1).map((el) => {
+        const gaps = run.slice(1).map((el, k) => {
           const between: Node[] = [];
-          for (let n = el.previousSibling; n !== null && n !== run[run.indexOf(el) - 1]; n = n.previousSibling) between.unshift(n);
-          return between.filter((n) => isBlank(n));
+          for (let n = el.previousSibling; n !== null && n !== run[k]; n = n.previousSibling) between.push(n);
+          return between.reverse().filter((n) => isBlank(n));
         });
-        const list = buildList(doc, markers, run.map((el) => Array.from(el.childNodes)), gaps);
+        const list = buildList(doc, markers, run.map((el) => childNodesOf(el)), gaps);
         run[0]!.before(list);
         run.forEach((el) => el.remove());
         lists++;
@@ -273,7 +307,7 @@ function fixSiblingRuns(doc: Document): number {
 function linesOf(container: Element): { lines: Node[][]; breaks: Element[] } {
   const lines: Node[][] = [[]];
   const breaks: Element[] = [];
-  for (const node of Array.from(container.childNodes)) {
+  for (const node of childNodesOf(container)) {
     if (isElement(node) && tagOf(node) === 'br') {
       breaks.push(node);
       lines.push([]);
@@ -288,7 +322,7 @@ function linesOf(container: Element): { lines: Node[][]; breaks: Element[] } {
 function fixBrLines(doc: Document): number {
   let lists = 0;
   for (const container of elementsOf(doc, LINE_CONTAINERS)) {
-    if (container.querySelector(BLOCK_CONTENT) !== null || container.closest('pre, ul, ol') !== null) continue;
+    if (firstWithin(container, BLOCK_CONTENT) !== null || closestWhere(container, inListOrPre) !== null) continue;
     const { lines, breaks } = linesOf(container);
     if (breaks.length === 0) continue;
     const markers = lines.map((l) => markerOf(textOfNodes(l)));
@@ -345,7 +379,7 @@ function fixMalformedLists(markup: Markup): Finding | null {
   let fixed = 0;
   for (const list of elementsOf(doc, 'ul, ol')) {
     if (roleOf(list) !== '') continue;
-    const strays = Array.from(list.childNodes).filter(
+    const strays = childNodesOf(list).filter(
       (n) => (isElement(n) && !['li', 'script', 'template'].includes(tagOf(n))) || (isText(n) && n.data.trim() !== ''),
     );
     for (const stray of strays) {
@@ -364,11 +398,12 @@ function fixMalformedLists(markup: Markup): Finding | null {
     return parent !== null && !['ul', 'ol', 'menu'].includes(tagOf(parent)) && !['list', 'directory'].includes(roleOf(parent));
   });
   const done = new Set<Element>();
+  const orphaned = new Set(orphans);
   for (const li of orphans) {
     if (done.has(li)) continue;
     // Consecutive orphan items (whitespace between them allowed) share one list.
     const run: Node[] = [li];
-    for (let n = li.nextSibling; n !== null && (isBlank(n) || (isElement(n) && orphans.includes(n))); n = n.nextSibling) run.push(n);
+    for (let n = li.nextSibling; n !== null && (isBlank(n) || (isElement(n) && orphaned.has(n))); n = n.nextSibling) run.push(n);
     while (run.length > 0 && isBlank(run[run.length - 1]!)) run.pop();
     const ul = doc.createElement('ul');
     li.before(ul);
@@ -408,7 +443,7 @@ function fixDataTables(markup: Markup): Finding | null {
   for (const table of elementsOf(markup.document, 'table') as HTMLTableElement[]) {
     const role = roleOf(table);
     if (role === 'presentation' || role === 'none') continue;
-    if (table.querySelector('th, [role="columnheader"], [role="rowheader"], table') !== null) continue;
+    if (firstWithin(table, 'th, [role="columnheader"], [role="rowheader"], table') !== null) continue;
     const rows = Array.from(table.rows);
     if (rows.length < 2 || rows[0]!.cells.length < 2) continue;
     const firstRow = Array.from(rows[0]!.cells);
@@ -444,7 +479,7 @@ function toHeaderCell(cell: Element, scope: 'col' | 'row'): void {
   const kids = meaningfulChildren(th);
   if (kids.length === 1 && isElement(kids[0]!) && ['b', 'strong'].includes(tagOf(kids[0]))) {
     const bold = kids[0];
-    bold.replaceWith(...Array.from(bold.childNodes));
+    bold.replaceWith(...childNodesOf(bold));
   }
 }
 

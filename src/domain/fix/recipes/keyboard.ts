@@ -3,7 +3,7 @@
  * Simple controls become native elements (<button type="button">, or <a href> when the handler only
  * navigates); everything else becomes focusable with a role and an Enter/Space key handler.
  */
-import { collapse, containsInteractive, contentText, elementsOf, isKeyboardFocusable, plural, retag, roleOf, tagOf } from '../dom.js';
+import { childNodesOf, closestWhere, collapse, containsInteractive, contentText, elementsOf, firstWithin, isKeyboardFocusable, plural, retag, roleOf, tagIn, tagOf } from '../dom.js';
 import { draftWithFixers, type Finding } from '../drafting.js';
 import { iconHint } from '../icon-hints.js';
 import type { Markup } from '../markup.js';
@@ -20,6 +20,10 @@ const MAX_CONTROL_TEXT = 100;
 // Items whose parent requires them as they are: a role on them would break the list or table.
 const STRUCTURAL = new Set(['li', 'td', 'th', 'dt', 'dd', 'tr']);
 const NEVER = new Set(['html', 'body', 'head', 'form', 'option', 'optgroup', 'label', 'main', 'video', 'audio']);
+const FIELDS = tagIn('button', 'input', 'select', 'textarea', 'summary');
+/** a[href], button, input, select, textarea, summary, [tabindex] */
+const focusable = (el: Element) => FIELDS(el) || (tagOf(el) === 'a' && el.hasAttribute('href')) || el.hasAttribute('tabindex');
+const buttonOrLink = tagIn('button', 'a');
 
 export const KEY_HANDLER_ENTER_SPACE = "if(event.key==='Enter'||event.key===' '){event.preventDefault();this.click();}";
 export const KEY_HANDLER_ENTER = "if(event.key==='Enter'){event.preventDefault();this.click();}";
@@ -40,14 +44,13 @@ function needsKeyboardAccess(el: Element): boolean {
   const clickable = el.hasAttribute('onclick') || INTERACTIVE_ROLES.has(roleOf(el));
   if (!clickable) return false;
   // A click on a child of a real control reaches the control; the control is what gets focus.
-  const focusableAncestor = el.parentElement?.closest('a[href], button, input, select, textarea, summary, [tabindex]');
-  return focusableAncestor == null;
+  return closestWhere(el.parentElement, focusable) === null;
 }
 
 function isSimpleControl(el: Element): boolean {
   const role = roleOf(el);
   if (role !== '' && role !== 'button' && role !== 'link') return false;
-  if (el.querySelector(BLOCK_DESCENDANTS) !== null || containsInteractive(el)) return false;
+  if (firstWithin(el, BLOCK_DESCENDANTS) !== null || containsInteractive(el)) return false;
   return collapse(contentText(el)).length <= MAX_CONTROL_TEXT;
 }
 
@@ -114,7 +117,7 @@ function buttonInside(el: Element, outcome: Outcome): Element {
   const handler = el.getAttribute('onclick');
   if (handler !== null) button.setAttribute('onclick', handler);
   el.removeAttribute('onclick');
-  button.append(...Array.from(el.childNodes));
+  button.append(...childNodesOf(el));
   el.appendChild(button);
   nameIfEmpty(button, Placeholder.buttonAction, outcome);
   return button;
@@ -138,7 +141,7 @@ function fixKeyboardAccess(markup: Markup): Finding | null {
     if (href !== null && (tag === 'a' || (RETAGGABLE.has(tag) && isSimpleControl(el)))) {
       toLink(el, href, outcome);
       tally.add('', `element that only navigated became an <a href>`, 'elements that only navigated became <a href> links');
-    } else if (RETAGGABLE.has(tag) && isSimpleControl(el) && el.parentElement?.closest('button, a') == null) {
+    } else if (RETAGGABLE.has(tag) && isSimpleControl(el) && closestWhere(el.parentElement, buttonOrLink) === null) {
       toButton(el, outcome);
       tally.add('', `<${tag}> became a <button type="button">`, `<${tag}> elements became <button type="button">`);
     } else if (STRUCTURAL.has(tag) && roleOf(el) === '' && el.hasAttribute('onclick') && isSimpleControl(el)) {

@@ -6,7 +6,7 @@
 import { accessibleName, collapse, contentText, elementsOf, isHiddenFromAssistiveTech, plural, quote } from '../dom.js';
 import { draftWithFixers, type Finding } from '../drafting.js';
 import { iconHint } from '../icon-hints.js';
-import { hrefHint, nearestHeadingText } from '../link-hints.js';
+import { headingHint, hrefHint, nearestHeadings } from '../link-hints.js';
 import type { Markup } from '../markup.js';
 import { Placeholder, type FixInput, type FixResult, type Recipe } from '../model.js';
 import { Tally } from '../tally.js';
@@ -50,7 +50,7 @@ function nameEmptyLink(link: Element, placeholders: string[], tally: Tally): voi
     img.setAttribute('alt', hint ?? Placeholder.linkTarget);
     if (hint === null) placeholders.push(Placeholder.linkTarget);
     tally.add('alt text on the only image of', 'link');
-  } else if (link.children.length > 0) {
+  } else if (link.firstElementChild !== null) {
     link.setAttribute('aria-label', hint ?? Placeholder.linkTarget);
     if (hint === null) placeholders.push(Placeholder.linkTarget);
     tally.add('an aria-label on', 'icon-only link');
@@ -66,7 +66,10 @@ function fixLinkPurpose(markup: Markup): Finding | null {
   const tally = new Tally();
   const placeholders: string[] = [];
   const labels: string[] = [];
-  for (const link of links(markup.document)) {
+  const all = links(markup.document);
+  // The headings are read before any link changes (the changes never add or move one).
+  const headings = nearestHeadings(markup.document, all);
+  for (const link of all) {
     const name = accessibleName(link);
     if (name === '') {
       nameEmptyLink(link, placeholders, tally);
@@ -75,7 +78,7 @@ function fixLinkPurpose(markup: Markup): Finding | null {
     const visible = collapse(contentText(link));
     if (!isVagueLinkText(name) || visible === '') continue;
     const titleHint = (link.getAttribute('title') ?? '').trim();
-    const hint = (titleHint !== '' && !isVagueLinkText(titleHint) ? titleHint : null) ?? nearestHeadingText(link) ?? hrefHint(link.getAttribute('href'));
+    const hint = (titleHint !== '' && !isVagueLinkText(titleHint) ? titleHint : null) ?? headingHint(headings.get(link)) ?? hrefHint(link.getAttribute('href'));
     const label = `${visibleCore(visible)}: ${hint ?? Placeholder.linkTarget}`;
     link.setAttribute('aria-label', label);
     labels.push(label);

@@ -15,7 +15,10 @@ import { labelUnlabelledFields } from './labels.js';
 
 // ---- names of buttons and links -------------------------------------------------------------
 
-const CONTROLS = 'button, input[type="button" i], input[type="submit" i], input[type="reset" i], [role="button"], a[href], [role="link"], summary';
+const CONTROLS = 'button, input, [role="button"], a[href], [role="link"], summary';
+const INPUT_CONTROLS = new Set(['button', 'submit', 'reset']);
+// (Not the selector input[type="button" i]: jsdom's engine keeps every document it tested that on.)
+const isControl = (el: Element) => tagOf(el) !== 'input' || INPUT_CONTROLS.has((el.getAttribute('type') ?? '').toLowerCase()) || el.matches('[role="button"], [role="link"]');
 
 /** Icon fonts and unnamed SVGs inside a now-named control would be read as noise. */
 function hideIcons(control: Element): void {
@@ -30,7 +33,7 @@ function fixNamelessControls(markup: Markup): Finding | null {
   const tally = new Tally();
   const placeholders: string[] = [];
   const guesses: string[] = [];
-  for (const control of elementsOf(markup.document, CONTROLS)) {
+  for (const control of elementsOf(markup.document, CONTROLS).filter(isControl)) {
     if (isHiddenFromAssistiveTech(control) || accessibleName(control) !== '') continue;
     const isLink = tagOf(control) === 'a' || roleOf(control) === 'link';
     const hint = iconHint(control) ?? (isLink ? hrefHint(control.getAttribute('href')) : null);

@@ -2,7 +2,7 @@
  * 1.1.1 Non-text Content: images, image buttons, image-map areas, SVGs and other graphics
  * get a text alternative, or are marked decorative when the markup says they are.
  */
-import { accessibleName, classTokens, collapse, contentText, elementsOf, hasNonEmpty, plural, roleOf, tagOf } from '../dom.js';
+import { accessibleName, childElementsOf, classTokens, closestWhere, collapse, contentText, elementsOf, hasNonEmpty, plural, roleOf, tagOf } from '../dom.js';
 import { draftWithFixers, type Finding, type Fixer } from '../drafting.js';
 import { iconHint } from '../icon-hints.js';
 import type { Markup } from '../markup.js';
@@ -27,6 +27,13 @@ export function isMarkedDecorative(el: Element): boolean {
   return tiny('width') && tiny('height');
 }
 
+/** a[href], button, [role="button"], [role="link"] */
+function isControl(el: Element): boolean {
+  const tag = tagOf(el);
+  const role = el.getAttribute('role');
+  return (tag === 'a' && el.hasAttribute('href')) || tag === 'button' || role === 'button' || role === 'link';
+}
+
 function missingAlt(el: Element): boolean {
   const alt = el.getAttribute('alt');
   // alt=" " is neither a description nor the empty alt of a decorative image.
@@ -35,7 +42,7 @@ function missingAlt(el: Element): boolean {
 
 /** The link or button whose name an image supplies, when the image is its only content. */
 function soleContentOf(el: Element): Element | null {
-  const control = el.closest('a[href], button, [role="button"], [role="link"]');
+  const control = closestWhere(el, isControl);
   if (control === null) return null;
   const otherText = collapse(contentText(control).replace(el.getAttribute('alt') ?? '', ''));
   return otherText === '' ? control : null;
@@ -74,7 +81,8 @@ function fixImages(markup: Markup): Finding | null {
 function fixImageButtons(markup: Markup): Finding | null {
   const tally = new Tally();
   const placeholders: string[] = [];
-  for (const input of elementsOf(markup.document, 'input[type="image" i]')) {
+  // (Not the selector input[type="image" i]: jsdom's engine keeps every document it tested that on.)
+  for (const input of elementsOf(markup.document, 'input').filter((el) => (el.getAttribute('type') ?? '').toLowerCase() === 'image')) {
     if (!missingAlt(input) || accessibleName(input) !== '') continue;
     const hint = iconHint(input);
     const text = hint ?? Placeholder.imageButton;
@@ -117,7 +125,7 @@ function fixAreas(markup: Markup): Finding | null {
 }
 
 function svgTitle(svg: Element): Element | undefined {
-  return Array.from(svg.children).find((c) => tagOf(c) === 'title');
+  return childElementsOf(svg).find((c) => tagOf(c) === 'title');
 }
 
 function fixGraphics(markup: Markup): Finding | null {
@@ -137,7 +145,7 @@ function fixGraphics(markup: Markup): Finding | null {
       continue;
     }
     const role = roleOf(el);
-    const control = el.closest('a[href], button, [role="button"], [role="link"]');
+    const control = closestWhere(el, isControl);
     const decorative =
       role === 'presentation' ||
       role === 'none' ||

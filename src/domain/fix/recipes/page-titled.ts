@@ -1,5 +1,5 @@
 /** 2.4.2 Page Titled: a document without a <title>, or with an empty one, gets a placeholder title. */
-import { collapse, elementsOf, isBlank, quote, tagOf } from '../dom.js';
+import { childElementsOf, collapse, elementsOf, isBlank, quote, tagOf } from '../dom.js';
 import { draftWithFixers, type Finding } from '../drafting.js';
 import { HTML_NS, type Markup } from '../markup.js';
 import { Placeholder, type FixInput, type FixResult, type Recipe } from '../model.js';
@@ -24,7 +24,7 @@ function insertIndented(parent: Element, ref: ChildNode | null, el: Element): vo
 function fixTitle(markup: Markup): Finding | null {
   const doc = markup.document;
   const titles = documentTitles(doc);
-  const h1 = doc.querySelector('h1');
+  const h1 = elementsOf(doc, 'h1')[0] ?? null;
   const hint = h1 === null ? '' : collapse(h1.textContent ?? '');
   const hintSentence = hint === '' ? '' : ` The main heading ${quote(hint)} may be a good start, followed by the site name.`;
   const existing = titles[0];
@@ -44,7 +44,7 @@ function fixTitle(markup: Markup): Finding | null {
   title.textContent = Placeholder.pageTitle;
   const head = doc.head;
   // After <meta charset>, which must stay first, otherwise at the top of <head>.
-  const charset = Array.from(head.children).filter((c) => tagOf(c) === 'meta' && (c.hasAttribute('charset') || c.hasAttribute('http-equiv'))).at(-1) ?? null;
+  const charset = childElementsOf(head).filter((c) => tagOf(c) === 'meta' && (c.hasAttribute('charset') || c.hasAttribute('http-equiv'))).at(-1) ?? null;
   insertIndented(head, charset, title);
   return {
     count: 1,
