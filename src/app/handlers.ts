@@ -33,7 +33,11 @@ export function bindHandlers(s: Services): Handlers {
   const stubs = Object.fromEntries(toolNames.map((t) => [`mcp.tool.${t}`, toolStub])) as Record<`mcp.tool.${ToolName}`, typeof toolStub>;
   return {
     ...stubs,
-    'mcp.post': loadedOnFirstUse(async () => (await import('../mcp/endpoint.js')).mcpEndpoint(s)),
+    'mcp.post': loadedOnFirstUse(async () => {
+      const [{ mcpEndpoint }, { createDispatch }, { toolHandlers }] = await Promise.all([import('../mcp/endpoint.js'), import('../mcp/dispatch.js'), import('../mcp/tools/index.js')]);
+      // One dispatch for the server's life: every tool given the parts it uses.
+      return mcpEndpoint({ config: s.config, callTool: createDispatch({ handlers: toolHandlers(s), metrics: s.metrics, audit: s.audit }) });
+    }),
     'auth.login': login(s),
     'auth.logout': logout(s),
     'auth.protectedResource': protectedResource(s),
