@@ -7,7 +7,7 @@ import type { McpDeps } from '../services.js';
 
 interface ScoreRow { scan_id: string; org_id: string; site_url: string; computed_at: string; score: string }
 
-export function brandTools(s: McpDeps): Pick<ToolHandlers, 'dashboard_set_brand_guideline' | 'dashboard_get_brand_guideline' | 'dashboard_get_brand_score' | 'dashboard_list_brand_scores'> {
+export function brandTools(s: Pick<McpDeps, 'db'>): Pick<ToolHandlers, 'dashboard_set_brand_guideline' | 'dashboard_get_brand_guideline' | 'dashboard_get_brand_score' | 'dashboard_list_brand_scores'> {
   return {
     dashboard_set_brand_guideline: ({ colors, fonts, componentTokens }, { caller }) => writeGuideline(s.db, caller.orgId, { colors, fonts, componentTokens }),
 

@@ -13,7 +13,7 @@ function refuseCredentials(url: string | undefined) {
   }
 }
 
-export function connectionTools(s: McpDeps): Pick<
+export function connectionTools(s: Pick<McpDeps, 'config' | 'connections'>): Pick<
   ToolHandlers,
   | 'dashboard_create_service_connection'
   | 'dashboard_get_service_connection'

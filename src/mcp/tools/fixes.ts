@@ -62,7 +62,7 @@ function overBudget({ limit, max, found }: { limit: 'elements' | 'depth'; max: n
     : `htmlContext nests elements ${found} deep (counting <html> and <body>); this server drafts fixes for at most ${max} (FIX_MAX_DEPTH). Send the element and less of its surroundings.`;
 }
 
-export function fixTools(s: McpDeps): Pick<ToolHandlers, 'dashboard_generate_fix'> {
+export function fixTools(s: Pick<McpDeps, 'compute' | 'config' | 'connections'>): Pick<ToolHandlers, 'dashboard_generate_fix'> {
   return {
     async dashboard_generate_fix({ wcagCriterion, issueMessage, htmlContext, cssContext, jurisdictions, platform }, ctx) {
       const criterion = resolveCriterion(wcagCriterion);

@@ -46,7 +46,7 @@ function fleetSite(site: SiteRow, scan: ScanRow | undefined, brand: Map<string, 
   };
 }
 
-export function fleetTools(s: McpDeps): Pick<ToolHandlers, 'dashboard_coordinated_pr_status' | 'dashboard_list_fleet' | 'dashboard_scan_summary_for_fleet' | 'dashboard_queue_bulk_fix'> {
+export function fleetTools(s: Pick<McpDeps, 'compute' | 'config' | 'db'>): Pick<ToolHandlers, 'dashboard_coordinated_pr_status' | 'dashboard_list_fleet' | 'dashboard_scan_summary_for_fleet' | 'dashboard_queue_bulk_fix'> {
   return {
     async dashboard_coordinated_pr_status({ id }, { caller }) {
       const found = await readCoordinatedPr(s.db, id);
@@ -57,15 +57,15 @@ export function fleetTools(s: McpDeps): Pick<ToolHandlers, 'dashboard_coordinate
 
     async dashboard_list_fleet({ limit, cursor }, { caller }) {
       const { rows, nextCursor } = await page<SiteRow>(s.db('sites').where({ org_id: caller.orgId }), { column: 'id', order: 'asc', limit: limit!, cursor });
-      const latest = await latestScans(s.db, caller.orgId, rows.map((s) => s.id), false);
-      const brand = await brandScores(s.db, [...latest.values()].map((s) => s.id));
-      return { sites: rows.map((s) => fleetSite(s, latest.get(s.id), brand)), nextCursor };
+      const latest = await latestScans(s.db, caller.orgId, rows.map((row) => row.id), false);
+      const brand = await brandScores(s.db, [...latest.values()].map((row) => row.id));
+      return { sites: rows.map((site) => fleetSite(site, latest.get(site.id), brand)), nextCursor };
     },
 
     async dashboard_scan_summary_for_fleet({ top }, { caller }) {
       const sites = await s.db<SiteRow>('sites').where({ org_id: caller.orgId });
       const latest = await latestScans(s.db, caller.orgId, null, true);
-      const brand = await brandScores(s.db, [...latest.values()].map((s) => s.id));
+      const brand = await brandScores(s.db, [...latest.values()].map((row) => row.id));
       const byLevel: ByLevel = { error: 0, warning: 0, notice: 0 };
       const criteria = new Map<string, { issues: number; sites: number }>();
       let totalIssues = 0;
@@ -85,8 +85,8 @@ export function fleetTools(s: McpDeps): Pick<ToolHandlers, 'dashboard_coordinate
         .slice(0, top)
         .map(([criterion, c]) => ({ criterion, title: resolveCriterion(criterion)?.title ?? null, ...c }));
       const worstSites = sites
-        .filter((s) => latest.has(s.id))
-        .map((s) => fleetSite(s, latest.get(s.id), brand))
+        .filter((site) => latest.has(site.id))
+        .map((site) => fleetSite(site, latest.get(site.id), brand))
         .sort((a, b) => (b.totalIssues ?? 0) - (a.totalIssues ?? 0))
         .slice(0, top);
       return { sites: sites.length, scannedSites: latest.size, totalIssues, byLevel, topCriteria, worstSites };

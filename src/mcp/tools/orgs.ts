@@ -8,7 +8,7 @@ import type { McpDeps } from '../services.js';
 /** Slugs are one namespace across orgs (they are the first segment of the object API URLs): the answer names no holder. */
 const slugTaken = (slug: string) => new ToolFailure('conflict', `The slug ${slug} is not available; choose another`);
 
-export function orgTools(s: McpDeps): Pick<ToolHandlers, 'dashboard_create_org' | 'dashboard_get_org' | 'dashboard_list_orgs' | 'dashboard_update_org'> {
+export function orgTools(s: Pick<McpDeps, 'db' | 'users'>): Pick<ToolHandlers, 'dashboard_create_org' | 'dashboard_get_org' | 'dashboard_list_orgs' | 'dashboard_update_org'> {
   return {
     async dashboard_create_org({ name, slug }) {
       try {

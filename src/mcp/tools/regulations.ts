@@ -42,7 +42,7 @@ const query = (params: Record<string, string | undefined>) => {
   return q.size ? `?${q}` : '';
 };
 
-export function regulationTools(s: McpDeps): Pick<
+export function regulationTools(s: Pick<McpDeps, 'config' | 'connections' | 'db'>): Pick<
   ToolHandlers,
   'dashboard_list_jurisdictions' | 'dashboard_list_regulations' | 'dashboard_get_regulation' | 'dashboard_list_wcag_criteria' | 'dashboard_list_proposals' | 'dashboard_get_proposal'
 > {

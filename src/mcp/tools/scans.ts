@@ -40,7 +40,7 @@ function queueFull(waiting: number, max: number, retryAfterSeconds: number): Too
   );
 }
 
-export function scanTools(s: McpDeps): Pick<
+export function scanTools(s: Pick<McpDeps, 'compute' | 'config' | 'db' | 'scans' | 'screenshots'>): Pick<
   ToolHandlers,
   'dashboard_scan_site' | 'dashboard_get_scan_progress' | 'dashboard_get_report' | 'dashboard_list_reports' | 'dashboard_query_issues' | 'dashboard_scan_page' | 'dashboard_get_screenshot'
 > {

@@ -50,7 +50,7 @@ function toPersonalToken(t: PersonalTokenRow, now = new Date().toISOString()) {
 
 type UserTool = 'dashboard_create_user' | 'dashboard_get_user' | 'dashboard_list_users' | 'dashboard_update_user' | 'dashboard_list_user_tokens' | 'dashboard_revoke_user_token';
 
-export function userTools(s: McpDeps): Pick<ToolHandlers, UserTool> {
+export function userTools(s: Pick<McpDeps, 'db' | 'objects'>): Pick<ToolHandlers, UserTool> {
   return {
     async dashboard_create_user({ username, password, role, targetOrgId }, { caller }) {
       const orgId = targetOrg(caller, targetOrgId);
