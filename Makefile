@@ -47,9 +47,10 @@ check-generated: install ## fail when generated/ differs from what specs/ produc
 	  if diff -r -q generated "$$tmp" >/dev/null; then echo "generated/ is up to date"; rm -rf "$$tmp"; \
 	  else diff -r -u generated "$$tmp" | head -40; echo "generated/ has drifted from specs/: run make generate"; rm -rf "$$tmp"; exit 1; fi
 
-lint: install ## lint the three specs (Redocly, every rule an error) and the code (typescript-eslint, zero warnings)
+lint: install ## lint the three specs (Redocly, every rule an error), the code (typescript-eslint, zero warnings) and its layers (dependency-cruiser: .dependency-cruiser.cjs)
 	npx redocly lint --format=stylish
 	npx eslint . --max-warnings 0
+	npx depcruise src --config .dependency-cruiser.cjs --output-type err
 
 typecheck: install ## TypeScript, sources and tests
 	npx tsc --noEmit -p tsconfig.json

@@ -27,7 +27,7 @@ import { DESKTOP } from '../src/domain/scan/chromium/browser-checks.js';
 import { AXE_RULE_ACT_RULES, CHECKS } from '../src/domain/scan/checks/catalogue.js';
 import type { CheckSession } from '../src/domain/scan/engine.js';
 import { createJsdomEngine } from '../src/domain/scan/jsdom-engine.js';
-import { createCheckPool } from '../src/domain/scan/pool.js';
+import { createCheckPool } from '../src/compute/check-pool.js';
 import type { CheckedPage, WcagStandard } from '../src/domain/scan/types.js';
 import { consistencyOf, outcomeOf, type Consistency, type Outcome, type Expected } from './act-consistency.js';
 

@@ -18,7 +18,7 @@
  *     bundle holds nothing an idle server does not run;
  *   - knex's drivers for databases pactum does not use.
  * Dynamic imports stay dynamic (chunks, loaded on first use). The worker threads' modules are
- * entry points of their own (tasks.js, worker.js), found next to the chunk that starts them, and
+ * entry points of their own (tasks.js, check-task.js), found next to the chunk that starts them, and
  * the generated validators are copied, minified, to validators/ beside the chunks.
  *
  * Identifiers are not renamed (whitespace and syntax only): class and function names stay what
@@ -45,7 +45,7 @@ const NOT_BUNDLED = [
 
 rmSync(out, { recursive: true, force: true });
 await esbuild.build({
-  entryPoints: { main: join(from, 'cli', 'main.js'), tasks: join(from, 'compute', 'tasks.js'), worker: join(from, 'domain', 'scan', 'worker.js') },
+  entryPoints: { main: join(from, 'cli', 'main.js'), tasks: join(from, 'compute', 'tasks.js'), 'check-task': join(from, 'compute', 'check-task.js') },
   outdir: out,
   bundle: true,
   splitting: true,

@@ -10,7 +10,7 @@
 import { createChromiumEngine } from '../src/domain/scan/chromium/engine.js';
 import type { CheckSession } from '../src/domain/scan/engine.js';
 import { createJsdomEngine } from '../src/domain/scan/jsdom-engine.js';
-import { createCheckPool } from '../src/domain/scan/pool.js';
+import { createCheckPool } from '../src/compute/check-pool.js';
 import type { CheckedPage } from '../src/domain/scan/types.js';
 import { corpusInput, corpusManifest, startCorpusSite, type CorpusPage } from '../test/helpers/corpus-site.js';
 

@@ -1,58 +1,35 @@
 /**
- * The composition root: configuration, database, services, the Koa app, and the HTTP server
- * with graceful shutdown. `pactum serve` and every test that needs a server start it here.
+ * The server as a process: it checks the settings, listens, builds the services and the app
+ * (app/services.ts, app/koa-app.ts), starts the parts that run on their own (storage
+ * housekeeping, the scan queue, the metrics listener), and stops everything gracefully.
+ * `pactum serve` and every test that needs a server start it here.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from './http/node-http.js';
 import type { AddressInfo } from 'node:net';
-import { loadConfig, type Config } from './config.js';
-import { migrate, oneInstanceAtATime, openDb } from './db/knex.js';
-import { createLogger, type Logger } from './log.js';
-import { createKoa, errorBoundary, requestContext } from './http/app.js';
-import { createRouter } from './http/router.js';
-import { bindHandlers } from './http/handlers.js';
+import { loadConfig, type Config } from './ground/config.js';
+import { migrate, oneInstanceAtATime } from './db/knex.js';
+import { createLogger, type Logger } from './telemetry/log.js';
 import { createTokenService } from './auth/jwt.js';
-import { bearerAuth, dashboardChallenge, sessionCookie } from './auth/security.js';
 import type { Middleware } from 'koa';
-import { contentStore } from './objects/store/content-store.js';
-import { openBackend } from './objects/store/open.js';
 import { StoreUnavailable } from './objects/store/backend.js';
-import { withUploadLeases } from './objects/store/upload-lease.js';
 import { createTransferTokens } from './objects/transfer-tokens.js';
-import { createLimits } from './objects/limits.js';
-import { createPartialQuota } from './objects/partial-quota.js';
-import { LFS_CHALLENGE, basicAuth, transferToken } from './objects/access.js';
-import { RATE_LIMITED, rateKey } from './objects/rate-key.js';
-import { createScanRunner } from './scans/runner.js';
-import { afterScan } from './scans/after-scan.js';
-import { createCompute } from './compute/compute.js';
-import { screenshotBackend, screenshotStore, startScreenshotExpiry } from './reports/screenshots.js';
-import { createSecretBox } from './auth/secret-box.js';
-import { connectionStore } from './db/connections.js';
-import { originGuard } from './http/origin-guard.js';
-import { clientAddressMiddleware, trustedProxies } from './http/client-address.js';
+import { startScreenshotExpiry } from './reports/screenshots.js';
+import { createSecretBox } from './ground/secret-box.js';
+import { trustedProxies } from './ground/address-list.js';
 import { capConnections, peerIn } from './http/connection-caps.js';
-import { DESCRIPTORS_KEPT, descriptorLimit } from './ops/descriptor-limit.js';
-import { securityHeaders } from './http/security-headers.js';
-import { createAuditLog } from './mcp/audit.js';
-import { createUserState } from './auth/user-state.js';
-import { requestScope } from './http/request-scope.js';
-import { createPointReads } from './db/point-reads.js';
-import { watchPrincipals } from './db/principal-changes.js';
-import { createPasswordThrottle } from './auth/throttle.js';
-import { drainUnreadBodies, guardSlowClients, hurryAnonymousHeaders, noteKnownConnections, serverTimeouts } from './http/slow-clients.js';
-import { configurePasswordChecks } from './auth/passwords.js';
-import type { Services } from './services.js';
+import { DESCRIPTORS_KEPT, descriptorLimit } from './ground/descriptor-limit.js';
+import { drainUnreadBodies, guardSlowClients, hurryAnonymousHeaders, serverTimeouts } from './http/slow-clients.js';
+import { createServices, type Services } from './app/services.js';
+import { createApp } from './app/koa-app.js';
 
-import { databaseStartError, ensureDataDir, listenError, storageStartError, usesDataDir } from './ops/startup-checks.js';
-import { swaggerUiStyleHashes } from './ops/docs.js';
+import { databaseStartError, listenError, storageStartError } from './app/startup-checks.js';
+import { ensureDataDir, usesDataDir } from './ground/data-dir.js';
 import { recordServerUrl } from './db/server-settings.js';
-import { createMetrics } from './ops/metrics.js';
-import { startTracing, stopTracing, traced, tracingOn } from './ops/tracing.js';
-import { traceQueries } from './db/query-spans.js';
-import { VERSION } from './version.js';
+import { startTracing, stopTracing } from './telemetry/tracing.js';
+import { VERSION } from './ground/version.js';
 import { listenerUrl, startMetricsListener } from './ops/metrics-endpoint.js';
-import { effectiveSettings } from './ops/settings-line.js';
+import { effectiveSettings } from './app/settings-line.js';
 
 
 export interface RunningServer {
@@ -71,41 +48,6 @@ export interface StartOptions {
   before?: Middleware[];
   /** More fields for the start line (the CLI: which settings file, which database). */
   announce?: (config: Config) => Record<string, unknown>;
-}
-
-export async function createServices(config: Config, log: Logger): Promise<Services> {
-  const db = openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const reads = createPointReads(db);
-  const secrets = createSecretBox(config);
-  const metrics = createMetrics({ recording: config.metrics.port !== null || config.metrics.token !== null });
-  const backend = await openBackend(config, log, metrics);
-  const leased = withUploadLeases(backend.store, db, config.lfs.uploadLeaseSeconds);
-  // A kept tus hash is trusted only while its upload cannot have expired (and been sent again).
-  const store = traced(contentStore(leased, { keptHashMaxAgeMs: (config.lfs.partialTtlSeconds * 1000) / 2 }), 'storage', ['put', 'writeTo', 'stat', 'delete', 'uploadOffset', 'appendUpload', 'discardUpload'], { 'pactum.storage': config.storage.kind });
-  if (tracingOn()) traceQueries(db);
-  const passwords = createPasswordThrottle(db, config.authThrottle);
-  configurePasswordChecks(config.passwordChecks);
-  const screenshots = screenshotStore(db, await screenshotBackend(config), { bytesPerOrg: config.screenshots.bytesPerOrg, retentionDays: config.screenshots.retentionDays, minFreeBytes: config.lfs.minFreeBytes });
-  const users = createUserState(reads, watchPrincipals(db, { databaseUrl: config.databaseUrl, log }), () => requestScope.getStore());
-  const services: Services = {
-    config,
-    db,
-    log,
-    tokens: createTokenService(config),
-    secrets,
-    connections: connectionStore(db, secrets, { allowPrivateNetworks: config.outboundAllowPrivateNetworks }),
-    audit: createAuditLog(db, { onWritten: (rows) => metrics.mcp.auditRows.inc(rows) }),
-    reads,
-    users,
-    passwords,
-    objects: { store, backend, leased, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), partialQuota: createPartialQuota(db, config.lfs), basic: basicAuth(db, passwords, users) },
-    scans: createScanRunner({ db, config, log, screenshots, metrics, onCompleted: (scan) => afterScan(services, scan) }),
-    screenshots,
-    compute: createCompute(config),
-    metrics,
-  };
-  metrics.observe({ db, scanMaxRunningPerOrg: config.scanMaxRunningPerOrg, auditPending: () => services.audit.pending, ...(config.storage.kind === 'fs' ? { freeBytes: () => store.freeBytes() } : {}) });
-  return services;
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
@@ -193,31 +135,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     throw err;
   }
 
-  const app = createKoa([
-    clientAddressMiddleware(config.trustedProxies, config.trustedProxyHeader),
-    requestContext(log, services.metrics),
-    securityHeaders(config.publicUrl, swaggerUiStyleHashes),
-    errorBoundary(config.errorDocsUrl, services.metrics),
-    ...(opts.before ?? []),
-    noteKnownConnections,
-    originGuard(config),
-    createRouter({
-      handlers: bindHandlers(services),
-      security: {
-        bearerAuth: bearerAuth(config, services.users, services.tokens),
-        sessionCookie: sessionCookie(config, services.db),
-        basicAuth: services.objects.basic,
-        transferToken: transferToken(services.objects.tokens),
-      },
-      challenge: (api) => (api === 'dashboard' ? dashboardChallenge(config) : LFS_CHALLENGE),
-      maxJsonBytes: config.maxJsonBytes,
-      maxAnonymousJsonBytes: config.maxAnonymousJsonBytes,
-      allowedOrigins: config.allowedOrigins,
-      bodyLimits: { 'batch.batch': { bytes: config.lfs.maxBatchBytes, setting: 'LFS_MAX_BATCH_BYTES' } },
-      // Before authorization (and, for anonymous callers, before any lookup), not in the handlers.
-      rateLimit: (ctx, op, identity) => (RATE_LIMITED.has(op.operationId) ? services.objects.limits.rate(rateKey(identity, ctx)) : undefined),
-    }),
-  ]);
+  const app = createApp(services, { before: opts.before ?? [] });
   const handle = app.callback();
   server.off('request', hold);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => void handle(req, res));

@@ -7,9 +7,9 @@
  */
 import { createSecretKey } from 'node:crypto';
 import { SignJWT, jwtVerify, createRemoteJWKSet, type JWTPayload } from 'jose';
-import type { Config } from '../config.js';
-import { ROLE_PERMISSIONS, isPermission, isRole, type Permission, type Role } from './permissions.js';
-import { loadOrCreateKey } from './keys.js';
+import type { Config } from '../ground/config.js';
+import { ROLE_PERMISSIONS, isPermission, isRole, type Permission, type Role } from '../domain/access/permissions.js';
+import { loadOrCreateKey } from '../ground/keys.js';
 
 export interface TokenClaims {
   sub: string;

@@ -4,14 +4,14 @@
  */
 import { HttpError } from '../http/errors.js';
 import type { Handler } from '../http/router.js';
-import type { Services } from '../services.js';
+import type { AuthDeps } from './services.js';
 import { findUserByName } from '../db/users.js';
 import { checkPassword, hashPassword, needsRehash } from './passwords.js';
-import { PERMISSIONS, ROLE_PERMISSIONS } from './permissions.js';
+import { PERMISSIONS, ROLE_PERMISSIONS } from '../domain/access/permissions.js';
 import { sessionCookieValues, sessionSetCookies } from './session-cookie.js';
 import { createSession, revokeSession } from './sessions.js';
 
-export function login(services: Services): Handler<'auth.login'> {
+export function login(services: Pick<AuthDeps, 'config' | 'db' | 'passwords'>): Handler<'auth.login'> {
   return async ({ ctx, body }) => {
     const { username, password } = body;
     const user = await findUserByName(services.db, username);
@@ -41,7 +41,7 @@ export function login(services: Services): Handler<'auth.login'> {
 const MAX_LOGOUT_COOKIES = 4;
 
 /** Every session a session cookie of the request names is revoked: with several (ambiguous elsewhere), none is picked, all end. */
-export function logout(services: Services): Handler<'auth.logout'> {
+export function logout(services: Pick<AuthDeps, 'config' | 'db'>): Handler<'auth.logout'> {
   return async ({ ctx }) => {
     const tokens = new Set(sessionCookieValues(ctx.get('cookie')).map((c) => c.value).filter(Boolean));
     for (const token of [...tokens].slice(0, MAX_LOGOUT_COOKIES)) await revokeSession(services.db, token);
@@ -50,7 +50,7 @@ export function logout(services: Services): Handler<'auth.logout'> {
   };
 }
 
-export function protectedResource(services: Services): Handler<'auth.protectedResource' | 'auth.protectedResourceForMcp'> {
+export function protectedResource(services: Pick<AuthDeps, 'config'>): Handler<'auth.protectedResource' | 'auth.protectedResourceForMcp'> {
   const body = {
     resource: `${services.config.publicUrl}/api/v1/mcp`,
     bearer_methods_supported: ['header'],

@@ -5,15 +5,15 @@
  * silent fall-through to anonymous.
  */
 import type { Context } from 'koa';
-import type { Config } from '../config.js';
+import type { Config } from '../ground/config.js';
 import type { Db } from '../db/knex.js';
 import { findUserById, type UserRow } from '../db/users.js';
 import type { UserState } from './user-state.js';
 import { HttpError, RevokedCredential, StaleSessionCookie } from '../http/errors.js';
 import type { SecurityHandler } from '../http/router.js';
-import type { Identity } from './identity.js';
+import type { Identity } from '../domain/access/identity.js';
 import type { TokenService } from './jwt.js';
-import { ROLE_PERMISSIONS, grants, type Permission } from './permissions.js';
+import { ROLE_PERMISSIONS, grants, type Permission } from '../domain/access/permissions.js';
 import { readSessionCookie, sessionCookieName, sessionSetCookies } from './session-cookie.js';
 import { resolveSession } from './sessions.js';
 

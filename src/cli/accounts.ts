@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { tools } from '../../generated/tools.js';
 import { describeErrors } from '../http/router.js';
 import { hashPassword } from '../auth/passwords.js';
-import { isRole } from '../auth/permissions.js';
+import { isRole } from '../domain/access/permissions.js';
 import { unknownRole } from './args.js';
 import { findUserByName, insertOrg, type OrgRow, type UserRow, insertUser, isUniqueViolation, changeUser } from '../db/users.js';
 import { UsageError, noArguments, orgOf, readPasswordFromStdin, withDb } from './args.js';

@@ -1,6 +1,6 @@
 /** Shared by the CLI commands: usage errors, reading a password without echoing it in argv. */
-import { ConfigError, describeDatabase, loadConfig, loadSettings, nearest, type Config, type Settings } from '../config.js';
-import { ROLE_PERMISSIONS } from '../auth/permissions.js';
+import { ConfigError, describeDatabase, loadConfig, loadSettings, nearest, type Config, type Settings } from '../ground/config.js';
+import { ROLE_PERMISSIONS } from '../domain/access/permissions.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';

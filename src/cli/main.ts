@@ -7,9 +7,9 @@
 import './node-version.js'; // first: an old Node gets one line, not a native crash
 import './serving-process.js'; // `serve` restarts itself with its V8 and malloc settings, before the server loads
 import { governYoungGeneration } from './startup-heap.js'; // before any other module loads
-import { createLogger } from '../log.js';
+import { createLogger } from '../telemetry/log.js';
 import { isUsageError, useConfigFile } from './args.js';
-import { ConfigError, nearest } from '../config.js';
+import { ConfigError, nearest } from '../ground/config.js';
 
 // Each command's module is loaded when it runs: the conformance runner's generators stay out of
 // the server's memory, and `pactum token` does not load the server.

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { validator } from '../../generated/operations.js';
 import { upsertProposal } from '../db/proposals.js';
 import { describeErrors } from '../http/router.js';
-import { newId } from '../ids.js';
+import { newId } from '../ground/ids.js';
 import { UsageError, withDb } from './args.js';
 
 export async function proposals(args: string[]): Promise<number> {

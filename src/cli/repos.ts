@@ -10,7 +10,7 @@ import { createRepo, findRepo, setGrant, type RepoAccess } from '../db/repos.js'
 import { findOrgBySlug, findUserByName, isUniqueViolation } from '../db/users.js';
 import { repoBase } from '../objects/links.js';
 import { openBackend } from '../objects/store/open.js';
-import { createLogger } from '../log.js';
+import { createLogger } from '../telemetry/log.js';
 import { contentStore } from '../objects/store/content-store.js';
 import { deleteObject, restoreObject } from '../objects/objects-table.js';
 import { createAuditLog } from '../mcp/audit.js';

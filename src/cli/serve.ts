@@ -1,9 +1,9 @@
-import { ConfigError, describeDatabase, loadConfig } from '../config.js';
+import { ConfigError, describeDatabase, loadConfig } from '../ground/config.js';
 import { cliSettings, noArguments } from './args.js';
 import { migrate, openDb } from '../db/knex.js';
 import { startServer } from '../server.js';
 import { requestScope } from '../http/request-scope.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../telemetry/log.js';
 
 /**
  * The last line of defence: an error that no code handled. No request path should ever get here

@@ -21,7 +21,7 @@
  */
 import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { v8Gc } from '../v8-gc.js';
+import { v8Gc } from '../ground/v8-gc.js';
 
 setFlagsFromString('--semi-space-growth-factor=1');
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createTokenService, parseTtl } from '../auth/jwt.js';
-import { isPermission, isRole, type Permission, type Role } from '../auth/permissions.js';
+import { isPermission, isRole, type Permission, type Role } from '../domain/access/permissions.js';
 import { findUserById, findUserByName } from '../db/users.js';
 import { UsageError, orgOf, serverUrl, unknownRole, withDb } from './args.js';
 

@@ -16,7 +16,7 @@
  * the schemas' limits is well under ~10 ms of CPU (summaries of one page, the fleet's per-site
  * totals) is not worth a copy to a thread and back.
  */
-import type { Config } from '../config.js';
+import type { Config } from '../ground/config.js';
 import { ComputeTurns } from './turns.js';
 import { createWorkerPool, listed, taskModule, WorkerPoolError, type RunOptions, type WorkerPool } from './worker-pool.js';
 import type { ComputeKind, ComputeOutput, ComputeTask } from './tasks.js';

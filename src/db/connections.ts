@@ -1,7 +1,7 @@
 /** Service connections as stored: the secret sealed, the preview beside it. */
 import type { components } from '../../generated/types/dashboard.js';
-import type { SecretBox } from '../auth/secret-box.js';
-import { secretPreview } from '../auth/secret-box.js';
+import type { SecretBox } from '../ground/secret-box.js';
+import { secretPreview } from '../ground/secret-box.js';
 import type { AddressPolicy } from '../domain/scan/address-policy.js';
 import { withoutCredentials } from '../domain/connections/service-url.js';
 import type { Db } from './knex.js';
@@ -34,8 +34,11 @@ const toView = (r: Row): ServiceConnection => ({
 // The ciphertext is bound to its org and service: moved to another row, it does not decrypt.
 const aad = (orgId: string, serviceId: string) => `service-connection:${orgId}:${serviceId}`;
 
-/** `policy`: where the credentials may be sent (see OUTBOUND_ALLOW_PRIVATE_NETWORKS). */
-export function connectionStore(db: Db, box: SecretBox, policy: AddressPolicy = { allowPrivateNetworks: false }) {
+/**
+ * `policy`: where the credentials may be sent (see OUTBOUND_ALLOW_PRIVATE_NETWORKS);
+ * `traceContext`: how the caller's trace goes along with each call (the tracer's).
+ */
+export function connectionStore(db: Db, box: SecretBox, policy: AddressPolicy = { allowPrivateNetworks: false }, traceContext?: (headers: Headers) => void) {
   const find = (orgId: string, serviceId: ServiceId) => db<Row>('service_connections').where({ org_id: orgId, service_id: serviceId }).first();
   return {
     async get(orgId: string, serviceId: ServiceId) {
@@ -81,6 +84,7 @@ export function connectionStore(db: Db, box: SecretBox, policy: AddressPolicy = 
         clientId: row.client_id,
         clientSecret: row.secret_ciphertext ? box.open(row.secret_ciphertext, aad(orgId, serviceId)) : '',
         policy,
+        ...(traceContext ? { traceContext } : {}),
       };
     },
   };

@@ -6,7 +6,7 @@ import { chmodSync, closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { migrationSource } from './migrations/index.js';
-import { ensureDataDir } from '../ops/startup-checks.js';
+import { ensureDataDir } from '../ground/data-dir.js';
 
 export type Db = Knex;
 
@@ -110,4 +110,10 @@ export function oneInstanceAtATime(db: Db, name: string) {
       if (rows[0]?.taken) await work();
     });
   };
+}
+
+/** The pool's connections: in use, free, and requests waiting for one (the metrics read it). */
+export function poolConnections(db: Db): { used: number; free: number; pending: number } {
+  const pool = (db.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
+  return { used: pool?.numUsed() ?? 0, free: pool?.numFree() ?? 0, pending: pool?.numPendingAcquires() ?? 0 };
 }

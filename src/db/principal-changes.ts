@@ -16,7 +16,7 @@
  */
 import { createRequire } from 'node:module';
 import type pg from 'pg';
-import type { Logger } from '../log.js';
+import type { Logger } from '../telemetry/log.js';
 import type { Db } from './knex.js';
 import { isPostgres, sqliteDataVersion } from './knex.js';
 

@@ -3,7 +3,7 @@
  * `db <method>` (a raw statement by its SQL verb), with the statement as knex prepared it (placeholders, never the bound values).
  */
 import { isPostgres, type Db } from './knex.js';
-import { startSpan, type SpanHandle } from '../ops/tracing.js';
+import { startSpan, type SpanHandle } from '../telemetry/tracing.js';
 
 interface QueryEvent {
   __knexQueryUid?: string;

@@ -1,6 +1,6 @@
 /** Repositories, grants and personal tokens as stored. */
 import { createHash, randomBytes } from 'node:crypto';
-import { newId } from '../ids.js';
+import { newId } from '../ground/ids.js';
 import type { Db } from './knex.js';
 import { principalsChanged } from './principal-changes.js';
 

@@ -3,7 +3,7 @@
  * on every call, so a client always sees the scan as it is now.
  */
 import type { components } from '../../generated/types/dashboard.js';
-import { newId } from '../ids.js';
+import { newId } from '../ground/ids.js';
 import type { Db } from './knex.js';
 
 type S = components['schemas'];

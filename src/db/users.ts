@@ -1,7 +1,7 @@
 /** Users and orgs as stored. Rows map to the spec's User and Organization; hashes never leave here except for verification. */
 import type { components } from '../../generated/types/dashboard.js';
-import { ROLE_PERMISSIONS, type Role } from '../auth/permissions.js';
-import { newId } from '../ids.js';
+import { ROLE_PERMISSIONS, type Role } from '../domain/access/permissions.js';
+import { newId } from '../ground/ids.js';
 import type { Db } from './knex.js';
 import { principalsChanged } from './principal-changes.js';
 

@@ -4,11 +4,9 @@
  */
 import type { OperationSpec } from '../../generated/operations.js';
 import Koa, { type Context, type Middleware } from 'koa';
-import { ulid } from '../ids.js';
-import type { Logger } from '../log.js';
-import { describeDatabaseError, isDatabaseError, summariseDatabaseError } from '../db/errors.js';
-import { StoreUnavailable } from '../objects/store/backend.js';
-import { failureCode, fileSystemFailure } from '../objects/storage-failure.js';
+import { ulid } from '../ground/ids.js';
+import type { Logger } from '../telemetry/log.js';
+import { describeDatabaseError, isDatabaseError, summariseDatabaseError } from '../ground/database-errors.js';
 import { HttpError, RevokedCredential, StaleSessionCookie, apiOfPath, errorBody } from './errors.js';
 import { jsonTypeFor } from './media.js';
 import { errorIsPage, escapeHtml, writeNoticePage } from './notice-page.js';
@@ -16,8 +14,8 @@ import { STATUS_CODES } from './node-http.js';
 import { requestScope } from './request-scope.js';
 import { writeStatus } from './router.js';
 import { apiLabel, stateOf } from './state.js';
-import { statusClass, type Metrics } from '../ops/metrics.js';
-import { serverSpan } from '../ops/tracing.js';
+import { statusClass, type Metrics } from '../telemetry/metrics.js';
+import { serverSpan } from '../telemetry/tracing.js';
 
 /** The transfer an object operation moves bytes with; undefined for the others. */
 export const transferOf = (operationId: string | undefined) =>
@@ -110,43 +108,47 @@ export function requestContext(log: Logger, metrics?: Metrics): Middleware {
   };
 }
 
-/** `docsUrl`: what the object APIs' error bodies give as documentation_url. */
-export function errorBoundary(docsUrl?: string, metrics?: Metrics): Middleware {
+/**
+ * A part of the server whose failures a client can retry or must resolve (the object storage):
+ * it answers them in the spec's shape, and counts them, instead of a bare 500. The message is
+ * written by the part, never taken from the error.
+ */
+export interface FailureTranslator {
+  /** The answer to `err`, or null when it is not this part's failure. */
+  answer(err: unknown, operation: OperationSpec | undefined): HttpError | null;
+  /** Counts a failure of this part (called for every error; ignores others). */
+  count?(err: unknown, operation: OperationSpec | undefined): void;
+}
+
+/**
+ * `docsUrl`: what the object APIs' error bodies give as documentation_url; `parts`: the failure
+ * translators of the server's parts, asked in order before the database's own.
+ */
+export function errorBoundary(docsUrl?: string, metrics?: Metrics, parts: readonly FailureTranslator[] = []): Middleware {
   return async function errors(ctx, next) {
     ctx.state.errorDocsUrl = docsUrl;
     try {
       await next();
     } catch (err) {
-      if (metrics) count(metrics, ctx, err);
-      writeError(ctx, err);
+      for (const part of parts) part.count?.(err, stateOf(ctx).operation);
+      if (metrics && (err instanceof RevokedCredential || (err instanceof StaleSessionCookie && err.revoked))) metrics.auth.revoked.inc({ api: apiLabel(ctx) });
+      writeError(ctx, err, parts);
     }
   };
 }
 
-function count(metrics: Metrics, ctx: Context, err: unknown) {
-  const fs = objectStoreFailure(err, stateOf(ctx).operation);
-  if (err instanceof StoreUnavailable) metrics.objects.storageErrors.inc({ kind: 'unavailable' });
-  else if (fs) metrics.objects.storageErrors.inc({ kind: fs });
-  else if (err instanceof RevokedCredential || (err instanceof StaleSessionCookie && err.revoked)) metrics.auth.revoked.inc({ api: apiLabel(ctx) });
-}
-
-/** A file-system failure met by an object API's operation: the object storage's (STORAGE=fs). */
-const objectStoreFailure = (err: unknown, operation: OperationSpec | undefined) =>
-  operation && !operation.apis.includes('dashboard') ? fileSystemFailure(err) : null;
-
 /**
  * Failures of the server's own parts that a client can retry or must resolve, answered in the
- * spec's shape rather than as a bare 500: the database unreachable (503), a uniqueness or
- * reference race where the operation declares 409, an object storage that does not answer
- * (503), the file system of the objects full (507) or failing
- * (503). The message is written here, never taken from the error: a database error's message carries SQL and values.
+ * spec's shape rather than as a bare 500: each part's (the object storage's), then the database
+ * unreachable (503) or a uniqueness or reference race where the operation declares 409. The
+ * message is written here, never taken from the error: a database error's message carries SQL
+ * and values.
  */
-function retryable(err: unknown, operation: OperationSpec | undefined): HttpError | null {
-  // Nothing of the request was kept (an object becomes visible only once stored whole).
-  if (err instanceof StoreUnavailable) return new HttpError(503, 'The object storage is unavailable; retry in 5 s', { 'Retry-After': '5' });
-  const fs = objectStoreFailure(err, operation);
-  if (fs === 'no_space' && operation?.responses['507']) return new HttpError(507, 'The object storage is full');
-  if (fs) return new HttpError(503, `The object storage failed (${failureCode(err)}); retry in 5 s`, { 'Retry-After': '5' });
+function retryable(err: unknown, operation: OperationSpec | undefined, parts: readonly FailureTranslator[]): HttpError | null {
+  for (const part of parts) {
+    const answer = part.answer(err, operation);
+    if (answer) return answer;
+  }
   if (!isDatabaseError(err)) return null;
   const summary = summariseDatabaseError(err);
   if (summary.kind === 'unavailable') return new HttpError(503, 'The database is unavailable; retry in 5 s', { 'Retry-After': '5' });
@@ -154,10 +156,10 @@ function retryable(err: unknown, operation: OperationSpec | undefined): HttpErro
   return null;
 }
 
-export function writeError(ctx: Context, thrown: unknown) {
+export function writeError(ctx: Context, thrown: unknown, parts: readonly FailureTranslator[] = []) {
   const state = stateOf(ctx);
   const api = state.api ?? apiOfPath(ctx.path);
-  const mapped = thrown instanceof HttpError ? null : retryable(thrown, state.operation);
+  const mapped = thrown instanceof HttpError ? null : retryable(thrown, state.operation, parts);
   const err = mapped ?? thrown;
   const known = err instanceof HttpError;
   if (mapped) (ctx.state.log as Logger | undefined)?.warn({ err: thrown, status: mapped.status }, 'request failed on a server part');

@@ -18,7 +18,7 @@
 import type { Server } from 'node:http';
 import type { BlockList, Socket } from 'node:net';
 import { isIP } from 'node:net';
-import { unmapped } from './client-address.js';
+import { unmapped } from '../ground/address-list.js';
 
 export interface ConnectionCaps {
   /** The port's cap (HTTP_MAX_CONNECTIONS). */

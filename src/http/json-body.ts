@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
-import { freeNow } from '../objects/store/transient-buffers.js';
+import { freeNow } from './transient-buffers.js';
 
 /** No field of any operation nests this deep; the JSON-RPC envelope and a tool's arguments included. */
 export const MAX_JSON_DEPTH = 32;
@@ -82,7 +82,7 @@ export function readJsonText(req: IncomingMessage, { limit, maxDepth = MAX_JSON_
       const text = received > limit ? null : decoder.write(chunk);
       // A piece of the body is ours alone and spent once decoded (the decoder copies what it
       // keeps): its memory goes back now rather than at a collection, which under a flood of
-      // bodies comes only after tens of MB of them (objects/store/transient-buffers.ts).
+      // bodies comes only after tens of MB of them (http/transient-buffers.ts).
       freeNow(chunk);
       if (text === null) return finish(new JsonBodyError('too-large', `larger than ${limit} bytes`));
       if (!scanner.push(text)) return finish(new JsonBodyError('too-deep', `nests deeper than ${maxDepth} levels`));

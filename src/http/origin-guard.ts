@@ -6,7 +6,7 @@
  */
 import type { Middleware } from 'koa';
 import { operations } from '../../generated/operations.js';
-import type { Config } from '../config.js';
+import type { Config } from '../ground/config.js';
 import { HttpError } from './errors.js';
 
 const guarded = new Map(

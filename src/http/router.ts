@@ -14,7 +14,7 @@ import type { ErrorObject } from 'ajv';
 import type { ApiName, OperationId, OperationInputs, OperationSpec, RouteSpec, ValidateFunction } from '../../generated/operations.js';
 import { routes } from '../../generated/operations.js';
 import { matchRoute, operationById } from './routes.js';
-import type { Identity } from '../auth/identity.js';
+import type { Identity } from '../domain/access/identity.js';
 import { HttpError, StaleSessionCookie, apiOfPath } from './errors.js';
 import { jsonTypeFor, negotiate } from './media.js';
 import { JsonBodyError, MAX_JSON_DEPTH, readJsonText } from './json-body.js';

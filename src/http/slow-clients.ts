@@ -12,8 +12,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Middleware } from 'koa';
 import { stateOf } from './state.js';
-import type { Config } from '../config.js';
-import { transientBytes } from '../objects/store/transient-buffers.js';
+import type { Config } from '../ground/config.js';
+import { transientBytes } from './transient-buffers.js';
 
 const hasBody = (req: IncomingMessage) => (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
 

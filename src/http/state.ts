@@ -5,8 +5,8 @@
  */
 import type { Context } from 'koa';
 import type { ApiName, OperationSpec } from '../../generated/operations.js';
-import type { Logger } from '../log.js';
-import type { Identity } from '../auth/identity.js';
+import type { Logger } from '../telemetry/log.js';
+import type { Identity } from '../domain/access/identity.js';
 
 export interface RequestState {
   requestId: string;

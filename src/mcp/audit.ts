@@ -4,8 +4,8 @@
  * in the same turn of the event loop share one INSERT, and each call's result is returned only
  * once its row is written.
  */
-import { newId } from '../ids.js';
-import { redactSecrets } from '../log.js';
+import { newId } from '../ground/ids.js';
+import { redactSecrets } from '../ground/redact.js';
 import type { Db } from '../db/knex.js';
 
 export interface AuditEntry {

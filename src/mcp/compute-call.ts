@@ -8,10 +8,10 @@
 import type { ComputeKind, ComputeOutput, ComputeTask } from '../compute/compute.js';
 import { WorkerPoolError } from '../compute/worker-pool.js';
 import { ToolFailure, type ToolContext } from './tool-context.js';
+import type { McpDeps } from './services.js';
 
 /** `what` says what was being done, for the messages ("drafting the fix"). */
-export async function computed<K extends ComputeKind>(ctx: ToolContext, task: Extract<ComputeTask, { kind: K }>, what: string): Promise<ComputeOutput<K>> {
-  const { compute, config } = ctx.services;
+export async function computed<K extends ComputeKind>({ compute, config }: Pick<McpDeps, 'compute' | 'config'>, ctx: ToolContext, task: Extract<ComputeTask, { kind: K }>, what: string): Promise<ComputeOutput<K>> {
   const owner = ctx.caller.orgId;
   try {
     return (await compute.run(task, { owner, signal: ctx.signal })).value;

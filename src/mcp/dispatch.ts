@@ -4,15 +4,16 @@
  * error result ({error, message} as text, isError: true) that an agent can read and act on —
  * never a stack trace; only an unknown tool is a JSON-RPC error (-32602).
  */
-import { describeDatabaseError, isDatabaseError, summariseDatabaseError } from '../db/errors.js';
+import { describeDatabaseError, isDatabaseError, summariseDatabaseError } from '../ground/database-errors.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { tools, type ToolName, type ToolSpec } from '../../generated/tools.js';
-import { grants } from '../auth/permissions.js';
+import { grants } from '../domain/access/permissions.js';
 import { CursorError } from '../db/pagination.js';
 import { describeErrors, unacceptableJson } from '../http/router.js';
-import { toolHandlers } from './tools/index.js';
-import { ToolFailure, type ToolContext } from './tool-context.js';
-import { inSpan } from '../ops/tracing.js';
+import { ToolFailure, type ToolContext, type ToolHandlers } from './tool-context.js';
+import type { Metrics } from '../telemetry/metrics.js';
+import type { AuditLog } from './audit.js';
+import { inSpan } from '../telemetry/tracing.js';
 
 const isTool = (name: string): name is ToolName => Object.hasOwn(tools, name);
 
@@ -21,7 +22,7 @@ export const errorResult = (code: string, message: string, details?: unknown[], 
   isError: true,
 });
 
-async function run(tool: ToolSpec, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
+async function run(handlers: ToolHandlers, tool: ToolSpec, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
   if (!grants(ctx.caller.permissions, tool.permission)) {
     throw new ToolFailure('forbidden', `${tool.name} needs the permission ${tool.permission}`);
   }
@@ -31,7 +32,7 @@ async function run(tool: ToolSpec, args: Record<string, unknown>, ctx: ToolConte
     const details = (tool.validateInput.errors ?? []).map((e) => ({ path: e.instancePath || '/', problem: e.message ?? e.keyword }));
     throw new ToolFailure('invalid_arguments', describeErrors(tool.validateInput.errors, 'arguments'), details);
   }
-  const output = await (toolHandlers[tool.name] as (i: unknown, c: ToolContext) => Promise<unknown>)(args, ctx);
+  const output = await (handlers[tool.name] as (i: unknown, c: ToolContext) => Promise<unknown>)(args, ctx);
   if (!tool.validateOutput(output)) {
     ctx.log.error({ tool: tool.name, problems: describeErrors(tool.validateOutput.errors, 'output') }, 'a tool produced output its schema refuses');
     throw new ToolFailure('failed', `${tool.name} produced an invalid result; the request id identifies it in the server log`);
@@ -39,54 +40,66 @@ async function run(tool: ToolSpec, args: Record<string, unknown>, ctx: ToolConte
   return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output as Record<string, unknown> };
 }
 
-export async function callTool(name: string, rawArgs: unknown, ctx: ToolContext): Promise<CallToolResult> {
-  if (!isTool(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-  const tool = tools[name] as ToolSpec;
-  const args = (rawArgs ?? {}) as Record<string, unknown>;
-  const started = performance.now();
-  let result: CallToolResult;
-  let outcome = 'ok';
-  let message: string | undefined;
-  try {
-    result = await inSpan(`tool ${name}`, { 'mcp.tool': name }, () => run(tool, args, ctx));
-  } catch (err) {
-    if (err instanceof ToolFailure) {
-      [outcome, message] = [err.code, err.message];
-      result = errorResult(err.code, err.message, err.details, err.retryAfterSeconds);
-    } else if (ctx.signal?.aborted && err === ctx.signal.reason) {
-      // Nobody is left to read an answer; not a failure of the server's.
-      [outcome, message] = ['cancelled', (err as Error).message];
-      result = errorResult('failed', (err as Error).message);
-    } else if (err instanceof CursorError) {
-      [outcome, message] = ['invalid_arguments', err.message];
-      result = errorResult('invalid_arguments', err.message);
-    } else if (isDatabaseError(err)) {
-      // Never the driver's message: it carries the SQL's bound values (a password hash, a secret).
-      const db = summariseDatabaseError(err);
-      ctx.log.error({ db, tool: name }, 'tool failed: database error');
-      const code = db.kind === 'unique' ? 'conflict' : db.kind === 'unavailable' ? 'unavailable' : 'failed';
-      [outcome, message] = [code, describeDatabaseError(db)];
-      result = errorResult(code, `${name}: ${message}; the request id ${ctx.requestId} identifies it in the server log`);
-    } else {
-      ctx.log.error({ err, tool: name }, 'tool failed');
-      [outcome, message] = ['failed', (err as Error).message];
-      result = errorResult('failed', `${name} failed unexpectedly; the request id ${ctx.requestId} identifies it in the server log`);
+/** Calls a tool: `callTool(name, arguments, ctx)`, the result or the tool error it becomes. */
+export type CallTool = (name: string, rawArgs: unknown, ctx: ToolContext) => Promise<CallToolResult>;
+
+/** What the dispatch is given: every tool's handler, the metrics it counts calls in, the audit trail it writes. */
+export interface DispatchDeps {
+  handlers: ToolHandlers;
+  metrics: Pick<Metrics, 'mcp'>;
+  audit: Pick<AuditLog, 'write'>;
+}
+
+export function createDispatch({ handlers, metrics, audit }: DispatchDeps): CallTool {
+  return async function callTool(name, rawArgs, ctx) {
+    if (!isTool(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const tool = tools[name] as ToolSpec;
+    const args = (rawArgs ?? {}) as Record<string, unknown>;
+    const started = performance.now();
+    let result: CallToolResult;
+    let outcome = 'ok';
+    let message: string | undefined;
+    try {
+      result = await inSpan(`tool ${name}`, { 'mcp.tool': name }, () => run(handlers, tool, args, ctx));
+    } catch (err) {
+      if (err instanceof ToolFailure) {
+        [outcome, message] = [err.code, err.message];
+        result = errorResult(err.code, err.message, err.details, err.retryAfterSeconds);
+      } else if (ctx.signal?.aborted && err === ctx.signal.reason) {
+        // Nobody is left to read an answer; not a failure of the server's.
+        [outcome, message] = ['cancelled', (err as Error).message];
+        result = errorResult('failed', (err as Error).message);
+      } else if (err instanceof CursorError) {
+        [outcome, message] = ['invalid_arguments', err.message];
+        result = errorResult('invalid_arguments', err.message);
+      } else if (isDatabaseError(err)) {
+        // Never the driver's message: it carries the SQL's bound values (a password hash, a secret).
+        const db = summariseDatabaseError(err);
+        ctx.log.error({ db, tool: name }, 'tool failed: database error');
+        const code = db.kind === 'unique' ? 'conflict' : db.kind === 'unavailable' ? 'unavailable' : 'failed';
+        [outcome, message] = [code, describeDatabaseError(db)];
+        result = errorResult(code, `${name}: ${message}; the request id ${ctx.requestId} identifies it in the server log`);
+      } else {
+        ctx.log.error({ err, tool: name }, 'tool failed');
+        [outcome, message] = ['failed', (err as Error).message];
+        result = errorResult('failed', `${name} failed unexpectedly; the request id ${ctx.requestId} identifies it in the server log`);
+      }
     }
-  }
-  const { mcp } = ctx.services.metrics;
-  mcp.calls.inc({ tool: name, outcome });
-  mcp.duration.observe({ tool: name }, (performance.now() - started) / 1000);
-  await ctx.services.audit.write({
-    requestId: ctx.requestId,
-    subject: ctx.caller.subject,
-    orgId: ctx.caller.orgId,
-    tool: name,
-    args,
-    outcome,
-    message,
-    durationMs: performance.now() - started,
-  });
-  return result;
+    const { mcp } = metrics;
+    mcp.calls.inc({ tool: name, outcome });
+    mcp.duration.observe({ tool: name }, (performance.now() - started) / 1000);
+    await audit.write({
+      requestId: ctx.requestId,
+      subject: ctx.caller.subject,
+      orgId: ctx.caller.orgId,
+      tool: name,
+      args,
+      outcome,
+      message,
+      durationMs: performance.now() - started,
+    });
+    return result;
+  };
 }
 
 /** The tools a caller may call; tools/list shows only these. */

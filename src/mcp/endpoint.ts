@@ -23,11 +23,11 @@ import { HttpError } from '../http/errors.js';
 import { negotiate } from '../http/media.js';
 import { stateOf } from '../http/state.js';
 import { writeStatus, type Handler } from '../http/router.js';
-import type { Services } from '../services.js';
-import type { Identity } from '../auth/identity.js';
-import type { Logger } from '../log.js';
-import { lookupTable } from '../lookup-table.js';
-import { callTool } from './dispatch.js';
+import type { Config } from '../ground/config.js';
+import type { Identity } from '../domain/access/identity.js';
+import type { Logger } from '../telemetry/log.js';
+import { lookupTable } from '../ground/lookup-table.js';
+import type { CallTool } from './dispatch.js';
 import { createMcpServer } from './server.js';
 
 /**
@@ -62,9 +62,9 @@ const wantsProgress = (body: { params?: { _meta?: { progressToken?: unknown } } 
  * response the SDK writes for the same call, errors included (its McpError message and code).
  * Every other message, and every call that reports progress, goes through the SDK.
  */
-async function directToolCall(services: Services, caller: Identity, request: { requestId: string; log: Logger; signal: AbortSignal }, id: string | number, call: CallToolRequest) {
+async function directToolCall(callTool: CallTool, caller: Identity, request: { requestId: string; log: Logger; signal: AbortSignal }, id: string | number, call: CallToolRequest) {
   try {
-    const result = await callTool(call.params.name, call.params.arguments, { caller, services, log: request.log, requestId: request.requestId, progress: () => Promise.resolve(), signal: request.signal });
+    const result = await callTool(call.params.name, call.params.arguments, { caller, log: request.log, requestId: request.requestId, progress: () => Promise.resolve(), signal: request.signal });
     return { jsonrpc: '2.0', id, result };
   } catch (err) {
     if (err instanceof McpError) return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
@@ -74,8 +74,9 @@ async function directToolCall(services: Services, caller: Identity, request: { r
   }
 }
 
-export function mcpEndpoint(services: Services): Handler<'mcp.post'> {
-  const url = `${services.config.publicUrl}/api/v1/mcp`;
+/** `callTool`: the dispatch with every tool's handler, built once by the composition (app/handlers.ts). */
+export function mcpEndpoint({ config, callTool }: { config: Pick<Config, 'publicUrl'>; callTool: CallTool }): Handler<'mcp.post'> {
+  const url = `${config.publicUrl}/api/v1/mcp`;
   return async ({ ctx, body, identity }) => {
     // The transport would answer these itself, in a JSON-RPC body; the spec's shape is ours.
     const version = ctx.get('mcp-protocol-version');
@@ -94,9 +95,9 @@ export function mcpEndpoint(services: Services): Handler<'mcp.post'> {
     const request = { requestId: stateOf(ctx).requestId, log: stateOf(ctx).log, signal: clientGone(ctx) };
     if (body.method === 'tools/call' && body.id !== undefined && !stream) {
       // A client that goes away before the answer: the call's waiting and work for it stop (request.signal).
-      return { status: 200, body: await directToolCall(services, identity!, request, body.id, checked.parsed as CallToolRequest) };
+      return { status: 200, body: await directToolCall(callTool, identity!, request, body.id, checked.parsed as CallToolRequest) };
     }
-    const server = createMcpServer(services, identity!, request);
+    const server = createMcpServer(callTool, identity!, request);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream });
     await server.connect(transport);
     const response = await transport.handleRequest(

@@ -9,11 +9,10 @@ import { viewAssets, viewDocument } from '../report-view/document.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import type { ToolSpec } from '../../generated/tools.js';
-import type { Identity } from '../auth/identity.js';
-import type { Logger } from '../log.js';
-import type { Services } from '../services.js';
-import { VERSION } from '../version.js';
-import { callTool, visibleTools } from './dispatch.js';
+import type { Identity } from '../domain/access/identity.js';
+import type { Logger } from '../telemetry/log.js';
+import { VERSION } from '../ground/version.js';
+import { visibleTools, type CallTool } from './dispatch.js';
 
 // The SDK parses tools/call params with its own schema before our handler, and reports a
 // failure there as -32603 (SDK issue #2284). A loose schema lets the SDK's tools/call wrapper
@@ -64,7 +63,8 @@ async function readResource(uri: string) {
   return { contents: [{ uri, mimeType: RESOURCE_MIME_TYPE, text: html, _meta: { ui: { csp: {}, prefersBorder: true } } }] };
 }
 
-export function createMcpServer(services: Services, caller: Identity, request: { requestId: string; log: Logger; signal?: AbortSignal }): Server {
+/** `callTool`: the dispatch (dispatch.ts), which the composition builds once with every tool's handler. */
+export function createMcpServer(callTool: CallTool, caller: Identity, request: { requestId: string; log: Logger; signal?: AbortSignal }): Server {
   const server = new Server(
     { name: 'pactum-dashboard', title: 'pactum dashboard', version: VERSION },
     { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator },
@@ -77,7 +77,6 @@ export function createMcpServer(services: Services, caller: Identity, request: {
     const token = _meta?.progressToken;
     return callTool(name, args, {
       caller,
-      services,
       log: request.log,
       requestId: request.requestId,
       // The client cancelling the call (the SDK's signal), or going away.

@@ -5,10 +5,9 @@
  */
 import type { components } from '../../generated/types/dashboard.js';
 import type { ToolInputs, ToolName, ToolOutputs } from '../../generated/tools.js';
-import type { Identity } from '../auth/identity.js';
-import { isSystemAdmin } from '../auth/identity.js';
-import type { Logger } from '../log.js';
-import type { Services } from '../services.js';
+import type { Identity } from '../domain/access/identity.js';
+import { isSystemAdmin } from '../domain/access/identity.js';
+import type { Logger } from '../telemetry/log.js';
 
 export type ToolErrorCode = components['schemas']['tool-error']['error'];
 
@@ -26,7 +25,6 @@ export class ToolFailure extends Error {
 
 export interface ToolContext {
   caller: Identity;
-  services: Services;
   log: Logger;
   requestId: string;
   /** Reports progress when the client asked for it (params._meta.progressToken); otherwise does nothing. */

@@ -11,8 +11,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import type { Identity } from '../auth/identity.js';
-import { ROLE_PERMISSIONS } from '../auth/permissions.js';
+import type { Identity } from '../domain/access/identity.js';
+import { ROLE_PERMISSIONS } from '../domain/access/permissions.js';
 import { checkPassword, hashPassword, needsRehash } from '../auth/passwords.js';
 import type { PasswordThrottle } from '../auth/throttle.js';
 import { findGrant, findPersonalToken, findRepo, findRepoWithGrant, noteTokenUse, type RepoAccess, type RepoRow } from '../db/repos.js';

@@ -6,7 +6,7 @@
  */
 import { JsonText, type Handler } from '../http/router.js';
 import { HttpError } from '../http/errors.js';
-import type { Services } from '../services.js';
+import type { ObjectDeps } from './services.js';
 import { authorize } from './access.js';
 import { actionFactory } from './links.js';
 import { findObjects, gone, goneForUpload, isLive, isTakenDown, type FoundObject } from './objects-table.js';
@@ -22,7 +22,7 @@ export function chooseTransfer(operation: 'upload' | 'download', offered: string
 /** Whether an upload batch gives this object an upload action: it is neither here already nor taken down. */
 const needsUpload = (row: FoundObject | undefined, size: number) => !(isLive(row) && Number(row.size) === size) && !isTakenDown(row);
 
-export function batch(s: Services): Handler<'batch.batch'> {
+export function batch(s: Pick<ObjectDeps, 'config' | 'db' | 'metrics' | 'objects'>): Handler<'batch.batch'> {
   return async ({ params, body, identity }) => {
     const req = body;
     const { repo } = await authorize(s.db, params, identity, req.operation === 'upload' ? 'write' : 'read');

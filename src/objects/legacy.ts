@@ -6,14 +6,14 @@
 import type { components as L } from '../../generated/types/legacy.js';
 import { HttpError } from '../http/errors.js';
 import type { Handler } from '../http/router.js';
-import type { Services } from '../services.js';
+import type { ObjectDeps } from './services.js';
 import { authorize } from './access.js';
 import { actionFactory } from './links.js';
 import { findObject, gone, goneForUpload, isLive, isTakenDown } from './objects-table.js';
 
 type LegacyObject = L['schemas']['legacy-object'];
 
-export function getObject(s: Services): Handler<'legacy.getObject'> {
+export function getObject(s: Pick<ObjectDeps, 'config' | 'db' | 'objects'>): Handler<'legacy.getObject'> {
   return async ({ params, identity }) => {
     const { repo } = await authorize(s.db, params, identity, 'read');
     const row = await findObject(s.db, repo.id, params.oid);
@@ -34,7 +34,7 @@ export function getObject(s: Services): Handler<'legacy.getObject'> {
   };
 }
 
-export function createObject(s: Services): Handler<'legacy.createObject'> {
+export function createObject(s: Pick<ObjectDeps, 'config' | 'db' | 'objects'>): Handler<'legacy.createObject'> {
   return async ({ params, body, identity }) => {
     const { oid, size } = body;
     const { repo } = await authorize(s.db, params, identity, 'write');

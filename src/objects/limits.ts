@@ -2,7 +2,7 @@
  * Request rate (429), bandwidth quota (509) and free-space floor (507). Counters live in the
  * database, so they hold across every instance that shares it.
  */
-import type { Config } from '../config.js';
+import type { Config } from '../ground/config.js';
 import type { Db } from '../db/knex.js';
 import { HttpError } from '../http/errors.js';
 import type { ContentStore } from './store/content-store.js';

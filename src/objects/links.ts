@@ -4,7 +4,7 @@
  * their claims and one signature (transfer-tokens.ts, format 3).
  */
 import type { components as B } from '../../generated/types/batch.js';
-import type { Identity } from '../auth/identity.js';
+import type { Identity } from '../domain/access/identity.js';
 import type { RepoRow } from '../db/repos.js';
 import type { TransferTokens } from './transfer-tokens.js';
 

@@ -3,13 +3,13 @@
  * lock; anyone who may read lists; only the owner unlocks, or a repository admin with force.
  */
 import type { components as B } from '../../generated/types/batch.js';
-import { newId } from '../ids.js';
+import { newId } from '../ground/ids.js';
 import { HttpError } from '../http/errors.js';
 import type { Handler } from '../http/router.js';
 import { decodeCursor, encodeCursor } from '../db/pagination.js';
 import { isUniqueViolation } from '../db/users.js';
 import { lockPathKey, normaliseLockPath } from '../db/lock-path-key.js';
-import type { Services } from '../services.js';
+import type { ObjectDeps } from './services.js';
 import { authorize } from './access.js';
 
 type Lock = B['schemas']['lock'];
@@ -33,7 +33,7 @@ function cursorOf(cursor: string | undefined) {
   }
 }
 
-export function createLock(s: Services): Handler<'locks.create'> {
+export function createLock(s: Pick<ObjectDeps, 'db'>): Handler<'locks.create'> {
   return async ({ params, body, identity }) => {
     const { repo } = await authorize(s.db, params, identity, 'write');
     const req = body;
@@ -57,7 +57,7 @@ export function createLock(s: Services): Handler<'locks.create'> {
   };
 }
 
-async function pageOfLocks(s: Services, repoId: string, opts: { path?: string; id?: string; cursor?: string; limit: number }) {
+async function pageOfLocks(s: Pick<ObjectDeps, 'db'>, repoId: string, opts: { path?: string; id?: string; cursor?: string; limit: number }) {
   const q = s.db<LockRow>('lfs_locks').where({ repo_id: repoId });
   if (opts.path) {
     // A path no lock can have (`..`, absolute) matches nothing rather than refusing the listing.
@@ -74,7 +74,7 @@ async function pageOfLocks(s: Services, repoId: string, opts: { path?: string; i
   return { rows, next: more ? encodeCursor(rows[rows.length - 1]!.path) : undefined };
 }
 
-export function listLocks(s: Services): Handler<'locks.list'> {
+export function listLocks(s: Pick<ObjectDeps, 'db'>): Handler<'locks.list'> {
   return async ({ params, identity }) => {
     const { repo } = await authorize(s.db, params, identity, 'read');
     const { rows, next } = await pageOfLocks(s, repo.id, { path: params.path, id: params.id, cursor: params.cursor, limit: pageSize(params.limit) });
@@ -82,7 +82,7 @@ export function listLocks(s: Services): Handler<'locks.list'> {
   };
 }
 
-export function verifyLocks(s: Services): Handler<'locks.verify'> {
+export function verifyLocks(s: Pick<ObjectDeps, 'db'>): Handler<'locks.verify'> {
   return async ({ params, body, identity }) => {
     const { repo } = await authorize(s.db, params, identity, 'write');
     const { cursor, limit } = (body ?? {});
@@ -92,7 +92,7 @@ export function verifyLocks(s: Services): Handler<'locks.verify'> {
   };
 }
 
-export function unlock(s: Services): Handler<'locks.unlock'> {
+export function unlock(s: Pick<ObjectDeps, 'db'>): Handler<'locks.unlock'> {
   return async ({ params, body, identity }) => {
     const { repo, access } = await authorize(s.db, params, identity, 'write');
     const force = Boolean(body?.force);

@@ -12,7 +12,7 @@
  * instances cannot pass the cap together. With both caps off (0) uploads are still recorded,
  * unchecked: the rows are also what the metrics read as the bytes unfinished uploads hold.
  */
-import type { Config } from '../config.js';
+import type { Config } from '../ground/config.js';
 import { isPostgres, type Db } from '../db/knex.js';
 import { HttpError } from '../http/errors.js';
 
@@ -100,3 +100,9 @@ export function createPartialQuota(db: Db, config: Pick<Config['lfs'], 'partialB
 }
 
 export type PartialQuota = ReturnType<typeof createPartialQuota>;
+
+/** Bytes that unfinished, unexpired resumable uploads declare, across instances (the metrics read it). */
+export async function partialBytesDeclared(db: Db): Promise<number> {
+  const row = await db('lfs_partial_reservations').where('expires_at', '>', Date.now()).first<{ bytes: number | string | null } | undefined>(db.raw('sum(size) as ??', ['bytes']));
+  return Number(row?.bytes ?? 0);
+}

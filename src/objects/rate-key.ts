@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { Identity } from '../auth/identity.js';
+import type { Identity } from '../domain/access/identity.js';
 
 /** Rate limits count per user, or per address for anonymous callers. */
 export const rateKey = (identity: Identity | null, ctx: Context) => `lfs:${identity ? identity.subject : `ip:${ctx.ip}`}`;

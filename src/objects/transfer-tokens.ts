@@ -18,9 +18,9 @@
  * still writes it; format 1 had no credential version and is refused.
  */
 import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
-import type { Config } from '../config.js';
-import { loadOrCreateKey, parseKey } from '../auth/keys.js';
-import type { TransferGrant } from '../auth/identity.js';
+import type { Config } from '../ground/config.js';
+import { loadOrCreateKey, parseKey } from '../ground/keys.js';
+import type { TransferGrant } from '../domain/access/identity.js';
 
 export interface TransferClaims extends TransferGrant {
   subject: string;

@@ -10,9 +10,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Handler } from '../http/router.js';
 import { loadBundledSpec, type JsonObject } from '../spec/documents.js';
-import type { Identity } from '../auth/identity.js';
+import type { Identity } from '../domain/access/identity.js';
 import type { ScanRow } from '../db/scans.js';
-import type { Services } from '../services.js';
+import type { OpsDeps } from './services.js';
 
 const assetDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const TYPES: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' };
@@ -161,7 +161,7 @@ export const OBJECT_API_ERRORS: readonly [number, string][] = [
 ];
 
 /** Signed in: the latest scans of the user's org, each a link to its report page. Otherwise: the sign-in form. */
-async function yourReports(s: Services, identity: Identity | null): Promise<string> {
+async function yourReports(s: Pick<OpsDeps, 'db'>, identity: Identity | null): Promise<string> {
   if (!identity) {
     return `<h2 id="reports">Reports</h2>
 <p>Sign in to see your organization's scans and their reports.</p>
@@ -179,7 +179,7 @@ async function yourReports(s: Services, identity: Identity | null): Promise<stri
 ${rows.length ? `<table><thead><tr><th scope="col">Site</th><th scope="col">Status</th><th scope="col">Issues</th><th scope="col">Finished</th></tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>` : '<p>No scans yet: start one with the MCP tool dashboard_scan_site, or <code>pactum scan &lt;url&gt;</code>.</p>'}`;
 }
 
-export function homePage(s: Services): Handler<'ops.home'> {
+export function homePage(s: Pick<OpsDeps, 'config' | 'db'>): Handler<'ops.home'> {
   const u = escapeHtml(s.config.publicUrl);
   const rows = OBJECT_API_ERRORS.map(([status, meaning]) => `<tr><td>${status}</td><td>${escapeHtml(meaning)}</td></tr>`).join('\n');
   const page = `<!doctype html>

@@ -11,9 +11,9 @@ import type { AddressInfo } from 'node:net';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { HttpError } from '../http/errors.js';
 import type { Handler } from '../http/router.js';
-import { ConfigError, type Config } from '../config.js';
-import type { Metrics } from './metrics.js';
-import { VERSION } from '../version.js';
+import { ConfigError, type Config } from '../ground/config.js';
+import type { Metrics } from '../telemetry/metrics.js';
+import { VERSION } from '../ground/version.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="pactum metrics"' };
 

@@ -1,6 +1,6 @@
-import type { Services } from '../services.js';
+import type { OpsDeps } from './services.js';
 import type { Handler } from '../http/router.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../ground/version.js';
 
 const CHECK_TIMEOUT_MS = 3000;
 
@@ -24,7 +24,7 @@ async function check(probe: () => Promise<unknown>): Promise<string> {
 
 /** Readiness: the database and the object storage both answer. */
 export const ready =
-  (s: Services): Handler<'ops.ready'> =>
+  (s: Pick<OpsDeps, 'db' | 'objects'>): Handler<'ops.ready'> =>
   async () => {
     const [database, storage] = await Promise.all([check(() => s.db.raw('select 1')), check(() => s.objects.store.backend.ping())]);
     const ok = database === 'ok' && storage === 'ok';

@@ -7,9 +7,9 @@ import type { Compute } from '../compute/compute.js';
 import type { StoredReport } from '../compute/tasks.js';
 import type { Db } from '../db/knex.js';
 import { findScan, hasReport, readPages, type ScanRow } from '../db/scans.js';
-import type { Identity } from '../auth/identity.js';
-import { isSystemAdmin } from '../auth/identity.js';
-import { grants } from '../auth/permissions.js';
+import type { Identity } from '../domain/access/identity.js';
+import { isSystemAdmin } from '../domain/access/identity.js';
+import { grants } from '../domain/access/permissions.js';
 
 export type ReportAccess = { ok: true; scan: ScanRow } | { ok: false; why: 'forbidden' | 'not_found' };
 

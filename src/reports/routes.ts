@@ -11,21 +11,14 @@ import { escapeHtml, writeNoticePage } from '../http/notice-page.js';
 import type { Handler } from '../http/router.js';
 import { pageHeaders } from '../http/security-headers.js';
 import { viewAssets, viewDocument } from '../report-view/document.js';
-import type { Services } from '../services.js';
+import type { ReportDeps } from './services.js';
 import { readableScan } from './access.js';
-import { createReportSlots, SLOT_RETRY_AFTER_SECONDS, type ReportSlots } from './slots.js';
+import { SLOT_RETRY_AFTER_SECONDS } from './slots.js';
 import { ClientGone, openExport, reportView } from './streamed.js';
 
 /** A small page of its own (not signed in, not allowed, no such report). */
 const notice = (ctx: Context, status: number, title: string, body: string) => writeNoticePage(ctx, status, title, body);
 
-/** One set of slots per server: the page and the three exports count against the same caps. */
-const slotsOf = new WeakMap<Services, ReportSlots>();
-const slots = (s: Services) => {
-  let found = slotsOf.get(s);
-  if (!found) slotsOf.set(s, (found = createReportSlots(s.config.reports)));
-  return found;
-};
 
 /** Aborted when the response closes: finished, or its client gone. */
 function closing(ctx: Context): AbortSignal {
@@ -35,7 +28,7 @@ function closing(ctx: Context): AbortSignal {
   return controller.signal;
 }
 
-export function reportPage(s: Services): Handler<'reports.page'> {
+export function reportPage(s: Pick<ReportDeps, 'compute' | 'config' | 'db' | 'reportSlots'>): Handler<'reports.page'> {
   return async ({ ctx, params, identity }) => {
     if (!identity) {
       return notice(ctx, 401, 'Sign in to see this report', '<p>Reports are shown to the people of the organization that ran the scan. <a href="../">Sign in on the start page</a>, then open this page again.</p>');
@@ -48,7 +41,7 @@ export function reportPage(s: Services): Handler<'reports.page'> {
     let data;
     if (hasReport(scan)) {
       // The page is the size of its model (REPORT_MAX_ISSUES issues at most), kept until the client has it: it counts as a download.
-      const slot = slots(s).take(identity, ctx.res);
+      const slot = s.reportSlots.take(identity, ctx.res);
       if (!slot.ok) {
         ctx.set('Retry-After', String(SLOT_RETRY_AFTER_SECONDS));
         return notice(ctx, 429, 'Too many reports at once', `<p>${escapeHtml(slot.message)}.</p>`);
@@ -70,7 +63,7 @@ export function reportPage(s: Services): Handler<'reports.page'> {
   };
 }
 
-export function reportExport(s: Services, format: ExportFormat): Handler<'reports.sarif' | 'reports.junit' | 'reports.csv'> {
+export function reportExport(s: Pick<ReportDeps, 'compute' | 'config' | 'db' | 'log' | 'reportSlots'>, format: ExportFormat): Handler<'reports.sarif' | 'reports.junit' | 'reports.csv'> {
   const extension = { sarif: 'sarif', junit: 'junit.xml', csv: 'csv' }[format];
   return async ({ ctx, params, identity }) => {
     const access = await readableScan(s.db, identity!, params.scanId);
@@ -82,7 +75,7 @@ export function reportExport(s: Services, format: ExportFormat): Handler<'report
     if ((scan.total_issues ?? 0) > max) {
       throw new HttpError(409, `Scan ${scan.id} has ${scan.total_issues} issues, more than an export may hold (REPORT_EXPORT_MAX_ISSUES=${max}); read them with dashboard_query_issues, a page at a time, or filtered by criterion, rule or page`);
     }
-    const slot = slots(s).take(identity!, ctx.res);
+    const slot = s.reportSlots.take(identity!, ctx.res);
     if (!slot.ok) throw new HttpError(429, slot.message, { 'Retry-After': String(SLOT_RETRY_AFTER_SECONDS) });
     let body;
     try {
@@ -99,7 +92,7 @@ export function reportExport(s: Services, format: ExportFormat): Handler<'report
   };
 }
 
-export function reportScreenshot(s: Services): Handler<'reports.screenshot'> {
+export function reportScreenshot(s: Pick<ReportDeps, 'db' | 'screenshots'>): Handler<'reports.screenshot'> {
   return async ({ ctx, params, identity }) => {
     const access = await readableScan(s.db, identity!, params.scanId);
     if (!access.ok && access.why === 'forbidden') throw new HttpError(403, 'Reading reports needs the permission reports.view');

@@ -15,9 +15,9 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { Config } from '../config.js';
+import type { Config } from '../ground/config.js';
 import type { Db } from '../db/knex.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../telemetry/log.js';
 import type { ElementShot } from '../domain/scan/types.js';
 import type { BlobBackend } from '../objects/store/backend.js';
 import { fsBackend } from '../objects/store/fs.js';

@@ -6,7 +6,7 @@
  * read or not, hold at most that many reports' worth of buffers, and one org's at most its cap.
  */
 import type { ServerResponse } from 'node:http';
-import type { Config } from '../config.js';
+import type { Config } from '../ground/config.js';
 
 /** What a refused caller is told to wait: slots free as downloads finish, and a report's takes seconds. */
 export const SLOT_RETRY_AFTER_SECONDS = 5;

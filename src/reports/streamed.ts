@@ -16,7 +16,7 @@ import { exportHead, exportTail, newExportState, type ExportFormat, type ExportM
 import { addViewPart, emptyViewPart, finishReportView, type ReportView } from '../domain/report/view-model.js';
 import type { ReportSummary } from '../domain/scan/types.js';
 import { HttpError } from '../http/errors.js';
-import type { Services } from '../services.js';
+import type { ReportDeps } from './services.js';
 import { brandScoreOf, scanFacts } from './access.js';
 
 /** Pages read at once at most, whatever their issues: rows without issues are small, but not nothing. */
@@ -34,7 +34,7 @@ const SPARE_THREAD_POLL_MS = 5;
  * org's report page or tool call waits behind at most one run per thread, never behind a queue
  * of them (and they never fill the queue). The caller submits in the same turn as the check.
  */
-async function spareThread(s: Services, signal: AbortSignal) {
+async function spareThread(s: Pick<ReportDeps, 'compute' | 'config'>, signal: AbortSignal) {
   while (s.compute.pending >= s.config.compute.threads) {
     if (signal.aborted) throw new ClientGone();
     await new Promise((r) => setTimeout(r, SPARE_THREAD_POLL_MS));
@@ -47,7 +47,7 @@ async function spareThread(s: Services, signal: AbortSignal) {
  * pool or the organization's share of it is full, the work waited too long for its turn, or it
  * ran out of time.
  */
-export async function computed<K extends ComputeTask['kind']>(s: Services, task: Extract<ComputeTask, { kind: K }>, options: ComputeRunOptions & { owner: string }): Promise<ComputeOutput<K>> {
+export async function computed<K extends ComputeTask['kind']>(s: Pick<ReportDeps, 'compute' | 'config'>, task: Extract<ComputeTask, { kind: K }>, options: ComputeRunOptions & { owner: string }): Promise<ComputeOutput<K>> {
   try {
     return (await s.compute.run(task, options)).value;
   } catch (err) {
@@ -69,7 +69,7 @@ type Finished = ScanRow & { summary: string };
 
 const summaryOf = (scan: Finished) => ({ notEvaluated: [], ...JSON.parse(scan.summary) }) as ReportSummary;
 
-async function batchesOf(s: Services, scanId: string): Promise<PageBatch[]> {
+async function batchesOf(s: Pick<ReportDeps, 'config' | 'db'>, scanId: string): Promise<PageBatch[]> {
   return pageBatches(await pageOutline(s.db, scanId), { issues: s.config.reports.readBatchIssues, pages: BATCH_PAGES });
 }
 
@@ -80,7 +80,7 @@ export class ClientGone extends Error {}
  * The report page's model (REPORT_MAX_ISSUES issues listed, every one counted), added up from
  * each run of pages' part. What it holds is the model, bounded by REPORT_MAX_ISSUES, and one run.
  */
-export async function reportView(s: Services, scan: Finished, signal: AbortSignal): Promise<ReportView> {
+export async function reportView(s: Pick<ReportDeps, 'compute' | 'config' | 'db'>, scan: Finished, signal: AbortSignal): Promise<ReportView> {
   const all = emptyViewPart();
   const maxIssues = s.config.reportMaxIssues;
   for (const batch of await batchesOf(s, scan.id)) {
@@ -98,7 +98,7 @@ export async function reportView(s: Services, scan: Finished, signal: AbortSigna
  * (a run past COMPUTE_TIMEOUT_MS) is still answered 503 rather than with a cut-off file. A later
  * failure ends the response early, which HTTP clients see as an incomplete body, and is logged.
  */
-export async function openExport(s: Services, scan: Finished, format: ExportFormat, signal: AbortSignal): Promise<Readable> {
+export async function openExport(s: Pick<ReportDeps, 'compute' | 'config' | 'db' | 'log'>, scan: Finished, format: ExportFormat, signal: AbortSignal): Promise<Readable> {
   const summary = summaryOf(scan);
   const facts = scanFacts(scan);
   const meta: ExportMeta = { scanId: facts.scanId, siteUrl: facts.siteUrl, standard: facts.standard, engine: facts.engine, finishedAt: facts.finishedAt, notEvaluated: summary.notEvaluated ?? [] };

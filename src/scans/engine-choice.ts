@@ -6,14 +6,15 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { ConfigError, type Config } from '../config.js';
+import { ConfigError, type Config } from '../ground/config.js';
 import { createChromiumEngine, type ChromiumEngine } from '../domain/scan/chromium/engine.js';
 import { processUid, ROOT_WARNING, sandboxFor } from '../domain/scan/chromium/sandbox.js';
 import { CheckError, type CheckSession, type ScanEngine } from '../domain/scan/engine.js';
 import { createJsdomEngine } from '../domain/scan/jsdom-engine.js';
-import { createCheckPool, type CheckPool } from '../domain/scan/pool.js';
+import { createCheckPool } from '../compute/check-pool.js';
+import type { CheckPool } from '../domain/scan/check-pool.js';
 import type { EngineName } from '../domain/scan/types.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../telemetry/log.js';
 
 export function executable(path: string): boolean {
   try {

@@ -4,8 +4,8 @@
  * checked, what it could not decide).
  */
 import type { ScanEngine } from '../domain/scan/engine.js';
-import type { Metrics } from '../ops/metrics.js';
-import { inSpan } from '../ops/tracing.js';
+import type { Metrics } from '../telemetry/metrics.js';
+import { inSpan } from '../telemetry/tracing.js';
 
 export function measuredEngine(engine: ScanEngine, metrics: Metrics): ScanEngine {
   const { scans } = metrics;

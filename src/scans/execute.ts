@@ -4,7 +4,7 @@
  * queue called it, which scan it chose and how often it was tried is the caller's business
  * (runner.ts, claims.ts).
  */
-import type { Config } from '../config.js';
+import type { Config } from '../ground/config.js';
 import type { Db } from '../db/knex.js';
 import { findScan, type ScanRow } from '../db/scans.js';
 // Not the engine's index: that would load jsdom and axe-core here, where only workers need them.
@@ -14,7 +14,7 @@ import { scanSite, type ShotBudget } from '../domain/scan/scan-site.js';
 import type { Issue } from '../domain/scan/types.js';
 import type { ElementShot } from '../domain/scan/types.js';
 import type { ScreenshotStore } from '../reports/screenshots.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../telemetry/log.js';
 
 const now = () => new Date().toISOString();
 

@@ -38,18 +38,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Job, PgBoss, Queue as PgBossQueue } from 'pg-boss';
-import type { Config } from '../config.js';
+import type { Config } from '../ground/config.js';
 import { isPostgres, type Db } from '../db/knex.js';
 import type { ScanRow } from '../db/scans.js';
 import type { ScanEngine } from '../domain/scan/engine.js';
 import { createEngines, engineName, pageSlotsPerOrg, warnUnsandboxed, type Engines } from './engine-choice.js';
 import { PageCalls } from './page-calls.js';
 import { measuredEngine } from './engine-metrics.js';
-import type { Metrics } from '../ops/metrics.js';
-import type { Logger } from '../log.js';
+import type { Metrics } from '../telemetry/metrics.js';
+import type { Logger } from '../telemetry/log.js';
 import { claimedBy, claimScan, releaseScans } from './claims.js';
 import { executeScan, failScan, type ScanDeps } from './execute.js';
-import { inSpan } from '../ops/tracing.js';
+import { inSpan } from '../telemetry/tracing.js';
 import type { ScreenshotStore } from '../reports/screenshots.js';
 
 /** Attempts before a scan whose runs keep being cut off (restarts, dead workers) is failed. */

@@ -20,7 +20,7 @@ import { freePort } from '../helpers/ports.js';
 import { openDb, type Db } from '../../src/db/knex.js';
 import { insertOrg } from '../../src/db/users.js';
 import { createTokenService } from '../../src/auth/jwt.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/ground/config.js';
 import { JOB_SCHEMA } from '../../src/scans/runner.js';
 
 const main = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');

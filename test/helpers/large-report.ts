@@ -5,7 +5,7 @@
  * checked, some rules not evaluated.
  */
 import type { Db } from '../../src/db/knex.js';
-import { newId } from '../../src/ids.js';
+import { newId } from '../../src/ground/ids.js';
 
 export interface LargeReport {
   scanId: string;

@@ -12,11 +12,11 @@ import { prismFront } from './prism.js';
 import { backendEnv, backendMode } from './backends.js';
 import { startRoundRobin, type RoundRobin } from './round-robin.js';
 import { expect } from 'vitest';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/telemetry/log.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { responseChecker, type Violation } from '../../src/http/response-check.js';
 import { DUMMY_HASH } from '../../src/auth/passwords.js';
-import type { Role } from '../../src/auth/permissions.js';
+import type { Role } from '../../src/domain/access/permissions.js';
 import type { Db } from '../../src/db/knex.js';
 import { insertOrg } from '../../src/db/users.js';
 

@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { lfsFixture } from '../helpers/git-lfs.js';
 import { bearer, mcpClient } from '../helpers/mcp.js';
 import { bigObject, cutUpload, droppedDownload, streamRequest } from '../helpers/transfers.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/telemetry/log.js';
 
 const GIT_LFS = 'application/vnd.git-lfs+json';
 const W = `Basic ${Buffer.from('wally:wally-password-1').toString('base64')}`;

@@ -14,7 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCompute, type Compute } from '../../src/compute/compute.js';
 import { insertOrg } from '../../src/db/users.js';
-import { newId } from '../../src/ids.js';
+import { newId } from '../../src/ground/ids.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { bearer, failure, mcpClient, ok } from '../helpers/mcp.js';
 

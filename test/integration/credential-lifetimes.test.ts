@@ -16,7 +16,7 @@ import { pactum } from '../helpers/cli.js';
 import { backendEnv } from '../helpers/backends.js';
 import { lfsFixture } from '../helpers/git-lfs.js';
 import { hashPassword } from '../../src/auth/passwords.js';
-import type { Role } from '../../src/auth/permissions.js';
+import type { Role } from '../../src/domain/access/permissions.js';
 import { createPersonalToken } from '../../src/db/repos.js';
 import { insertOrg, insertUser } from '../../src/db/users.js';
 import { migrate, openDb } from '../../src/db/knex.js';

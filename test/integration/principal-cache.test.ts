@@ -10,7 +10,7 @@ import { PAIR_SECRETS, startTestServer, type TestServer } from '../helpers/serve
 import { pactum } from '../helpers/cli.js';
 import { backendEnv, backendMode } from '../helpers/backends.js';
 import { hashPassword } from '../../src/auth/passwords.js';
-import type { Role } from '../../src/auth/permissions.js';
+import type { Role } from '../../src/domain/access/permissions.js';
 import { insertOrg, insertUser } from '../../src/db/users.js';
 import type { RunningServer } from '../../src/server.js';
 

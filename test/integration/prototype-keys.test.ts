@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrg } from '../../src/db/users.js';
-import { isRole } from '../../src/auth/permissions.js';
+import { isRole } from '../../src/domain/access/permissions.js';
 import { parseColour } from '../../src/domain/fix/colour.js';
 import { fontSizeInPx } from '../../src/domain/fix/css.js';
 import { repairLang } from '../../src/domain/fix/recipes/language.js';

@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type S3Client as Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/server.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/telemetry/log.js';
 import { Writable } from 'node:stream';
 import { pactum } from '../helpers/cli.js';
 import { lfsFixture } from '../helpers/git-lfs.js';

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrg } from '../../src/db/users.js';
-import { newId } from '../../src/ids.js';
+import { newId } from '../../src/ground/ids.js';
 import type { ElementShot } from '../../src/domain/scan/types.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { backendMode } from '../helpers/backends.js';

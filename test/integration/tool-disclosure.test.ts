@@ -9,7 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPersonalToken } from '../../src/db/repos.js';
 import { insertOrg } from '../../src/db/users.js';
-import { newId } from '../../src/ids.js';
+import { newId } from '../../src/ground/ids.js';
 import { bearer, failure, mcpClient, ok } from '../helpers/mcp.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { lfsFixture } from '../helpers/git-lfs.js';
 import { bearer, mcpClient, ok } from '../helpers/mcp.js';
-import { inSpan, startTracing, stopTracing, tracingOn } from '../../src/ops/tracing.js';
+import { inSpan, startTracing, stopTracing, tracingOn } from '../../src/telemetry/tracing.js';
 import { testConnection } from '../../src/domain/connections/client.js';
 import { fetchPage } from '../../src/domain/scan/fetch-page.js';
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { tools, toolNames } from '../../generated/tools.js';
 import { operations } from '../../generated/operations.js';
-import { PERMISSIONS } from '../../src/auth/permissions.js';
+import { PERMISSIONS } from '../../src/domain/access/permissions.js';
 
 const SEED_TOOLS = [
   'dashboard_coordinated_pr_status', 'dashboard_create_org', 'dashboard_create_service_connection', 'dashboard_create_user',

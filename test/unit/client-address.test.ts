@@ -4,8 +4,9 @@
  * choose its own address.
  */
 import { describe, expect, it } from 'vitest';
-import { clientAddress, trustedProxies } from '../../src/http/client-address.js';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { clientAddress } from '../../src/http/client-address.js';
+import { trustedProxies } from '../../src/ground/address-list.js';
+import { ConfigError, loadConfig } from '../../src/ground/config.js';
 
 const proxies = trustedProxies(['10.0.0.0/8', '192.168.1.7', 'fd00::/8']);
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/ground/config.js';
 import { temporaryFileIdleMs } from '../../src/objects/store/open.js';
-import { defaultMaxConnections } from '../../src/ops/descriptor-limit.js';
+import { defaultMaxConnections } from '../../src/ground/descriptor-limit.js';
 import { availableParallelism } from 'node:os';
 
 describe('configuration', () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { addressKey } from '../../src/http/connection-caps.js';
-import { defaultMaxConnections, parseDescriptorLimit } from '../../src/ops/descriptor-limit.js';
+import { defaultMaxConnections, parseDescriptorLimit } from '../../src/ground/descriptor-limit.js';
 
 describe('addressKey', () => {
   it('counts an IPv4 client by its address, however the socket reports it', () => {

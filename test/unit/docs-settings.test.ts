@@ -1,11 +1,11 @@
 /**
  * docs/configuration.md and the settings the server reads stay one list: every setting of
- * src/config.ts is documented there, and the page names no setting that does not exist.
+ * src/ground/config.ts is documented there, and the page names no setting that does not exist.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { SETTING_NAMES } from '../../src/config.js';
+import { SETTING_NAMES } from '../../src/ground/config.js';
 
 const page = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'configuration.md'), 'utf8');
 /** The settings the page's tables document: the backticked names in each row's first cell. */

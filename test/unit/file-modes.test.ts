@@ -12,14 +12,14 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrate, openDb } from '../../src/db/knex.js';
-import { loadOrCreateKey } from '../../src/auth/keys.js';
-import { ConfigError } from '../../src/config.js';
+import { loadOrCreateKey } from '../../src/ground/keys.js';
+import { ConfigError } from '../../src/ground/config.js';
 import { fsBackend } from '../../src/objects/store/fs.js';
 import { body, sha256, written } from './store/helpers.js';
 import { pactum } from '../helpers/cli.js';
-import { ensureDataDir } from '../../src/ops/startup-checks.js';
+import { ensureDataDir } from '../../src/ground/data-dir.js';
 import { startServer } from '../../src/server.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/telemetry/log.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 const base = mkdtempSync(join(tmpdir(), 'pactum-modes-'));

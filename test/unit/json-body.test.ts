@@ -7,7 +7,7 @@ import { createServer, request, type IncomingMessage, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { JsonBodyError, readJsonText } from '../../src/http/json-body.js';
-import { FREED_FROM } from '../../src/objects/store/transient-buffers.js';
+import { FREED_FROM } from '../../src/http/transient-buffers.js';
 
 let server: Server;
 let port: number;

@@ -1,9 +1,9 @@
 /**
- * Metrics are recorded only where they can be read (ops/metrics.ts): a server without METRICS_PORT
+ * Metrics are recorded only where they can be read (telemetry/metrics.ts): a server without METRICS_PORT
  * or METRICS_TOKEN keeps an empty registry, whatever its code counts.
  */
 import { expect, it } from 'vitest';
-import { createMetrics } from '../../src/ops/metrics.js';
+import { createMetrics } from '../../src/telemetry/metrics.js';
 
 const exercise = (m: ReturnType<typeof createMetrics>) => {
   m.http.requests.inc({ api: 'dashboard', operation: 'mcp.post', method: 'POST', status_class: '2xx' });
@@ -23,7 +23,7 @@ const exercise = (m: ReturnType<typeof createMetrics>) => {
 it('records nothing when the metrics cannot be read', async () => {
   const m = createMetrics({ recording: false });
   // The gauges read from the services when scraped are not even registered.
-  m.observe({ db: {} as never, scanMaxRunningPerOrg: 1, freeBytes: () => Promise.resolve(0) });
+  m.observe({ scanLoad: { load: () => Promise.resolve([]), maxRunningPerOrg: 1 }, freeBytes: () => Promise.resolve(0) });
   exercise(m);
   expect(m.registry.getMetricsAsArray()).toHaveLength(0);
   expect((await m.registry.metrics()).trim()).toBe('');

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from '../../src/ops/metrics.js';
+import { createMetrics } from '../../src/telemetry/metrics.js';
 
 const PROMTOOL = '/usr/bin/promtool';
 const read = (p: string) => readFileSync(new URL(`../../${p}`, import.meta.url), 'utf8');
@@ -14,7 +14,7 @@ const read = (p: string) => readFileSync(new URL(`../../${p}`, import.meta.url),
 function exported(): Set<string> {
   const metrics = createMetrics();
   // Registers the gauges read when scraped (nothing is read here: no scrape happens).
-  metrics.observe({ db: {} as never, scanMaxRunningPerOrg: 1, freeBytes: () => Promise.resolve(0) });
+  metrics.observe({ scanLoad: { load: () => Promise.resolve([]), maxRunningPerOrg: 1 }, freeBytes: () => Promise.resolve(0) });
   return new Set(metrics.registry.getMetricsAsArray().map((m) => m.name));
 }
 

@@ -3,7 +3,7 @@
  * fetch uses) reads as a user name or password is redacted, and nothing else of the text changes.
  */
 import { describe, expect, it } from 'vitest';
-import { redactSecrets, redactUrlCredentials } from '../../src/log.js';
+import { redactSecrets, redactUrlCredentials } from '../../src/ground/redact.js';
 
 describe('redactUrlCredentials', () => {
   it.each([

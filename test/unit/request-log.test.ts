@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import Koa from 'koa';
 import { expect, it } from 'vitest';
 import { requestContext } from '../../src/http/app.js';
-import { createLogger, type Logger } from '../../src/log.js';
+import { createLogger, type Logger } from '../../src/telemetry/log.js';
 
 it('writes the request line with its id, and redacts what a handler logs', async () => {
   const lines: Record<string, unknown>[] = [];

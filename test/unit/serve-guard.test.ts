@@ -13,7 +13,7 @@ function run(fault: string): Promise<{ code: number | null; lines: Record<string
   const script = `
     const { guardProcess } = await import(${src('cli/serve.ts')});
     const { requestScope } = await import(${src('http/request-scope.ts')});
-    const { createLogger } = await import(${src('log.ts')});
+    const { createLogger } = await import(${src('telemetry/log.ts')});
     guardProcess(createLogger('info'), async () => console.log(JSON.stringify({ msg: 'shut down' })), 2000);
     requestScope.run({ requestId: 'REQ-42', method: 'GET', path: '/content/x' }, () => { ${fault} });
     setTimeout(() => console.log(JSON.stringify({ msg: 'still running' })), 3000);

@@ -11,7 +11,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { drainUnreadBodies, guardSlowClients, refuseUnreadBody } from '../../src/http/slow-clients.js';
-import { PACE, setCollector } from '../../src/objects/store/transient-buffers.js';
+import { PACE, setCollector } from '../../src/http/transient-buffers.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

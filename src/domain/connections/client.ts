@@ -10,10 +10,12 @@ import { undici } from '../scan/undici.js';
 import { isIP } from 'node:net';
 import { refusedRange, type AddressPolicy } from '../scan/address-policy.js';
 import { BlockedAddressError, agentFor } from '../scan/guarded-agent.js';
-import { injectTraceContext } from '../../ops/tracing.js';
 
-/** `policy` absent: private addresses refused (the safe default). */
-export interface Credentials { url: string; clientId: string; clientSecret: string; policy?: AddressPolicy }
+/**
+ * `policy` absent: private addresses refused (the safe default). `traceContext` writes the
+ * caller's trace into a request's headers, so the connected service's spans join the caller's.
+ */
+export interface Credentials { url: string; clientId: string; clientSecret: string; policy?: AddressPolicy; traceContext?: (headers: Headers) => void }
 
 /** The setting that opens private addresses to service calls; named in every refusal. */
 export const OUTBOUND_PRIVATE_SETTING = 'OUTBOUND_ALLOW_PRIVATE_NETWORKS';
@@ -28,7 +30,7 @@ function guardedFetch(c: Credentials, url: string, init: RequestInit): Promise<R
   if (range) return Promise.reject(new BlockedAddressError(host, host, range));
   // The caller's trace goes on to the connected service (scanned sites never get it).
   const headers = new Headers(init.headers);
-  injectTraceContext(headers);
+  c.traceContext?.(headers);
   const options = { ...(init as UndiciRequestInit), headers: Object.fromEntries(headers), redirect: 'error', dispatcher: agentFor(c.policy ?? REFUSE_PRIVATE) } as UndiciRequestInit;
   return undici().fetch(url, options) as unknown as Promise<Response>;
 }

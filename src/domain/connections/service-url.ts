@@ -3,7 +3,7 @@
  * and audited, and fetch refuses to send a request to a URL with them anyway. The secret has its
  * own sealed field. Read as the WHATWG parser (which fetch uses) reads it.
  */
-import { redactUrlCredentials } from '../../log.js';
+import { redactUrlCredentials } from '../../ground/redact.js';
 
 /** Whether `url` has a user name or password; text that is no URL has none. */
 export function hasCredentials(url: string): boolean {

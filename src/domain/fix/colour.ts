@@ -2,7 +2,7 @@
  * CSS colour parsing and the WCAG 2 contrast arithmetic.
  * Everything here is pure: same colour in, same number or colour out.
  */
-import { lookupTable } from '../../lookup-table.js';
+import { lookupTable } from '../../ground/lookup-table.js';
 
 /** An sRGB colour: channels 0-255, alpha 0-1. */
 export interface Rgb {

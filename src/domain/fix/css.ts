@@ -3,7 +3,7 @@
  * replace one colour value and leave every other byte of the stylesheet alone.
  */
 import { parseColour, type Rgb } from './colour.js';
-import { lookupTable } from '../../lookup-table.js';
+import { lookupTable } from '../../ground/lookup-table.js';
 
 export interface Declaration {
   readonly property: string;

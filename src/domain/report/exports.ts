@@ -13,7 +13,7 @@
  * which its failures carry.
  */
 import { createHash } from 'node:crypto';
-import { VERSION } from '../../version.js';
+import { VERSION } from '../../ground/version.js';
 import type { PageReport, ReportSummary } from '../scan/types.js';
 import { criterionOf, ruleOf, strongerImpact, viewIssue, type ReportView, type ReportViewIssue, type ViewPartRule } from './view-model.js';
 

@@ -1,6 +1,6 @@
 /** The jsdom engine: axe-core on jsdom in worker threads (pool.ts), for machines without a browser. */
 import { CheckError, type CheckSession, type ScanEngine } from './engine.js';
-import { CheckPoolError, type CheckPool } from './pool.js';
+import { CheckPoolError, type CheckPool } from './check-pool.js';
 
 export function createJsdomEngine(pool: CheckPool): ScanEngine {
   const sessionOf = (owner?: string): CheckSession => ({

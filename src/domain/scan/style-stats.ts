@@ -8,7 +8,7 @@
  */
 import { composite, parseColour, toHex, WHITE, type Rgb } from '../fix/colour.js';
 import type { ColourPairStat, FontStat, Issue, StyleStats } from './types.js';
-import { lookupTable } from '../../lookup-table.js';
+import { lookupTable } from '../../ground/lookup-table.js';
 
 export interface StyleLimits {
   /** Text elements analysed per page; later ones are only counted, so huge pages stay cheap. */

@@ -1,8 +1,10 @@
 /**
- * Every tool name bound to its handler, by area. TypeScript fails the build when a tool of the
- * catalogue (generated from the spec) has no handler here.
+ * Every tool name bound to its handler, by area; each area is given the parts it uses.
+ * TypeScript fails the build when a tool of the catalogue (generated from the spec) has no
+ * handler here.
  */
 import type { ToolHandlers } from '../tool-context.js';
+import type { McpDeps } from '../services.js';
 import { brandTools } from './brand.js';
 import { connectionTools } from './connections.js';
 import { fixTools } from './fixes.js';
@@ -12,13 +14,15 @@ import { regulationTools } from './regulations.js';
 import { scanTools } from './scans.js';
 import { userTools } from './users.js';
 
-export const toolHandlers: ToolHandlers = {
-  ...orgTools,
-  ...userTools,
-  ...connectionTools,
-  ...scanTools,
-  ...brandTools,
-  ...regulationTools,
-  ...fixTools,
-  ...fleetTools,
-};
+export function toolHandlers(s: McpDeps): ToolHandlers {
+  return {
+    ...orgTools(s),
+    ...userTools(s),
+    ...connectionTools(s),
+    ...scanTools(s),
+    ...brandTools(s),
+    ...regulationTools(s),
+    ...fixTools(s),
+    ...fleetTools(s),
+  };
+}

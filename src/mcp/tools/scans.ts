@@ -2,7 +2,7 @@
 import { failScan } from '../../scans/execute.js';
 import { encodeCursor, decodeCursor, page } from '../../db/pagination.js';
 import { findScan, finishedWithReport, hasReport, readPages, readReport, reportBase, siteKey, siteOf, toProgress, toScan, type ScanRow } from '../../db/scans.js';
-import { newId } from '../../ids.js';
+import { newId } from '../../ground/ids.js';
 import { fetchPage, ScanFetchError } from '../../domain/scan/fetch-page.js';
 import { summarize } from '../../domain/scan/summary.js';
 import { CheckError } from '../../domain/scan/engine.js';
@@ -11,18 +11,19 @@ import { checkScanTarget } from '../../scans/target.js';
 import { computed } from '../compute-call.js';
 import { storedReport } from '../../reports/access.js';
 import { ToolFailure, inScope, type ToolContext, type ToolHandlers } from '../tool-context.js';
+import type { McpDeps } from '../services.js';
 import type { ToolInputs, ToolOutputs } from '../../../generated/tools.js';
 
 /** A scan of the caller's org; another org's scan is "not found", like a missing one. */
-async function ownScan(ctx: ToolContext, scanId: string): Promise<ScanRow> {
-  const row = await findScan(ctx.services.db, scanId);
+async function ownScan(s: Pick<McpDeps, 'db'>, ctx: ToolContext, scanId: string): Promise<ScanRow> {
+  const row = await findScan(s.db, scanId);
   if (!row || !inScope(ctx.caller, row.org_id)) throw new ToolFailure('not_found', `No scan ${scanId} in this organization`);
   return row;
 }
 
-async function target(ctx: ToolContext, url: string) {
+async function target(s: Pick<McpDeps, 'config'>, url: string) {
   try {
-    return await checkScanTarget(url, ctx.services.config.scanAllowPrivateNetworks);
+    return await checkScanTarget(url, s.config.scanAllowPrivateNetworks);
   } catch (err) {
     if (err instanceof ScanFetchError) throw new ToolFailure('invalid_arguments', err.message);
     throw err;
@@ -39,124 +40,126 @@ function queueFull(waiting: number, max: number, retryAfterSeconds: number): Too
   );
 }
 
-export const scanTools: Pick<
+export function scanTools(s: Pick<McpDeps, 'compute' | 'config' | 'db' | 'scans' | 'screenshots'>): Pick<
   ToolHandlers,
   'dashboard_scan_site' | 'dashboard_get_scan_progress' | 'dashboard_get_report' | 'dashboard_list_reports' | 'dashboard_query_issues' | 'dashboard_scan_page' | 'dashboard_get_screenshot'
-> = {
-  async dashboard_scan_site(input, ctx) {
-    const url = await target(ctx, input.siteUrl);
-    const { db, config } = ctx.services;
-    const orgId = ctx.caller.orgId;
-    const limits = { maxQueued: config.scanMaxQueuedPerOrg, maxRunning: config.scanMaxRunningPerOrg };
-    // Refused before anything is stored (not even the site); admitScan checks again, atomically.
-    const waiting = await queuedOf(db, orgId);
-    if (waiting >= limits.maxQueued) throw queueFull(waiting, limits.maxQueued, await retryAfter(db, orgId, limits.maxRunning));
-    const t = new Date().toISOString();
-    const row: ScanRow = {
-      id: newId('scn'), org_id: orgId, site_id: await siteOf(db, orgId, url.href), site_url: url.href,
-      standard: input.standard!, scan_mode: input.scanMode!, max_pages: input.scanMode === 'single' ? 1 : input.maxPages!, concurrency: input.concurrency!,
-      jurisdictions: JSON.stringify(input.jurisdictions ?? []), status: 'queued', pages_scanned: 0, total_pages: null, total_issues: null,
-      summary: null, error: null, attempts: 0, created_at: t, started_at: null, finished_at: null, last_updated: t,
-    };
-    const admission = await admitScan(db, row, limits);
-    if (!admission.admitted) throw queueFull(admission.queued, limits.maxQueued, admission.retryAfterSeconds);
-    try {
-      await ctx.services.scans.enqueue(row.id);
-    } catch (err) {
-      await failScan(db, row.id, 'the scan could not be queued');
-      throw err;
-    }
-    return toScan(row);
-  },
+> {
+  return {
+    async dashboard_scan_site(input, ctx) {
+      const url = await target(s, input.siteUrl);
+      const { db, config } = s;
+      const orgId = ctx.caller.orgId;
+      const limits = { maxQueued: config.scanMaxQueuedPerOrg, maxRunning: config.scanMaxRunningPerOrg };
+      // Refused before anything is stored (not even the site); admitScan checks again, atomically.
+      const waiting = await queuedOf(db, orgId);
+      if (waiting >= limits.maxQueued) throw queueFull(waiting, limits.maxQueued, await retryAfter(db, orgId, limits.maxRunning));
+      const t = new Date().toISOString();
+      const row: ScanRow = {
+        id: newId('scn'), org_id: orgId, site_id: await siteOf(db, orgId, url.href), site_url: url.href,
+        standard: input.standard!, scan_mode: input.scanMode!, max_pages: input.scanMode === 'single' ? 1 : input.maxPages!, concurrency: input.concurrency!,
+        jurisdictions: JSON.stringify(input.jurisdictions ?? []), status: 'queued', pages_scanned: 0, total_pages: null, total_issues: null,
+        summary: null, error: null, attempts: 0, created_at: t, started_at: null, finished_at: null, last_updated: t,
+      };
+      const admission = await admitScan(db, row, limits);
+      if (!admission.admitted) throw queueFull(admission.queued, limits.maxQueued, admission.retryAfterSeconds);
+      try {
+        await s.scans.enqueue(row.id);
+      } catch (err) {
+        await failScan(db, row.id, 'the scan could not be queued');
+        throw err;
+      }
+      return toScan(row);
+    },
 
-  async dashboard_get_scan_progress({ scanId }, ctx) {
-    return toProgress(await ownScan(ctx, scanId));
-  },
+    async dashboard_get_scan_progress({ scanId }, ctx) {
+      return toProgress(await ownScan(s, ctx, scanId));
+    },
 
-  async dashboard_get_report({ scanId, view, top }, ctx) {
-    const row = await ownScan(ctx, scanId);
-    if (!hasReport(row)) return reportBase(row);
-    if (view === 'app') {
-      // The report view's model: built in the compute pool from the stored rows, its issue list cut at REPORT_MAX_ISSUES.
-      const app = await computed(ctx, { kind: 'report-view', report: await storedReport(ctx.services.db, row), maxIssues: ctx.services.config.reportMaxIssues }, 'building the report view');
-      return { ...reportBase(row), app };
-    }
-    if (view === 'digest') {
-      // Grouping every issue of every page grows with the report: in the compute pool, from the rows as stored.
-      const pages = (await readPages(ctx.services.db, row.id)).map(({ url, title, issue_count, error, issues, not_evaluated }) => ({ url, title, issue_count, error, issues, not_evaluated }));
-      const digest = await computed(ctx, { kind: 'digest', engine: row.engine ?? null, summary: row.summary, pages, top: top ?? 20 }, 'building the digest');
-      return { ...reportBase(row), digest };
-    }
-    // The pages view is the report itself: parsed here or in a thread, it must be copied and
-    // serialised here all the same. Its size is bounded instead (about 370 bytes an issue).
-    const limit = ctx.services.config.reportMaxIssues;
-    if ((row.total_issues ?? 0) > limit) {
-      throw new ToolFailure(
-        'too_large',
-        `Scan ${scanId} has ${row.total_issues} issues; the pages view returns at most ${limit} (REPORT_MAX_ISSUES). Read it as view digest, and its issues with dashboard_query_issues, a page at a time.`,
-      );
-    }
-    return readReport(ctx.services.db, row);
-  },
+    async dashboard_get_report({ scanId, view, top }, ctx) {
+      const row = await ownScan(s, ctx, scanId);
+      if (!hasReport(row)) return reportBase(row);
+      if (view === 'app') {
+        // The report view's model: built in the compute pool from the stored rows, its issue list cut at REPORT_MAX_ISSUES.
+        const app = await computed(s, ctx, { kind: 'report-view', report: await storedReport(s.db, row), maxIssues: s.config.reportMaxIssues }, 'building the report view');
+        return { ...reportBase(row), app };
+      }
+      if (view === 'digest') {
+        // Grouping every issue of every page grows with the report: in the compute pool, from the rows as stored.
+        const pages = (await readPages(s.db, row.id)).map(({ url, title, issue_count, error, issues, not_evaluated }) => ({ url, title, issue_count, error, issues, not_evaluated }));
+        const digest = await computed(s, ctx, { kind: 'digest', engine: row.engine ?? null, summary: row.summary, pages, top: top ?? 20 }, 'building the digest');
+        return { ...reportBase(row), digest };
+      }
+      // The pages view is the report itself: parsed here or in a thread, it must be copied and
+      // serialised here all the same. Its size is bounded instead (about 370 bytes an issue).
+      const limit = s.config.reportMaxIssues;
+      if ((row.total_issues ?? 0) > limit) {
+        throw new ToolFailure(
+          'too_large',
+          `Scan ${scanId} has ${row.total_issues} issues; the pages view returns at most ${limit} (REPORT_MAX_ISSUES). Read it as view digest, and its issues with dashboard_query_issues, a page at a time.`,
+        );
+      }
+      return readReport(s.db, row);
+    },
 
-  async dashboard_get_screenshot({ scanId, screenshotId }, ctx) {
-    await ownScan(ctx, scanId);
-    const shot = await ctx.services.screenshots.get(scanId, screenshotId);
-    if (!shot) throw new ToolFailure('not_found', `Scan ${scanId} has no screenshot ${screenshotId}`);
-    const chunks: Buffer[] = [];
-    for await (const chunk of await shot.body()) chunks.push(chunk as Buffer);
-    const { row } = shot;
-    return { scanId, screenshotId, mimeType: row.mime, width: row.width, height: row.height, data: Buffer.concat(chunks).toString('base64') };
-  },
+    async dashboard_get_screenshot({ scanId, screenshotId }, ctx) {
+      await ownScan(s, ctx, scanId);
+      const shot = await s.screenshots.get(scanId, screenshotId);
+      if (!shot) throw new ToolFailure('not_found', `Scan ${scanId} has no screenshot ${screenshotId}`);
+      const chunks: Buffer[] = [];
+      for await (const chunk of await shot.body()) chunks.push(chunk as Buffer);
+      const { row } = shot;
+      return { scanId, screenshotId, mimeType: row.mime, width: row.width, height: row.height, data: Buffer.concat(chunks).toString('base64') };
+    },
 
-  async dashboard_list_reports({ siteUrl, status, limit, cursor }, ctx) {
-    const q = ctx.services.db('scans').where({ org_id: ctx.caller.orgId });
-    if (siteUrl) q.where({ site_id: ctx.services.db('sites').select('id').where({ org_id: ctx.caller.orgId, url: siteKey(siteUrl) }) });
-    if (status) q.where({ status });
-    const { rows, nextCursor } = await page<ScanRow>(q, { column: 'id', order: 'desc', limit: limit!, cursor });
-    return { reports: rows.map(toScan), nextCursor };
-  },
+    async dashboard_list_reports({ siteUrl, status, limit, cursor }, ctx) {
+      const q = s.db('scans').where({ org_id: ctx.caller.orgId });
+      if (siteUrl) q.where({ site_id: s.db('sites').select('id').where({ org_id: ctx.caller.orgId, url: siteKey(siteUrl) }) });
+      if (status) q.where({ status });
+      const { rows, nextCursor } = await page<ScanRow>(q, { column: 'id', order: 'desc', limit: limit!, cursor });
+      return { reports: rows.map(toScan), nextCursor };
+    },
 
-  async dashboard_query_issues({ scanId, criterion, type, impact, code, page: pageUrl, limit, cursor }, ctx) {
-    const row = await ownScan(ctx, scanId);
-    if (!finishedWithReport(row.status)) throw new ToolFailure('invalid_arguments', `Scan ${scanId} is ${row.status}; its issues can be queried once it has completed`);
-    // Issues have no ids of their own: the cursor is the position in this stable order.
-    const start = cursor ? Number(decodeCursor(cursor)) : 0;
-    if (!Number.isInteger(start) || start < 0) throw new ToolFailure('invalid_arguments', 'cursor is not one this server handed out');
-    // Every stored issue is parsed and filtered: in the compute pool, from the rows as stored.
-    const pages = (await readPages(ctx.services.db, scanId)).map((p) => ({ url: p.url, issues: p.issues }));
-    const { total, issues } = await computed(ctx, { kind: 'query-issues', pages, filter: { criterion, type, impact, code, page: pageUrl }, start, limit: limit! }, 'querying the issues');
-    const end = start + limit!;
-    return { scanId, total, issues, nextCursor: end < total ? encodeCursor(String(end)) : null };
-  },
+    async dashboard_query_issues({ scanId, criterion, type, impact, code, page: pageUrl, limit, cursor }, ctx) {
+      const row = await ownScan(s, ctx, scanId);
+      if (!finishedWithReport(row.status)) throw new ToolFailure('invalid_arguments', `Scan ${scanId} is ${row.status}; its issues can be queried once it has completed`);
+      // Issues have no ids of their own: the cursor is the position in this stable order.
+      const start = cursor ? Number(decodeCursor(cursor)) : 0;
+      if (!Number.isInteger(start) || start < 0) throw new ToolFailure('invalid_arguments', 'cursor is not one this server handed out');
+      // Every stored issue is parsed and filtered: in the compute pool, from the rows as stored.
+      const pages = (await readPages(s.db, scanId)).map((p) => ({ url: p.url, issues: p.issues }));
+      const { total, issues } = await computed(s, ctx, { kind: 'query-issues', pages, filter: { criterion, type, impact, code, page: pageUrl }, start, limit: limit! }, 'querying the issues');
+      const end = start + limit!;
+      return { scanId, total, issues, nextCursor: end < total ? encodeCursor(String(end)) : null };
+    },
 
-  async dashboard_scan_page({ url, standard }, ctx) {
-    await target(ctx, url);
-    const runner = ctx.services.scans;
-    const { config } = ctx.services;
-    // Refused before anything is fetched; the org's calls beyond its page slots wait their turn.
-    const admission = runner.pageCalls.admit(ctx.caller.orgId);
-    if (!admission.admitted) {
-      const queued = config.scanPageMaxQueuedPerOrg;
-      throw new ToolFailure(
-        'rate_limited',
-        `This organization has ${admission.inProgress} dashboard_scan_page calls in progress, the most it may have: ${runner.pageCalls.maxPerOrg - queued} being checked (SCAN_PAGE_SLOTS_PER_ORG) and ${queued} waiting (SCAN_PAGE_MAX_QUEUED_PER_ORG); retry once one has answered`,
-        undefined,
-        admission.retryAfterSeconds,
-      );
-    }
-    try {
-      return await scanPage(url, standard!, ctx);
-    } finally {
-      admission.release();
-    }
-  },
-};
+    async dashboard_scan_page({ url, standard }, ctx) {
+      await target(s, url);
+      const runner = s.scans;
+      const { config } = s;
+      // Refused before anything is fetched; the org's calls beyond its page slots wait their turn.
+      const admission = runner.pageCalls.admit(ctx.caller.orgId);
+      if (!admission.admitted) {
+        const queued = config.scanPageMaxQueuedPerOrg;
+        throw new ToolFailure(
+          'rate_limited',
+          `This organization has ${admission.inProgress} dashboard_scan_page calls in progress, the most it may have: ${runner.pageCalls.maxPerOrg - queued} being checked (SCAN_PAGE_SLOTS_PER_ORG) and ${queued} waiting (SCAN_PAGE_MAX_QUEUED_PER_ORG); retry once one has answered`,
+          undefined,
+          admission.retryAfterSeconds,
+        );
+      }
+      try {
+        return await scanPage(s, url, standard!, ctx);
+      } finally {
+        admission.release();
+      }
+    },
+  };
+}
 
 /** One page, fetched and checked now; stops when the client goes away (ctx.signal). */
-async function scanPage(url: string, standard: NonNullable<ToolInputs['dashboard_scan_page']['standard']>, ctx: ToolContext): Promise<ToolOutputs['dashboard_scan_page']> {
-  const runner = ctx.services.scans;
-  const { config } = ctx.services;
+async function scanPage(s: Pick<McpDeps, 'config' | 'scans'>, url: string, standard: NonNullable<ToolInputs['dashboard_scan_page']['standard']>, ctx: ToolContext): Promise<ToolOutputs['dashboard_scan_page']> {
+  const runner = s.scans;
+  const { config } = s;
   const fetchOptions = { ...runner.fetchOptions(), ...(ctx.signal ? { signal: ctx.signal } : {}) };
   await ctx.progress(0, 2, `fetching ${url}`);
   let fetched;

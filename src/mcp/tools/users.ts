@@ -1,11 +1,12 @@
 /** dashboard_create_user, dashboard_get_user, dashboard_list_users, dashboard_update_user, and a user's personal tokens. */
-import type { Identity } from '../../auth/identity.js';
+import type { Identity } from '../../domain/access/identity.js';
 import { hashPassword } from '../../auth/passwords.js';
-import { ROLE_PERMISSIONS, grants, type Role } from '../../auth/permissions.js';
+import { ROLE_PERMISSIONS, grants, type Role } from '../../domain/access/permissions.js';
 import { page } from '../../db/pagination.js';
 import { AmbiguousTokenName, listPersonalTokens, revokePersonalTokens, type PersonalTokenRow } from '../../db/repos.js';
 import { findOrgById, findUserById, insertUser, isUniqueViolation, toUser, changeUser, type UserChanges, type UserRow } from '../../db/users.js';
 import { ToolFailure, inScope, targetOrg, type ToolHandlers } from '../tool-context.js';
+import type { McpDeps } from '../services.js';
 
 /** Nobody hands out, or takes away, more than it holds itself. */
 function mayManageRole(caller: Identity, role: Role): boolean {
@@ -49,58 +50,60 @@ function toPersonalToken(t: PersonalTokenRow, now = new Date().toISOString()) {
 
 type UserTool = 'dashboard_create_user' | 'dashboard_get_user' | 'dashboard_list_users' | 'dashboard_update_user' | 'dashboard_list_user_tokens' | 'dashboard_revoke_user_token';
 
-export const userTools: Pick<ToolHandlers, UserTool> = {
-  async dashboard_create_user({ username, password, role, targetOrgId }, { caller, services }) {
-    const orgId = targetOrg(caller, targetOrgId);
-    assertMayManage(caller, role, 'create');
-    if (!(await findOrgById(services.db, orgId))) throw new ToolFailure('not_found', `No organization ${orgId}`);
-    try {
-      return await insertUser(services.db, { orgId, username, passwordHash: await hashPassword(password), role });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw usernameUnavailable(username);
-      throw err;
-    }
-  },
+export function userTools(s: Pick<McpDeps, 'db' | 'objects'>): Pick<ToolHandlers, UserTool> {
+  return {
+    async dashboard_create_user({ username, password, role, targetOrgId }, { caller }) {
+      const orgId = targetOrg(caller, targetOrgId);
+      assertMayManage(caller, role, 'create');
+      if (!(await findOrgById(s.db, orgId))) throw new ToolFailure('not_found', `No organization ${orgId}`);
+      try {
+        return await insertUser(s.db, { orgId, username, passwordHash: await hashPassword(password), role });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw usernameUnavailable(username);
+        throw err;
+      }
+    },
 
-  async dashboard_get_user({ userId }, { caller, services }) {
-    return toUser(await userInScope(caller, userId, services.db));
-  },
+    async dashboard_get_user({ userId }, { caller }) {
+      return toUser(await userInScope(caller, userId, s.db));
+    },
 
-  async dashboard_list_users({ targetOrgId, role, active, limit, cursor }, { caller, services }) {
-    const q = services.db('users').where({ org_id: targetOrg(caller, targetOrgId) });
-    if (role) q.where({ role });
-    if (active !== undefined) q.where({ active });
-    const { rows, nextCursor } = await page<UserRow>(q, { column: 'id', order: 'asc', limit: limit!, cursor });
-    return { users: rows.map(toUser), nextCursor };
-  },
+    async dashboard_list_users({ targetOrgId, role, active, limit, cursor }, { caller }) {
+      const q = s.db('users').where({ org_id: targetOrg(caller, targetOrgId) });
+      if (role) q.where({ role });
+      if (active !== undefined) q.where({ active });
+      const { rows, nextCursor } = await page<UserRow>(q, { column: 'id', order: 'asc', limit: limit!, cursor });
+      return { users: rows.map(toUser), nextCursor };
+    },
 
-  async dashboard_update_user({ userId, role, active, password }, { caller, services }) {
-    const row = await userInScope(caller, userId, services.db);
-    assertMayManage(caller, row.role, 'change');
-    if (role) assertMayManage(caller, role, 'give the role to');
-    const changes: UserChanges = { role, active };
-    if (password) changes.passwordHash = await hashPassword(password);
-    // A new password, deactivation or reactivation ends the user's bearer tokens, sessions,
-    // remembered Basic credentials and transfer tokens on every instance (deactivation also its
-    // personal tokens); a role change ends its sessions, and bearer tokens read the new role.
-    await changeUser(services.db, userId, changes);
-    services.objects.basic.forget(userId);
-    return toUser((await findUserById(services.db, userId))!);
-  },
+    async dashboard_update_user({ userId, role, active, password }, { caller }) {
+      const row = await userInScope(caller, userId, s.db);
+      assertMayManage(caller, row.role, 'change');
+      if (role) assertMayManage(caller, role, 'give the role to');
+      const changes: UserChanges = { role, active };
+      if (password) changes.passwordHash = await hashPassword(password);
+      // A new password, deactivation or reactivation ends the user's bearer tokens, sessions,
+      // remembered Basic credentials and transfer tokens on every instance (deactivation also its
+      // personal tokens); a role change ends its sessions, and bearer tokens read the new role.
+      await changeUser(s.db, userId, changes);
+      s.objects.basic.forget(userId);
+      return toUser((await findUserById(s.db, userId))!);
+    },
 
-  async dashboard_list_user_tokens({ userId }, { caller, services }) {
-    await tokenOwner(caller, userId, services.db);
-    return { tokens: (await listPersonalTokens(services.db, userId)).map((t) => toPersonalToken(t)) };
-  },
+    async dashboard_list_user_tokens({ userId }, { caller }) {
+      await tokenOwner(caller, userId, s.db);
+      return { tokens: (await listPersonalTokens(s.db, userId)).map((t) => toPersonalToken(t)) };
+    },
 
-  async dashboard_revoke_user_token({ userId, token }, { caller, services }) {
-    await tokenOwner(caller, userId, services.db);
-    const revoked = await revokePersonalTokens(services.db, userId, token).catch((err: unknown) => {
-      if (err instanceof AmbiguousTokenName) throw new ToolFailure('conflict', err.message);
-      throw err;
-    });
-    if (!revoked) throw new ToolFailure('not_found', `User ${userId} has no live token ${token}`);
-    services.objects.basic.forget(userId);
-    return { revoked, tokens: (await listPersonalTokens(services.db, userId)).map((t) => toPersonalToken(t)) };
-  },
-};
+    async dashboard_revoke_user_token({ userId, token }, { caller }) {
+      await tokenOwner(caller, userId, s.db);
+      const revoked = await revokePersonalTokens(s.db, userId, token).catch((err: unknown) => {
+        if (err instanceof AmbiguousTokenName) throw new ToolFailure('conflict', err.message);
+        throw err;
+      });
+      if (!revoked) throw new ToolFailure('not_found', `User ${userId} has no live token ${token}`);
+      s.objects.basic.forget(userId);
+      return { revoked, tokens: (await listPersonalTokens(s.db, userId)).map((t) => toPersonalToken(t)) };
+    },
+  };
+}

@@ -8,7 +8,7 @@ import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobBackend, BodyOptions, ByteRange } from './backend.js';
 import { hashingStream, type SuspendedHash } from './hasher.js';
-import { freeNow } from './transient-buffers.js';
+import { freeNow } from '../../http/transient-buffers.js';
 
 type HashingStream = ReturnType<typeof hashingStream>;
 

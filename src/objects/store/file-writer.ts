@@ -15,7 +15,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { transferBuffers, type BufferPool } from './buffer-pool.js';
-import { freeNow } from './transient-buffers.js';
+import { freeNow } from '../../http/transient-buffers.js';
 
 async function writeAll(handle: FileHandle, buffer: Buffer, length: number, position: number): Promise<void> {
   for (let done = 0; done < length; ) {

@@ -14,7 +14,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
-import { transientBytes } from './transient-buffers.js';
+import { transientBytes } from '../../http/transient-buffers.js';
 
 /** Most bytes hashed without giving the event loop a turn: ~2 ms of SHA-256. */
 const SLICE = 1 << 20;

@@ -1,10 +1,10 @@
 /** The backend the configuration selects, with its housekeeping. Server and CLI use it. */
 import { join } from 'node:path';
-import type { Config } from '../../config.js';
-import type { Logger } from '../../log.js';
+import type { Config } from '../../ground/config.js';
+import type { Logger } from '../../telemetry/log.js';
 import type { BlobBackend, PartialUploads } from './backend.js';
 import { fsBackend, sweepTemporaryFiles } from './fs.js';
-import type { Metrics } from '../../ops/metrics.js';
+import type { Metrics } from '../../telemetry/metrics.js';
 
 /** Runs `work` unless another instance is running it right now (PostgreSQL); else runs it. */
 export type Exclusive = (work: () => Promise<void>) => Promise<void>;

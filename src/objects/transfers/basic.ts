@@ -6,13 +6,13 @@ import type { Context } from 'koa';
 import { HttpError } from '../../http/errors.js';
 import { writeStatus, type Handler } from '../../http/router.js';
 import { apiLabel, stateOf } from '../../http/state.js';
-import type { Services } from '../../services.js';
+import type { ObjectDeps } from '../services.js';
 import { authorize } from '../access.js';
 import { dropUnusedBytes, findObject, gone, goneForUpload, isLive, isTakenDown, recordObject } from '../objects-table.js';
 import { ContentMismatch } from '../store/content-store.js';
 import { StoreUnavailable } from '../store/backend.js';
 import { SinkGone } from '../store/pump.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../telemetry/log.js';
 
 /** A single `bytes=` range against an object of `size` bytes: null for none, 'unsatisfiable', or the range. */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {
@@ -34,7 +34,7 @@ export function parseRange(header: string | undefined, size: number): { start: n
   return { start, end };
 }
 
-export function download(s: Services): Handler<'objects.download'> {
+export function download(s: Pick<ObjectDeps, 'db' | 'metrics' | 'objects'>): Handler<'objects.download'> {
   return async ({ ctx, params, identity }) => {
     const { repo } = await authorize(s.db, params, identity, 'read', 'download');
     const row = await findObject(s.db, repo.id, params.oid);
@@ -94,20 +94,20 @@ function expectedSize(ctx: Context, tokenSize: number | undefined): number {
  * does nothing; a client whose answer was lost re-runs the batch, which then asks for nothing),
  * or it was taken down (410, until an administrator lifts it).
  */
-export async function refuseSpentUpload(s: Services, repoId: string, oid: string): Promise<void> {
+export async function refuseSpentUpload(s: Pick<ObjectDeps, 'db'>, repoId: string, oid: string): Promise<void> {
   const row = await findObject(s.db, repoId, oid);
   if (isLive(row)) throw new HttpError(409, `Object ${oid} is stored already; this upload is complete and nothing was read. Request new actions to see what is needed`);
   if (isTakenDown(row)) throw new HttpError(410, goneForUpload(row));
 }
 
 /** Records an upload that arrived in full; refuses (410) and drops the bytes when a takedown came first. */
-export async function commitUpload(s: Services, repoId: string, oid: string, size: number): Promise<void> {
+export async function commitUpload(s: Pick<ObjectDeps, 'db' | 'objects'>, repoId: string, oid: string, size: number): Promise<void> {
   if ((await recordObject(s.db, repoId, oid, size)) === 'recorded') return;
   await dropUnusedBytes(s.db, s.objects.store, oid);
   throw new HttpError(410, goneForUpload((await findObject(s.db, repoId, oid))!));
 }
 
-export function upload(s: Services): Handler<'objects.upload'> {
+export function upload(s: Pick<ObjectDeps, 'db' | 'metrics' | 'objects'>): Handler<'objects.upload'> {
   return async ({ ctx, params, identity }) => {
     const { repo } = await authorize(s.db, params, identity, 'write', 'upload');
     await refuseSpentUpload(s, repo.id, params.oid);
@@ -142,7 +142,7 @@ export function upload(s: Services): Handler<'objects.upload'> {
   };
 }
 
-export function verify(s: Services): Handler<'objects.verify'> {
+export function verify(s: Pick<ObjectDeps, 'db'>): Handler<'objects.verify'> {
   return async ({ params, body, identity }) => {
     const { oid, size } = body;
     const { repo } = await authorize(s.db, { org: params.org, repo: params.repo, oid }, identity, 'write', 'upload');

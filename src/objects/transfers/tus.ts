@@ -7,7 +7,7 @@
  */
 import { HttpError } from '../../http/errors.js';
 import { writeStatus, type Handler } from '../../http/router.js';
-import type { Services } from '../../services.js';
+import type { ObjectDeps } from '../services.js';
 import { authorize } from '../access.js';
 import { findObject, goneForUpload, isLive, isTakenDown } from '../objects-table.js';
 import { commitUpload } from './basic.js';
@@ -28,13 +28,13 @@ export const tusOptions: Handler<'tus.options'> = ({ ctx }) => {
  * null while it is not committed; 410 for an object taken down, whose upload is refused until an
  * administrator lifts the takedown.
  */
-async function committedSize(s: Services, repoId: string, oid: string) {
+async function committedSize(s: Pick<ObjectDeps, 'db'>, repoId: string, oid: string) {
   const row = await findObject(s.db, repoId, oid);
   if (isTakenDown(row)) throw new HttpError(410, goneForUpload(row));
   return isLive(row) ? Number(row.size) : null;
 }
 
-export function tusHead(s: Services): Handler<'tus.head'> {
+export function tusHead(s: Pick<ObjectDeps, 'db' | 'objects'>): Handler<'tus.head'> {
   return async ({ ctx, params, identity }) => {
     const { repo } = await authorize(s.db, params, identity, 'write', 'upload');
     const size = identity!.transfer!.size;
@@ -45,7 +45,7 @@ export function tusHead(s: Services): Handler<'tus.head'> {
   };
 }
 
-export function tusPatch(s: Services): Handler<'tus.patch'> {
+export function tusPatch(s: Pick<ObjectDeps, 'config' | 'db' | 'metrics' | 'objects'>): Handler<'tus.patch'> {
   return async ({ ctx, params, identity }) => {
     const { repo } = await authorize(s.db, params, identity, 'write', 'upload');
     const size = identity!.transfer!.size;

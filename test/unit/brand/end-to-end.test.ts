@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brandBreakdown, scoreBrand, type BrandGuideline } from '../../../src/domain/brand/index.js';
 import { contrastRatio } from '../../../src/domain/fix/colour.js';
-import { createCheckPool, type CheckPool } from '../../../src/domain/scan/pool.js';
+import { createCheckPool } from '../../../src/compute/check-pool.js';
+import type { CheckPool } from '../../../src/domain/scan/check-pool.js';
 import type { CheckedPage } from '../../../src/domain/scan/types.js';
 import { BRAND_PAGE } from '../scan/brand-fixture.js';
 

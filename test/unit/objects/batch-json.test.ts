@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/ground/config.js';
 import type { RepoRow } from '../../../src/db/repos.js';
 import { actionFactory } from '../../../src/objects/links.js';
 import { createTransferTokens } from '../../../src/objects/transfer-tokens.js';

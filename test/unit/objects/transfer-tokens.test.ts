@@ -5,7 +5,7 @@
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/ground/config.js';
 import { createTransferTokens, type BatchClaims } from '../../../src/objects/transfer-tokens.js';
 
 const tokensWith = (secret: Buffer) => createTransferTokens({ dataDir: '/nonexistent', lfs: { transferTokenSecret: secret.toString('hex') } } as unknown as Config);

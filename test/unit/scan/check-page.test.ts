@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPage } from '../../../src/domain/scan/check-page.js';
-import { createCheckPool, type CheckPool } from '../../../src/domain/scan/pool.js';
+import { createCheckPool } from '../../../src/compute/check-pool.js';
+import type { CheckPool } from '../../../src/domain/scan/check-pool.js';
 import type { CheckedPage, WcagStandard } from '../../../src/domain/scan/types.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/site/${name}`, import.meta.url), 'utf8');

@@ -16,7 +16,7 @@ import { CHROMIUM_FLAGS, createChromiumEngine } from '../../../src/domain/scan/c
 import { ROOT_WARNING, sandboxFor, UNAVAILABLE_WARNING, type SandboxChoice } from '../../../src/domain/scan/chromium/sandbox.js';
 import { CheckError } from '../../../src/domain/scan/engine.js';
 import { warnUnsandboxed } from '../../../src/scans/engine-choice.js';
-import type { Logger } from '../../../src/log.js';
+import type { Logger } from '../../../src/telemetry/log.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pactum-flags-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

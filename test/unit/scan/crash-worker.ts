@@ -1,6 +1,6 @@
 /** The real scan worker, plus a way to crash it: a job whose HTML holds the crash marker throws uncaught. */
 import { workerTask } from '../../../src/compute/worker-task.js';
-import { runCheckJob } from '../../../src/domain/scan/worker.js';
+import { runCheckJob } from '../../../src/compute/check-task.js';
 import type { CheckRequest } from '../../../src/domain/scan/worker-protocol.js';
 
 export default workerTask(async (job: CheckRequest) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../src/config.js';
+import { ConfigError } from '../../../src/ground/config.js';
 import { engineName } from '../../../src/scans/engine-choice.js';
 import { requireChromium } from '../../helpers/chromium.js';
 

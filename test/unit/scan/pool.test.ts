@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkPage } from '../../../src/domain/scan/check-page.js';
-import { CheckPoolError, createCheckPool, type CheckPool } from '../../../src/domain/scan/pool.js';
+import { createCheckPool } from '../../../src/compute/check-pool.js';
+import { CheckPoolError, type CheckPool } from '../../../src/domain/scan/check-pool.js';
 import { bigPage } from './fixture-server.js';
 
 const SMALL = '<!doctype html><html lang="en"><head><title>Small</title></head><body><main><h1>Hi</h1><img src="a.png"></main></body></html>';

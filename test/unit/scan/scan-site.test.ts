@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScanFetchError, type FetchOptions } from '../../../src/domain/scan/fetch-page.js';
-import { createCheckPool, type CheckPool } from '../../../src/domain/scan/pool.js';
+import { createCheckPool } from '../../../src/compute/check-pool.js';
+import type { CheckPool } from '../../../src/domain/scan/check-pool.js';
 import { createJsdomEngine } from '../../../src/domain/scan/jsdom-engine.js';
 import type { ScanEngine } from '../../../src/domain/scan/engine.js';
 import { scanSite, type ScanEvents, type ScanInput } from '../../../src/domain/scan/scan-site.js';

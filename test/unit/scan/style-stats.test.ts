@@ -7,7 +7,8 @@ import axe from 'axe-core';
 import { JSDOM, VirtualConsole } from 'jsdom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issuesOf } from '../../../src/domain/scan/axe-results.js';
-import { createCheckPool, type CheckPool } from '../../../src/domain/scan/pool.js';
+import { createCheckPool } from '../../../src/compute/check-pool.js';
+import type { CheckPool } from '../../../src/domain/scan/check-pool.js';
 import {
   collectStyleStats, firstFamily, fontSizePx, isBold, isLargeText, mayHaveClass, resolveVars, STYLE_LIMITS, type StyleLimits,
 } from '../../../src/domain/scan/style-stats.js';

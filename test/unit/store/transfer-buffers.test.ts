@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { afterEach, expect, it } from 'vitest';
 import { bufferPool, type BufferPool } from '../../../src/objects/store/buffer-pool.js';
 import { pooledFileWriter } from '../../../src/objects/store/file-writer.js';
-import { FREED_FROM, MAX_PACE, PACE, PACE_PER_HOLDER, freeNow, paceFor, setCollector, transientBytes } from '../../../src/objects/store/transient-buffers.js';
+import { FREED_FROM, MAX_PACE, PACE, PACE_PER_HOLDER, freeNow, paceFor, setCollector, transientBytes } from '../../../src/http/transient-buffers.js';
 
 const dirs: string[] = [];
 const scratch = () => {

@@ -26,7 +26,7 @@ import {
 import { elementsOf, tagOf } from '../dom.js';
 import { Markup } from '../markup.js';
 import type { FixInput, FixResult, Recipe } from '../model.js';
-import { lookupTable } from '../../../lookup-table.js';
+import { lookupTable } from '../../../ground/lookup-table.js';
 
 type Criterion = '1.4.3' | '1.4.6' | '1.4.11';
 

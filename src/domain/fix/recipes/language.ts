@@ -6,7 +6,7 @@ import { collapse, elementsOf } from '../dom.js';
 import { draftWithFixers, type Finding } from '../drafting.js';
 import type { Markup } from '../markup.js';
 import { Placeholder, type FixInput, type FixResult, type Recipe } from '../model.js';
-import { lookupTable } from '../../../lookup-table.js';
+import { lookupTable } from '../../../ground/lookup-table.js';
 
 // ISO 639-1: the two-letter primary subtags a browser and a screen reader recognise.
 const ISO_639_1 = new Set(

@@ -31,9 +31,9 @@
  * and the JSON reader once decoded. The paced collections are for the rest: chunks handed on to
  * the S3 client, the first read of a refused body.
  *
- * The collection is V8's `gc` function, reached without exposing it to the process (v8-gc.ts).
+ * The collection is V8's `gc` function, reached without exposing it to the process (ground/v8-gc.ts).
  */
-import { v8Gc } from '../../v8-gc.js';
+import { v8Gc } from '../ground/v8-gc.js';
 
 /** Bytes of transient buffers between two young-generation collections, at least. */
 export const PACE = 4 << 20;

@@ -1,6 +1,7 @@
 /**
- * The page checker's threads: checkPage (axe-core on jsdom) and style statistics run in a worker
- * pool (compute/worker-pool.ts, the same implementation as the tools' compute), so axe's long
+ * The page checker's threads (domain/scan/check-pool.ts says what it does): checkPage (axe-core
+ * on jsdom) and style statistics run in a worker pool (worker-pool.ts, the same implementation as
+ * the tools' compute), so axe's long
  * synchronous runs never block the server's event loop. Jobs queue while every thread is busy,
  * owners (orgs) taking turns for the threads (fair-queue.ts) rather than first come, first served
  * (the scan runner bounds how many it submits, so the queue is not bounded here); a thread that
@@ -8,37 +9,17 @@
  * fresh thread takes its place for the next job.
  */
 import { existsSync } from 'node:fs';
-import { createWorkerPool, listed, taskModule, WorkerPoolError, type WorkerPool } from '../../compute/worker-pool.js';
-import type { CheckedPage, Issue, StyleStats, WcagStandard } from './types.js';
-import type { CheckRequest, JobOutput } from './worker-protocol.js';
-import { FairSemaphore } from './fair-queue.js';
-
-export interface CheckPool {
-  /**
-   * Checks a page in a worker; `signal` withdraws a queued job, or abandons a running one (its
-   * thread is replaced). Queued jobs of different `owner`s (orgs) take turns for the threads.
-   */
-  check(html: string, url: string, standard: WcagStandard, signal?: AbortSignal, options?: { styles?: boolean; owner?: string }): Promise<CheckedPage>;
-  /** Brand-scoring statistics of markup as served, in a worker (for pages another engine checked). */
-  styleStats(html: string, url: string, issues: Issue[], signal?: AbortSignal, owner?: string): Promise<StyleStats>;
-  /** Fails queued and running jobs and stops every worker. */
-  close(): Promise<void>;
-}
+import { createWorkerPool, listed, taskModule, WorkerPoolError, type WorkerPool } from './worker-pool.js';
+import { CheckPoolError, type CheckPool } from '../domain/scan/check-pool.js';
+import type { CheckedPage, Issue, StyleStats, WcagStandard } from '../domain/scan/types.js';
+import type { CheckRequest, JobOutput } from '../domain/scan/worker-protocol.js';
+import { FairSemaphore } from '../domain/scan/fair-queue.js';
 
 export interface CheckPoolOptions {
-  /** The worker's task module; by default worker.js next to this module (worker.ts when running from sources). */
+  /** The worker's task module; by default check-task.js next to this module (check-task.ts when running from sources). */
   workerFile?: URL;
   /** A check still running after this long is abandoned and its worker replaced. Default 120000. */
   jobTimeoutMs?: number;
-}
-
-export type CheckPoolErrorCode = 'check-failed' | 'worker-crashed' | 'timeout' | 'closed';
-
-export class CheckPoolError extends Error {
-  constructor(readonly code: CheckPoolErrorCode, message: string) {
-    super(message);
-    this.name = 'CheckPoolError';
-  }
 }
 
 const DEFAULT_JOB_TIMEOUT_MS = 120_000;
@@ -50,7 +31,7 @@ export function createCheckPool(size: number, options: CheckPoolOptions = {}): C
   if (options.workerFile && !existsSync(options.workerFile)) throw new Error(`Scan worker not found at ${options.workerFile.pathname}`);
   const jobTimeoutMs = options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
   const pool: WorkerPool<CheckRequest, JobOutput> = createWorkerPool({
-    module: taskModule(import.meta.url, 'worker', options.workerFile),
+    module: taskModule(import.meta.url, 'check-task', options.workerFile),
     threads: size,
     maxQueue: Infinity,
     timeoutMs: jobTimeoutMs,

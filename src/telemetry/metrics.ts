@@ -12,10 +12,6 @@
  */
 import { createRequire } from 'node:module';
 import type { Counter, Gauge, Registry, CounterConfiguration, GaugeConfiguration, HistogramConfiguration, LabelValues, Metric, MetricType } from 'prom-client';
-import type { Db } from '../db/knex.js';
-import { livePools } from '../compute/worker-pool.js';
-import { passwordCheckLoad } from '../auth/passwords.js';
-import { ORG_CLASSES, orgClass, scanLoadByOrg, type OrgScanLoad } from '../scans/org-class.js';
 
 /** Latency buckets (seconds) for requests and tools: a few ms to a long upload. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -73,10 +69,41 @@ export interface RunningScan {
   owner: string | undefined;
 }
 
-/** The queue's load per org, read when scraped; set once the database exists. */
-interface ScanLoadSource {
-  load(): Promise<OrgScanLoad[]>;
-  maxRunningPerOrg: number;
+/**
+ * The class of an org in the scan queue, as a bounded label where an org id would be one series
+ * per org. `at_cap`: the org has SCAN_MAX_RUNNING_PER_ORG scans running (across instances), so its
+ * waiting scans wait for its own (typically a flood); `below_cap`: every other org, whose waiting
+ * scans wait only for a free scanner.
+ */
+export type OrgClass = 'at_cap' | 'below_cap';
+export const ORG_CLASSES: readonly OrgClass[] = ['at_cap', 'below_cap'];
+export const orgClass = (running: number, maxRunningPerOrg: number): OrgClass => (running >= maxRunningPerOrg ? 'at_cap' : 'below_cap');
+
+/** An org with scans waiting or running: how many of each (every instance's). */
+export interface OrgScanLoad {
+  orgId: string;
+  queued: number;
+  running: number;
+}
+
+/**
+ * What the gauges read when scraped, from the parts that know it: set once by the composition
+ * (observe), so that metrics know no feature, database or route of their own.
+ */
+export interface GaugeSources {
+  /** The scan queue's load per org, and the per-org cap its classes are taken against. */
+  scanLoad?: { load(): Promise<OrgScanLoad[]>; maxRunningPerOrg: number };
+  /** The database pool's connections. */
+  dbPool?: () => { used: number; free: number; pending: number };
+  auditPending?: () => number;
+  /** Bytes unfinished resumable uploads declare (all instances). */
+  partialBytes?: () => Promise<number>;
+  /** The object store's free space, where it can tell (STORAGE=fs). */
+  freeBytes?: () => Promise<number | null>;
+  /** Password checks of this process, running and waiting. */
+  passwordChecks?: () => { running: number; waiting: number };
+  /** The worker-thread pools by name, each instance's queued and pending (running + queued) tasks. */
+  workerPools?: () => Iterable<[string, Iterable<{ queued: number; pending: number }>]>;
 }
 
 /**
@@ -148,7 +175,7 @@ export function createMetrics({ recording = true }: { recording?: boolean } = {}
     });
     return { inc: () => void now++, dec: () => void now-- };
   };
-  let scanLoad: ScanLoadSource | null = null;
+  const sources: GaugeSources = {};
   const sessions = new Set<RunningScan>();
   const enginesSeen = new Set<string>();
   if (prom) {
@@ -184,7 +211,7 @@ export function createMetrics({ recording = true }: { recording?: boolean } = {}
       passwordChecks: gauge({
         name: 'pactum_auth_password_checks', help: 'Password checks (scrypt) of this process, by state: running (at most AUTH_PASSWORD_CHECKS), waiting (at most AUTH_PASSWORD_QUEUE).', labelNames: ['state'] as const, registers: r,
         collect() {
-          const load = passwordCheckLoad();
+          const load = sources.passwordChecks?.() ?? { running: 0, waiting: 0 };
           this.set({ state: 'running' }, load.running);
           this.set({ state: 'waiting' }, load.waiting);
         },
@@ -203,8 +230,8 @@ export function createMetrics({ recording = true }: { recording?: boolean } = {}
           for (const engine of enginesSeen) for (const c of ORG_CLASSES) this.set({ engine, org_class: c }, 0);
           if (!sessions.size) return;
           // The database not answering leaves every running scan below_cap: counted, if not classed.
-          const running = new Map((await loadOrNull(scanLoad))?.map((o) => [o.orgId, o.running]));
-          const max = scanLoad?.maxRunningPerOrg ?? Infinity;
+          const running = new Map((await loadOrNull(sources.scanLoad))?.map((o) => [o.orgId, o.running]));
+          const max = sources.scanLoad?.maxRunningPerOrg ?? Infinity;
           for (const s of sessions) this.inc({ engine: s.engine, org_class: orgClass((s.owner && running.get(s.owner)) || 0, max) });
         },
       }),
@@ -233,10 +260,10 @@ export function createMetrics({ recording = true }: { recording?: boolean } = {}
       browserLaunches: null as null | (() => number),
     },
     /** Called once the services exist: gauges read from them when scraped. */
-    observe(sources: { db: Db; scanMaxRunningPerOrg: number; auditPending?: () => number; freeBytes?: () => Promise<number | null> }) {
-      const { db } = sources;
-      scanLoad = { load: () => scanLoadByOrg(db), maxRunningPerOrg: sources.scanMaxRunningPerOrg };
-      const freeBytes = sources.freeBytes;
+    /** Gives the gauges what they read (GaugeSources); called once, by the composition. */
+    observe(given: GaugeSources) {
+      Object.assign(sources, given);
+      const freeBytes = given.freeBytes;
       // Only where the store can tell (STORAGE=fs): a 0 standing in for "unknown" would read as a full disk.
       if (freeBytes) {
         gauge({
@@ -250,10 +277,10 @@ export function createMetrics({ recording = true }: { recording?: boolean } = {}
       gauge({
         name: 'pactum_db_pool_connections', help: 'Database connections of the pool, by state (used, free, pending: requests waiting for one).', labelNames: ['state'] as const, registers: r,
         collect() {
-          const pool = (db.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
-          this.set({ state: 'used' }, pool?.numUsed() ?? 0);
-          this.set({ state: 'free' }, pool?.numFree() ?? 0);
-          this.set({ state: 'pending' }, pool?.numPendingAcquires() ?? 0);
+          const pool = sources.dbPool?.() ?? { used: 0, free: 0, pending: 0 };
+          this.set({ state: 'used' }, pool.used);
+          this.set({ state: 'free' }, pool.free);
+          this.set({ state: 'pending' }, pool.pending);
         },
       });
       gauge({
@@ -265,17 +292,18 @@ export function createMetrics({ recording = true }: { recording?: boolean } = {}
       gauge({
         name: 'pactum_object_tus_partial_bytes', help: 'Bytes declared by unfinished resumable (tus) uploads that have not expired (all instances).', registers: r,
         async collect() {
-          const row = await db('lfs_partial_reservations').where('expires_at', '>', Date.now()).first<{ bytes: number | string | null } | undefined>(db.raw('sum(size) as ??', ['bytes']));
-          this.set(Number(row?.bytes ?? 0));
+          const bytes = await sources.partialBytes?.().catch(() => null);
+          if (bytes !== null && bytes !== undefined) this.set(bytes);
         },
       });
       gauge({
         name: 'pactum_scans_queued', help: 'Scans waiting to run (all instances), by org class (at_cap: the org has SCAN_MAX_RUNNING_PER_ORG scans running; below_cap: any other org).', labelNames: ['org_class'] as const, registers: r,
         async collect() {
-          const load = await loadOrNull(scanLoad);
+          const load = await loadOrNull(sources.scanLoad);
           if (!load) return;
           const queued = { at_cap: 0, below_cap: 0 };
-          for (const o of load) queued[orgClass(o.running, sources.scanMaxRunningPerOrg)] += o.queued;
+          const max = sources.scanLoad!.maxRunningPerOrg;
+          for (const o of load) queued[orgClass(o.running, max)] += o.queued;
           for (const c of ORG_CLASSES) this.set({ org_class: c }, queued[c]);
         },
       });
@@ -285,7 +313,7 @@ export function createMetrics({ recording = true }: { recording?: boolean } = {}
     name: 'pactum_worker_pool_tasks', help: 'Tasks of the worker-thread pools, by pool (compute, page-check) and state (running, queued).', labelNames: ['pool', 'state'] as const, registers: r,
     collect() {
       this.reset();
-      for (const [name, pools] of livePools) {
+      for (const [name, pools] of sources.workerPools?.() ?? []) {
         let running = 0;
         let queued = 0;
         for (const p of pools) {
@@ -370,7 +398,7 @@ function binned<L extends string>(c: HistogramConfiguration<L> & { buckets: numb
 }
 
 /** The queue's load, or null when the database does not answer: the scrape still serves the rest. */
-async function loadOrNull(source: ScanLoadSource | null): Promise<OrgScanLoad[] | null> {
+async function loadOrNull(source: GaugeSources['scanLoad']): Promise<OrgScanLoad[] | null> {
   return source ? source.load().catch(() => null) : null;
 }
 

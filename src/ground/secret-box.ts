@@ -4,7 +4,7 @@
  * not decrypt), and a version prefix so the scheme can change later.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Config } from '../config.js';
+import type { Config } from './config.js';
 import { loadOrCreateKey, parseKey } from './keys.js';
 
 export interface SecretBox {

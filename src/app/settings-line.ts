@@ -2,8 +2,8 @@
  * The effective settings, for the line the server logs when it starts serving: every value it
  * runs with, defaults included, with secrets replaced by whether they are set.
  */
-import type { Config } from '../config.js';
-import { redactUrlCredentials } from '../log.js';
+import type { Config } from '../ground/config.js';
+import { redactUrlCredentials } from '../ground/redact.js';
 
 const SECRET = /secret|token|password|key$/i;
 

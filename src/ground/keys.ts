@@ -4,8 +4,8 @@
  * others may read is refused: the server does not start on a key that may already be known.
  */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { ConfigError } from '../config.js';
-import { ownerOnlyDirectory } from '../ops/owner-only.js';
+import { ConfigError } from './config.js';
+import { ownerOnlyDirectory } from './owner-only.js';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 

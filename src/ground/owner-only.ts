@@ -3,7 +3,7 @@
  * the owner's only, 0700, also when they existed before pactum first ran.
  */
 import { chmodSync, readdirSync, statSync } from 'node:fs';
-import { ConfigError } from '../config.js';
+import { ConfigError } from './config.js';
 
 const octal = (mode: number) => mode.toString(8).padStart(4, '0');
 

@@ -2,7 +2,7 @@
  * Who may do what. admin.system implies every permission in every org; admin.org implies every
  * other permission within the caller's own org. Roles are named sets of permissions.
  */
-import type { components } from '../../generated/types/dashboard.js';
+import type { components } from '../../../generated/types/dashboard.js';
 
 export type Permission = components['schemas']['permission'];
 export type Role = components['schemas']['role'];

@@ -1,5 +1,5 @@
 /**
- * The OpenTelemetry SDK behind ops/tracing.ts, imported only when OTEL_EXPORTER_OTLP_ENDPOINT is
+ * The OpenTelemetry SDK behind telemetry/tracing.ts, imported only when OTEL_EXPORTER_OTLP_ENDPOINT is
  * set: spans batched and exported over OTLP/HTTP (JSON) to `${endpoint}/v1/traces`, the context
  * carried through async calls by AsyncLocalStorage, W3C trace context read and written.
  */

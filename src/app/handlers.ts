@@ -4,7 +4,7 @@
  * when an operation has no handler.
  */
 import { toolNames, type ToolName } from '../../generated/tools.js';
-import type { Services } from '../services.js';
+import type { Services } from './services.js';
 import { toolStub } from '../mcp/stubs.js';
 import { health } from '../ops/health.js';
 import { ready } from '../ops/ready.js';
@@ -17,7 +17,7 @@ import { createObject, getObject } from '../objects/legacy.js';
 import { createLock, listLocks, unlock, verifyLocks } from '../objects/locks.js';
 import { download, upload, verify } from '../objects/transfers/basic.js';
 import { tusHead, tusOptions, tusPatch } from '../objects/transfers/tus.js';
-import type { Handler, Handlers } from './router.js';
+import type { Handler, Handlers } from '../http/router.js';
 import type { OperationId } from '../../generated/operations.js';
 
 /**
@@ -33,7 +33,11 @@ export function bindHandlers(s: Services): Handlers {
   const stubs = Object.fromEntries(toolNames.map((t) => [`mcp.tool.${t}`, toolStub])) as Record<`mcp.tool.${ToolName}`, typeof toolStub>;
   return {
     ...stubs,
-    'mcp.post': loadedOnFirstUse(async () => (await import('../mcp/endpoint.js')).mcpEndpoint(s)),
+    'mcp.post': loadedOnFirstUse(async () => {
+      const [{ mcpEndpoint }, { createDispatch }, { toolHandlers }] = await Promise.all([import('../mcp/endpoint.js'), import('../mcp/dispatch.js'), import('../mcp/tools/index.js')]);
+      // One dispatch for the server's life: every tool given the parts it uses.
+      return mcpEndpoint({ config: s.config, callTool: createDispatch({ handlers: toolHandlers(s), metrics: s.metrics, audit: s.audit }) });
+    }),
     'auth.login': login(s),
     'auth.logout': logout(s),
     'auth.protectedResource': protectedResource(s),

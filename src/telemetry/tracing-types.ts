@@ -1,4 +1,4 @@
-/** What ops/tracing.ts exposes and ops/tracing-otel.ts implements. */
+/** What telemetry/tracing.ts exposes and telemetry/tracing-otel.ts implements. */
 import type { IncomingHttpHeaders } from 'node:http';
 
 export type Attributes = Record<string, string | number | boolean | undefined>;

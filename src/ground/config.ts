@@ -9,8 +9,8 @@ import { dirname, join, resolve } from 'node:path';
 // schema classes give every instance its own methods) held ~1 MB more of an idle server for that.
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
-import { trustedProxies } from './http/client-address.js';
-import { defaultMaxConnections } from './ops/descriptor-limit.js';
+import { trustedProxies } from './address-list.js';
+import { defaultMaxConnections } from './descriptor-limit.js';
 
 // The messages an operator reads ("Too small: expected number to be >=1"); the full build sets them itself.
 z.config(en());
