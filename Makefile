@@ -16,7 +16,7 @@ export npm_config_fund := false
 export npm_config_audit := false
 export npm_config_update_notifier := false
 
-.PHONY: env help install install-conformance generate clients conformance mcp-conformance mock check-generated lint typecheck build migrate run serve test reliability bench act clean clean-data
+.PHONY: env help install install-conformance generate clients conformance mcp-conformance mock check-generated lint typecheck build package image migrate run serve test reliability bench act clean clean-data
 
 env: ## the line that puts pactum's Node first on PATH in your shell: eval "$$(make -s env)"
 	@$(if $(NODE_BIN),echo 'export PATH="$(NODE_BIN):$$PATH"',echo '# this machine'"'"'s node is recent enough: nothing to change')
@@ -60,6 +60,9 @@ build: $(NPM_STAMP) ## compile to dist/, and bundle the pactum command into dist
 	chmod +x dist/src/cli/main.js
 	@# What production runs: a bundle keeps an idle server smaller (scripts/bundle.mjs says why).
 	node scripts/bundle.mjs
+
+package: build ## the npm package: a tarball in .build/package/ (what `npm publish` sends), and its size
+	@bash scripts/package.sh
 
 migrate: install build ## apply database migrations
 	node dist/pactum/main.js migrate

@@ -11,6 +11,7 @@ import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 import { trustedProxies } from './http/client-address.js';
 import { defaultMaxConnections } from './ops/descriptor-limit.js';
+import { defaultDataDir } from './data-dir.js';
 
 // The messages an operator reads ("Too small: expected number to be >=1"); the full build sets them itself.
 z.config(en());
@@ -28,7 +29,8 @@ const list = z.pipe(
 const schema = z.object({
   PORT: z._default(int(0, 65535), 8080),
   HOST: z._default(z.string().check(z.minLength(1)), '127.0.0.1'),
-  DATA_DIR: z._default(z.string().check(z.minLength(1)), './data'),
+  /** Unset: ./data from a checkout, the XDG data directory from the installed package (data-dir.ts). */
+  DATA_DIR: z.optional(z.string().check(z.minLength(1))),
   PUBLIC_URL: z.optional(z.url()),
   /** Where documentation_url in object-API error bodies points. Default: this server's landing page, PUBLIC_URL/#object-api-errors. */
   LFS_ERROR_DOCS_URL: z.optional(z.url()),
@@ -245,7 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   return {
     port: e.PORT,
     host: e.HOST,
-    dataDir: resolve(e.DATA_DIR),
+    dataDir: resolve(e.DATA_DIR ?? defaultDataDir(env).dir),
     /** Base of every URL the server hands out (hrefs, audience, metadata); no trailing slash. */
     publicUrl: publicBase,
     /** Whether PUBLIC_URL was set, rather than derived from HOST and PORT. */
@@ -413,7 +415,7 @@ export function describeDatabase(config: { databaseUrl: string | null; dataDir: 
     return `PostgreSQL ${url.href} (DATABASE_URL from ${settings.sourceOf('DATABASE_URL')})`;
   }
   const source = settings.sourceOf('DATA_DIR');
-  const why = source === 'the default' ? `DATA_DIR unset: ./data of the working directory; no ${SETTINGS_FILE} here or above` : `DATA_DIR from ${source}`;
+  const why = source === 'the default' ? `DATA_DIR unset: ${defaultDataDir().why}; no ${SETTINGS_FILE} here or above` : `DATA_DIR from ${source}`;
   return `SQLite ${join(config.dataDir, 'pactum.sqlite')} (${why})`;
 }
 

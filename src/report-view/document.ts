@@ -34,9 +34,23 @@ const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).di
 
 let assets: Promise<ViewAssets> | null = null;
 
-/** Bundles the view's script (about a second, once per process). esbuild comes with tsx. */
+/**
+ * The view's script and style as `make build` wrote them beside the bundle (report-view/, what the
+ * package ships: it has no esbuild), or null from the sources.
+ */
+function prebuilt(): { script: string; style: string } | null {
+  try {
+    return { script: readFileSync(join(here, 'report-view', 'view.js'), 'utf8'), style: readFileSync(join(here, 'report-view', 'style.css'), 'utf8') };
+  } catch {
+    return null;
+  }
+}
+
+/** The view's script and style: prebuilt, else bundled here (about a second, once per process; esbuild comes with tsx). */
 export function viewAssets(): Promise<ViewAssets> {
   return (assets ??= (async () => {
+    const built = prebuilt();
+    if (built) return { ...built, scriptHash: sha256(built.script), styleHash: sha256(built.style) };
     const esbuild = await import('esbuild');
     const entry = source('view.ts');
     const result = await esbuild.build({
