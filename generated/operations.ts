@@ -91,6 +91,7 @@ export type OperationId =
   | 'reports.sarif'
   | 'reports.junit'
   | 'reports.csv'
+  | 'reports.pa11y'
   | 'reports.screenshot'
   | 'mcp.tool.dashboard_create_org'
   | 'mcp.tool.dashboard_get_org'
@@ -367,11 +368,12 @@ export const operations: readonly OperationSpec[] = [
     method: 'GET',
     path: '/reports/{scanId}.sarif',
     security: [["bearerAuth"],["sessionCookie"]],
-    params: [{"name":"scanId","in":"path","required":true,"type":"string"}],
+    params: [{"name":"scanId","in":"path","required":true,"type":"string"},{"name":"sourceMap","in":"query","required":false,"type":"array"}],
     validateParams: validator('dashboard', 'params_reports_sarif'),
     requestBody: null,
     responses: {
       '200': { mediaTypes: ["application/sarif+json"], validate: validator('dashboard', 'response_reports_sarif_200'), headers: [] },
+      '400': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_sarif_400'), headers: [] },
       '401': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_sarif_401'), headers: [{"name":"www-authenticate","required":true}] },
       '403': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_sarif_403'), headers: [] },
       '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_sarif_404'), headers: [] },
@@ -421,6 +423,27 @@ export const operations: readonly OperationSpec[] = [
       '409': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_csv_409'), headers: [] },
       '429': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_csv_429'), headers: [{"name":"retry-after","required":true}] },
       '503': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_csv_503'), headers: [{"name":"retry-after","required":true}] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'reports.pa11y',
+    method: 'GET',
+    path: '/reports/{scanId}.pa11y.json',
+    security: [["bearerAuth"],["sessionCookie"]],
+    params: [{"name":"scanId","in":"path","required":true,"type":"string"}],
+    validateParams: validator('dashboard', 'params_reports_pa11y'),
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_pa11y_200'), headers: [] },
+      '401': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_pa11y_401'), headers: [{"name":"www-authenticate","required":true}] },
+      '403': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_pa11y_403'), headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_pa11y_404'), headers: [] },
+      '406': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_pa11y_406'), headers: [] },
+      '409': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_pa11y_409'), headers: [] },
+      '429': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_pa11y_429'), headers: [{"name":"retry-after","required":true}] },
+      '503': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_pa11y_503'), headers: [{"name":"retry-after","required":true}] },
     },
     tool: null,
   },
@@ -1323,9 +1346,10 @@ export interface OperationInputs {
   'ops.docsAsset': { params: { "file": NonNullable<dashboardOperations['ops.docsAsset']['parameters']['path']>["file"] }; body: undefined };
   'ops.docsSpec': { params: { "api": NonNullable<dashboardOperations['ops.docsSpec']['parameters']['path']>["api"] }; body: undefined };
   'reports.page': { params: { "scanId": NonNullable<dashboardOperations['reports.page']['parameters']['path']>["scanId"] }; body: undefined };
-  'reports.sarif': { params: { "scanId": NonNullable<dashboardOperations['reports.sarif']['parameters']['path']>["scanId"] }; body: undefined };
+  'reports.sarif': { params: { "scanId": NonNullable<dashboardOperations['reports.sarif']['parameters']['path']>["scanId"]; "sourceMap"?: NonNullable<dashboardOperations['reports.sarif']['parameters']['query']>["sourceMap"] }; body: undefined };
   'reports.junit': { params: { "scanId": NonNullable<dashboardOperations['reports.junit']['parameters']['path']>["scanId"] }; body: undefined };
   'reports.csv': { params: { "scanId": NonNullable<dashboardOperations['reports.csv']['parameters']['path']>["scanId"] }; body: undefined };
+  'reports.pa11y': { params: { "scanId": NonNullable<dashboardOperations['reports.pa11y']['parameters']['path']>["scanId"] }; body: undefined };
   'reports.screenshot': { params: { "scanId": NonNullable<dashboardOperations['reports.screenshot']['parameters']['path']>["scanId"]; "screenshotId": NonNullable<dashboardOperations['reports.screenshot']['parameters']['path']>["screenshotId"] }; body: undefined };
   'mcp.tool.dashboard_create_org': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_create_org']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_get_org': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_org']['requestBody']>['content']["application/json"] };
@@ -1437,6 +1461,7 @@ export const routes: readonly RouteSpec[] = [
   { template: '/readyz', routerPath: '/readyz', methods: { GET: 'ops.ready' } },
   { template: '/docs', routerPath: '/docs', methods: { GET: 'ops.docs' } },
   { template: '/', routerPath: '/', methods: { GET: 'ops.home' } },
+  { template: '/reports/{scanId}.pa11y.json', routerPath: '/reports/:scanId.pa11y.json', methods: { GET: 'reports.pa11y' } },
   { template: '/reports/{scanId}.junit.xml', routerPath: '/reports/:scanId.junit.xml', methods: { GET: 'reports.junit' } },
   { template: '/reports/{scanId}.sarif', routerPath: '/reports/:scanId.sarif', methods: { GET: 'reports.sarif' } },
   { template: '/docs/openapi/{api}', routerPath: '/docs/openapi/:api', methods: { GET: 'ops.docsSpec' } },

@@ -171,6 +171,8 @@ const schema = z.object({
   REPORT_MAX_ISSUES: z._default(int(1), 5000),
   /** Most issues a SARIF, JUnit or CSV export may hold (409 naming it beyond, before any work): its time and its size, streamed as they are. */
   REPORT_EXPORT_MAX_ISSUES: z._default(int(1), 100_000),
+  /** Results a SARIF export lists at most (the rest counted in a notification): GitHub code scanning refuses a run of more than 25,000. */
+  REPORT_SARIF_MAX_RESULTS: z._default(int(1), 25_000),
   /** Report exports and report pages one user may have under way at once (429 with Retry-After beyond, before any work). */
   REPORT_EXPORTS_PER_USER: z._default(int(1, 1000), 2),
   /** Report exports and report pages one org may have under way at once (429 with Retry-After beyond, before any work). */
@@ -293,7 +295,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     compute: { threads: e.COMPUTE_THREADS, maxQueue: e.COMPUTE_QUEUE, timeoutMs: e.COMPUTE_TIMEOUT_MS, nice: e.COMPUTE_NICE },
     fixMaxContextChars: e.FIX_MAX_CONTEXT_CHARS,
     reportMaxIssues: e.REPORT_MAX_ISSUES,
-    reports: { exportMaxIssues: e.REPORT_EXPORT_MAX_ISSUES, perUser: e.REPORT_EXPORTS_PER_USER, perOrg: e.REPORT_EXPORTS_PER_ORG, readBatchIssues: e.REPORT_READ_BATCH_ISSUES },
+    reports: { exportMaxIssues: e.REPORT_EXPORT_MAX_ISSUES, sarifMaxResults: e.REPORT_SARIF_MAX_RESULTS, perUser: e.REPORT_EXPORTS_PER_USER, perOrg: e.REPORT_EXPORTS_PER_ORG, readBatchIssues: e.REPORT_READ_BATCH_ISSUES },
     screenshots: { perPage: e.SCREENSHOTS_PER_PAGE, perScan: e.SCREENSHOTS_PER_SCAN, maxWidth: e.SCREENSHOT_MAX_WIDTH, format: e.SCREENSHOT_FORMAT, quality: e.SCREENSHOT_QUALITY, bytesPerOrg: e.SCREENSHOTS_BYTES_PER_ORG, retentionDays: e.SCREENSHOTS_RETENTION_DAYS },
     authThrottle: { backoffAfter: e.AUTH_BACKOFF_AFTER, addressBackoffAfter: e.AUTH_ADDRESS_BACKOFF_AFTER, userSlowAfter: e.AUTH_USER_SLOW_AFTER },
     passwordChecks: { atOnce: e.AUTH_PASSWORD_CHECKS, queue: e.AUTH_PASSWORD_QUEUE },

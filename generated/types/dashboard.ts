@@ -279,15 +279,22 @@ export interface paths {
         };
         /**
          * A finished scan's issues as SARIF 2.1.0
-         * @description One SARIF 2.1.0 log (valid against the OASIS schema) for code-scanning views and CI: one
-         *     run of the tool pactum; its rules with their help URI, WCAG criteria and level as tags
-         *     (`wcag2.4.4`, `wcag-level-aa`, `impact-serious`) and a security-severity-free default
-         *     level (error, warning, note); one result per issue, located at the page URL (an artifact
-         *     location) and the element's CSS selector (a logical location, and the element's markup as
-         *     the region snippet). Pages that could not be checked are tool execution notifications of
-         *     the invocation, which is then not successful. Rules not evaluated are listed in the run's
-         *     properties. Results come in the pages' scan order; the rules follow the results, each
-         *     rule's index being its order of first appearance.
+         * @description One SARIF 2.1.0 log (valid against the OASIS schema, and within what GitHub code scanning
+         *     accepts) for code-scanning views and CI: one run of the tool pactum (its version and
+         *     information URI); its rules with their short and full description, help URI, WCAG
+         *     criteria and level as tags (`wcag2.4.4`, `wcag-level-aa`, `impact-serious`) and a
+         *     security-severity-free default level (error, warning, note); one result per issue, with a
+         *     stable `partialFingerprints.primaryLocationLineHash` (the page, the rule and the element),
+         *     the page URL in its message and `properties.pageUrl`, and the element's CSS selector as a
+         *     logical location (its markup in the location's message). The artifact location is a
+         *     relative URI, never one with a scheme (GitHub refuses an upload whose locations have a
+         *     scheme other than `file`): the repository path of the page's source when a `sourceMap`
+         *     prefix matches it, else `host/path`. Pages that could not be checked are tool execution
+         *     notifications of the invocation, which is then not successful. Rules not evaluated are
+         *     listed in the run's properties. Results come in the pages' scan order; the rules follow
+         *     the results, each rule's index being its order of first appearance. A run lists at most
+         *     REPORT_SARIF_MAX_RESULTS results (25,000, GitHub's limit); the rest are counted in a
+         *     notification and in `properties.resultsOmitted`.
          *
          *     Written as a stream, a bounded run of stored pages at a time, as the client reads it. An
          *     export holds at most REPORT_EXPORT_MAX_ISSUES issues (100,000 by default): a larger report
@@ -359,6 +366,41 @@ export interface paths {
          *     before any work. One is under way until its response has been sent or its client has gone.
          */
         get: operations["reports.csv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/{scanId}.pa11y.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A finished scan's errors as pa11y-ci JSON, GitLab's accessibility report
+         * @description The JSON pa11y-ci writes, which GitLab reads as a merge request's accessibility report
+         *     (`artifacts:reports:accessibility`): `results` maps each page's URL to its entries, each
+         *     with `code` (the rule), `type` and `typeCode` (error, 1), `message`, `context` (the
+         *     element's markup), `selector`, `runner` (axe, or pactum for its own checks) and
+         *     `runnerExtras` (impact, help, help URL, WCAG criteria); `total` counts the pages,
+         *     `passes` the pages without an entry and `errors` the entries. GitLab counts every entry
+         *     as an error, so only errors are listed (as pa11y-ci does by default); a page that could
+         *     not be checked is one entry (`pactum.page-error`) saying why. Pages come in the scan's
+         *     order; the totals follow the results.
+         *
+         *     Written as a stream, a bounded run of stored pages at a time, as the client reads it. An
+         *     export holds at most REPORT_EXPORT_MAX_ISSUES issues (100,000 by default): a larger report
+         *     is refused with 409, naming the limit, before any of it is read. A user may have at most
+         *     REPORT_EXPORTS_PER_USER (2) report exports and report pages under way at once, and an
+         *     organization REPORT_EXPORTS_PER_ORG (4); beyond either the answer is 429 with Retry-After,
+         *     before any work. One is under way until its response has been sent or its client has gone.
+         */
+        get: operations["reports.pa11y"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4706,7 +4748,15 @@ export interface operations {
     };
     "reports.sarif": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description A URL prefix and the repository directory its pages are built from, `PREFIX=DIR` (split at the last `=`): a page under the prefix is located at DIR and the rest of its path (a path ending in `/` at its index.html). Repeat it for several; the longest matching prefix wins. The prefix is an http(s) URL; the directory is relative to the repository root, without `..`.
+                 * @example [
+                 *       "https://www.example.com/docs/=site/docs/"
+                 *     ]
+                 */
+                sourceMap?: string[];
+            };
             header?: never;
             path: {
                 /** @example scn_01jdq3v8k2m5n7p9r1s3t5v7x9 */
@@ -4740,6 +4790,22 @@ export interface operations {
                      *     }
                      */
                     "application/sarif+json": Record<string, unknown>;
+                };
+            };
+            /** @description A `sourceMap` that is not `PREFIX=DIR` with an http(s) URL prefix and a relative directory without `..`; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "statusCode": 400,
+                     *       "message": "sourceMap https://www.example.com/=../up: the directory is a path relative to the repository's root, without .. (../up/ is not)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -4805,6 +4871,85 @@ export interface operations {
                      *     https://www.example.com/,image-alt,error,critical,1.1.1,A,img,Images must have alternative text,<img src="a.png">,https://dequeuniversity.com/rules/axe/4.14/image-alt,,
                      */
                     "text/csv": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ReportForbidden"];
+            404: components["responses"]["ReportNotFound"];
+            406: components["responses"]["NotAcceptableJson"];
+            409: components["responses"]["ReportNotExportable"];
+            429: components["responses"]["ReportDownloadsBusy"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "reports.pa11y": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example scn_01jdq3v8k2m5n7p9r1s3t5v7x9 */
+                scanId: components["parameters"]["ScanId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pa11y-ci JSON report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": {
+                     *         "https://www.example.com/": [
+                     *           {
+                     *             "code": "image-alt",
+                     *             "type": "error",
+                     *             "typeCode": 1,
+                     *             "message": "Images must have alternative text",
+                     *             "context": "<img src=\"a.png\">",
+                     *             "selector": "img",
+                     *             "runner": "axe",
+                     *             "runnerExtras": {
+                     *               "impact": "critical"
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "total": 1,
+                     *       "passes": 0,
+                     *       "errors": 1
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Each page's URL to its entries. */
+                        results: {
+                            [key: string]: {
+                                /** @description The rule (axe-core's id, or pactum's own check); pactum.page-error for a page that could not be checked. */
+                                code: string;
+                                /** @enum {string} */
+                                type: "error";
+                                /** @enum {integer} */
+                                typeCode: 1;
+                                message: string;
+                                /** @description The element's markup. */
+                                context: string;
+                                selector: string;
+                                /** @enum {string} */
+                                runner: "axe" | "pactum";
+                                /** @description impact, help, helpUrl, wcagCriteria (empty for a page error). */
+                                runnerExtras: Record<string, unknown>;
+                            }[];
+                        };
+                        /** @description Pages. */
+                        total: number;
+                        /** @description Pages without an entry. */
+                        passes: number;
+                        /** @description Entries. */
+                        errors: number;
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -49,6 +49,7 @@ export function bindHandlers(s: Services): Handlers {
     'reports.sarif': reportExport(s, 'sarif'),
     'reports.junit': reportExport(s, 'junit'),
     'reports.csv': reportExport(s, 'csv'),
+    'reports.pa11y': reportExport(s, 'pa11y'),
     'reports.screenshot': reportScreenshot(s),
     'legacy.getObject': getObject(s),
     'legacy.createObject': createObject(s),

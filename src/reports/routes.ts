@@ -1,11 +1,12 @@
 /**
  * The report for people without an MCP client and for pipelines: GET /reports/{scanId} (the
- * report view as a page of this server), its screenshots, and the SARIF, JUnit XML and CSV
- * exports. The same scoping as dashboard_get_report: reports.view, and the caller's own org.
+ * report view as a page of this server), its screenshots, and the SARIF, JUnit XML, CSV and
+ * pa11y-ci JSON exports. The same scoping as dashboard_get_report: reports.view, and the caller's own org.
  */
 import type { Context } from 'koa';
 import { hasReport, toProgress } from '../db/scans.js';
-import { EXPORT_TYPES, type ExportFormat } from '../domain/report/exports.js';
+import { EXPORT_EXTENSIONS, EXPORT_TYPES, type ExportFormat } from '../domain/report/exports.js';
+import { parseSourceMapping, SourceMappingError, type SourceMapping } from '../domain/report/locations.js';
 import { HttpError } from '../http/errors.js';
 import { escapeHtml, writeNoticePage } from '../http/notice-page.js';
 import type { Handler } from '../http/router.js';
@@ -70,9 +71,20 @@ export function reportPage(s: Services): Handler<'reports.page'> {
   };
 }
 
-export function reportExport(s: Services, format: ExportFormat): Handler<'reports.sarif' | 'reports.junit' | 'reports.csv'> {
-  const extension = { sarif: 'sarif', junit: 'junit.xml', csv: 'csv' }[format];
+/** SARIF's sourceMap parameters, each PREFIX=DIR (400 naming the one that is not). */
+function sourceMapOf(params: { sourceMap?: string[] }): SourceMapping[] {
+  try {
+    return (params.sourceMap ?? []).map(parseSourceMapping);
+  } catch (err) {
+    if (err instanceof SourceMappingError) throw new HttpError(400, `sourceMap ${err.message}`);
+    throw err;
+  }
+}
+
+export function reportExport(s: Services, format: ExportFormat): Handler<'reports.sarif' | 'reports.junit' | 'reports.csv' | 'reports.pa11y'> {
+  const extension = EXPORT_EXTENSIONS[format];
   return async ({ ctx, params, identity }) => {
+    const sourceMap = 'sourceMap' in params ? sourceMapOf(params) : [];
     const access = await readableScan(s.db, identity!, params.scanId);
     if (!access.ok && access.why === 'forbidden') throw new HttpError(403, 'Reading reports needs the permission reports.view');
     if (!access.ok) throw new HttpError(404, `No scan ${params.scanId} in this organization`);
@@ -86,7 +98,7 @@ export function reportExport(s: Services, format: ExportFormat): Handler<'report
     if (!slot.ok) throw new HttpError(429, slot.message, { 'Retry-After': String(SLOT_RETRY_AFTER_SECONDS) });
     let body;
     try {
-      body = await openExport(s, scan, format, closing(ctx));
+      body = await openExport(s, scan, format, closing(ctx), { sourceMap });
     } catch (err) {
       if (err instanceof ClientGone) return;
       throw err;
