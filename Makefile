@@ -64,6 +64,9 @@ build: $(NPM_STAMP) ## compile to dist/, and bundle the pactum command into dist
 package: build ## the npm package: a tarball in .build/package/ (what `npm publish` sends), and its size
 	@bash scripts/package.sh
 
+image: build ## container images (Containerfile): full with Chromium and slim with jsdom, built with podman, and their sizes (docs/production.md)
+	@bash scripts/image.sh
+
 migrate: install build ## apply database migrations
 	node dist/pactum/main.js migrate
 
