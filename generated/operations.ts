@@ -93,6 +93,8 @@ export type OperationId =
   | 'reports.csv'
   | 'reports.pa11y'
   | 'reports.screenshot'
+  | 'reports.shared'
+  | 'reports.sharedScreenshot'
   | 'mcp.tool.dashboard_create_org'
   | 'mcp.tool.dashboard_get_org'
   | 'mcp.tool.dashboard_list_orgs'
@@ -111,6 +113,8 @@ export type OperationId =
   | 'mcp.tool.dashboard_scan_site'
   | 'mcp.tool.dashboard_get_scan_progress'
   | 'mcp.tool.dashboard_get_screenshot'
+  | 'mcp.tool.dashboard_share_report'
+  | 'mcp.tool.dashboard_revoke_report_share'
   | 'mcp.tool.dashboard_get_report'
   | 'mcp.tool.dashboard_list_reports'
   | 'mcp.tool.dashboard_query_issues'
@@ -467,6 +471,42 @@ export const operations: readonly OperationSpec[] = [
   },
   {
     apis: ["dashboard"],
+    operationId: 'reports.shared',
+    method: 'GET',
+    path: '/shared/{shareToken}',
+    security: [],
+    params: [{"name":"shareToken","in":"path","required":true,"type":"string"}],
+    validateParams: validator('dashboard', 'params_reports_shared'),
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["text/html"], validate: null, headers: [{"name":"content-security-policy","required":true},{"name":"x-frame-options","required":true},{"name":"referrer-policy","required":true},{"name":"x-content-type-options","required":true}] },
+      '404': { mediaTypes: ["text/html"], validate: null, headers: [] },
+      '406': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_shared_406'), headers: [] },
+      '410': { mediaTypes: ["text/html"], validate: null, headers: [] },
+      '429': { mediaTypes: ["text/html"], validate: null, headers: [{"name":"retry-after","required":true}] },
+      '503': { mediaTypes: ["text/html"], validate: null, headers: [{"name":"retry-after","required":true}] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'reports.sharedScreenshot',
+    method: 'GET',
+    path: '/shared/{shareToken}/screenshots/{screenshotId}',
+    security: [],
+    params: [{"name":"shareToken","in":"path","required":true,"type":"string"},{"name":"screenshotId","in":"path","required":true,"type":"string"}],
+    validateParams: validator('dashboard', 'params_reports_sharedScreenshot'),
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["image/webp","image/png"], validate: null, headers: [{"name":"cache-control","required":false}] },
+      '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_sharedScreenshot_404'), headers: [] },
+      '410': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_sharedScreenshot_410'), headers: [] },
+      '503': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_sharedScreenshot_503'), headers: [{"name":"retry-after","required":true}] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
     operationId: 'mcp.tool.dashboard_create_org',
     method: 'POST',
     path: '/api/v1/mcp/tools/dashboard_create_org',
@@ -734,6 +774,36 @@ export const operations: readonly OperationSpec[] = [
       '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_get_screenshot_405'), headers: [{"name":"allow","required":true}] },
     },
     tool: 'dashboard_get_screenshot',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_share_report',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_share_report',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_share_report') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_share_report_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_share_report_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_share_report',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_revoke_report_share',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_revoke_report_share',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_revoke_report_share') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_revoke_report_share_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_revoke_report_share_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_revoke_report_share',
   },
   {
     apis: ["dashboard"],
@@ -1351,6 +1421,8 @@ export interface OperationInputs {
   'reports.csv': { params: { "scanId": NonNullable<dashboardOperations['reports.csv']['parameters']['path']>["scanId"] }; body: undefined };
   'reports.pa11y': { params: { "scanId": NonNullable<dashboardOperations['reports.pa11y']['parameters']['path']>["scanId"] }; body: undefined };
   'reports.screenshot': { params: { "scanId": NonNullable<dashboardOperations['reports.screenshot']['parameters']['path']>["scanId"]; "screenshotId": NonNullable<dashboardOperations['reports.screenshot']['parameters']['path']>["screenshotId"] }; body: undefined };
+  'reports.shared': { params: { "shareToken": NonNullable<dashboardOperations['reports.shared']['parameters']['path']>["shareToken"] }; body: undefined };
+  'reports.sharedScreenshot': { params: { "shareToken": NonNullable<dashboardOperations['reports.sharedScreenshot']['parameters']['path']>["shareToken"]; "screenshotId": NonNullable<dashboardOperations['reports.sharedScreenshot']['parameters']['path']>["screenshotId"] }; body: undefined };
   'mcp.tool.dashboard_create_org': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_create_org']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_get_org': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_org']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_list_orgs': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_orgs']['requestBody']>['content']["application/json"] };
@@ -1369,6 +1441,8 @@ export interface OperationInputs {
   'mcp.tool.dashboard_scan_site': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_scan_site']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_get_scan_progress': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_scan_progress']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_get_screenshot': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_screenshot']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_share_report': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_share_report']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_revoke_report_share': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_revoke_report_share']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_get_report': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_report']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_list_reports': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_reports']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_query_issues': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_query_issues']['requestBody']>['content']["application/json"] };
@@ -1423,6 +1497,7 @@ export const routes: readonly RouteSpec[] = [
   { template: '/api/v1/mcp/tools/dashboard_coordinated_pr_status', routerPath: '/api/v1/mcp/tools/dashboard_coordinated_pr_status', methods: { POST: 'mcp.tool.dashboard_coordinated_pr_status' } },
   { template: '/.well-known/oauth-protected-resource/api/v1/mcp', routerPath: '/.well-known/oauth-protected-resource/api/v1/mcp', methods: { GET: 'auth.protectedResourceForMcp' } },
   { template: '/api/v1/mcp/tools/dashboard_get_brand_guideline', routerPath: '/api/v1/mcp/tools/dashboard_get_brand_guideline', methods: { POST: 'mcp.tool.dashboard_get_brand_guideline' } },
+  { template: '/api/v1/mcp/tools/dashboard_revoke_report_share', routerPath: '/api/v1/mcp/tools/dashboard_revoke_report_share', methods: { POST: 'mcp.tool.dashboard_revoke_report_share' } },
   { template: '/api/v1/mcp/tools/dashboard_set_brand_guideline', routerPath: '/api/v1/mcp/tools/dashboard_set_brand_guideline', methods: { POST: 'mcp.tool.dashboard_set_brand_guideline' } },
   { template: '/api/v1/mcp/tools/dashboard_list_jurisdictions', routerPath: '/api/v1/mcp/tools/dashboard_list_jurisdictions', methods: { POST: 'mcp.tool.dashboard_list_jurisdictions' } },
   { template: '/api/v1/mcp/tools/dashboard_list_wcag_criteria', routerPath: '/api/v1/mcp/tools/dashboard_list_wcag_criteria', methods: { POST: 'mcp.tool.dashboard_list_wcag_criteria' } },
@@ -1440,6 +1515,7 @@ export const routes: readonly RouteSpec[] = [
   { template: '/api/v1/mcp/tools/dashboard_get_proposal', routerPath: '/api/v1/mcp/tools/dashboard_get_proposal', methods: { POST: 'mcp.tool.dashboard_get_proposal' } },
   { template: '/api/v1/mcp/tools/dashboard_list_reports', routerPath: '/api/v1/mcp/tools/dashboard_list_reports', methods: { POST: 'mcp.tool.dashboard_list_reports' } },
   { template: '/api/v1/mcp/tools/dashboard_query_issues', routerPath: '/api/v1/mcp/tools/dashboard_query_issues', methods: { POST: 'mcp.tool.dashboard_query_issues' } },
+  { template: '/api/v1/mcp/tools/dashboard_share_report', routerPath: '/api/v1/mcp/tools/dashboard_share_report', methods: { POST: 'mcp.tool.dashboard_share_report' } },
   { template: '/api/v1/mcp/tools/dashboard_create_user', routerPath: '/api/v1/mcp/tools/dashboard_create_user', methods: { POST: 'mcp.tool.dashboard_create_user' } },
   { template: '/api/v1/mcp/tools/dashboard_update_user', routerPath: '/api/v1/mcp/tools/dashboard_update_user', methods: { POST: 'mcp.tool.dashboard_update_user' } },
   { template: '/api/v1/mcp/tools/dashboard_create_org', routerPath: '/api/v1/mcp/tools/dashboard_create_org', methods: { POST: 'mcp.tool.dashboard_create_org' } },
@@ -1468,11 +1544,13 @@ export const routes: readonly RouteSpec[] = [
   { template: '/docs/assets/{file}', routerPath: '/docs/assets/:file', methods: { GET: 'ops.docsAsset' } },
   { template: '/reports/{scanId}.csv', routerPath: '/reports/:scanId.csv', methods: { GET: 'reports.csv' } },
   { template: '/reports/{scanId}', routerPath: '/reports/:scanId', methods: { GET: 'reports.page' } },
+  { template: '/shared/{shareToken}', routerPath: '/shared/:shareToken', methods: { GET: 'reports.shared' } },
   { template: '/{org}/{repo}.git/info/lfs/objects/batch', routerPath: '/:org/:repo.git/info/lfs/objects/batch', methods: { POST: 'batch.batch' } },
   { template: '/{org}/{repo}.git/info/lfs/locks/verify', routerPath: '/:org/:repo.git/info/lfs/locks/verify', methods: { POST: 'locks.verify' } },
   { template: '/{org}/{repo}.git/info/lfs/objects', routerPath: '/:org/:repo.git/info/lfs/objects', methods: { POST: 'legacy.createObject' } },
   { template: '/reports/{scanId}/screenshots/{screenshotId}', routerPath: '/reports/:scanId/screenshots/:screenshotId', methods: { GET: 'reports.screenshot' } },
   { template: '/{org}/{repo}.git/info/lfs/verify', routerPath: '/:org/:repo.git/info/lfs/verify', methods: { POST: 'objects.verify' } },
+  { template: '/shared/{shareToken}/screenshots/{screenshotId}', routerPath: '/shared/:shareToken/screenshots/:screenshotId', methods: { GET: 'reports.sharedScreenshot' } },
   { template: '/{org}/{repo}.git/info/lfs/locks', routerPath: '/:org/:repo.git/info/lfs/locks', methods: { GET: 'locks.list', POST: 'locks.create' } },
   { template: '/{org}/{repo}.git/info/lfs/locks/{id}/unlock', routerPath: '/:org/:repo.git/info/lfs/locks/:id/unlock', methods: { POST: 'locks.unlock' } },
   { template: '/{org}/{repo}.git/info/lfs/content/{oid}', routerPath: '/:org/:repo.git/info/lfs/content/:oid', methods: { GET: 'objects.download', PUT: 'objects.upload' } },

@@ -76,5 +76,6 @@ const view = await viewAssets();
 mkdirSync(join(out, 'report-view'));
 writeFileSync(join(out, 'report-view', 'view.js'), view.script);
 writeFileSync(join(out, 'report-view', 'style.css'), view.style);
+writeFileSync(join(out, 'report-view', 'page.js'), view.pageScript);
 // The package's bin: esbuild keeps main.ts's #! line, not the execute bit.
 chmodSync(join(out, 'main.js'), 0o755);

@@ -173,6 +173,10 @@ const schema = z.object({
   REPORT_EXPORT_MAX_ISSUES: z._default(int(1), 100_000),
   /** Results a SARIF export lists at most (the rest counted in a notification): GitHub code scanning refuses a run of more than 25,000. */
   REPORT_SARIF_MAX_RESULTS: z._default(int(1), 25_000),
+  /** Longest a link of dashboard_share_report may work, in days (invalid_arguments naming it beyond). */
+  REPORT_SHARE_MAX_DAYS: z._default(int(1, 365), 30),
+  /** Live links (not expired, not revoked) one scan's report may have (rate_limited naming it beyond): each is a row. */
+  REPORT_SHARES_PER_SCAN: z._default(int(1, 10_000), 20),
   /** Report exports and report pages one user may have under way at once (429 with Retry-After beyond, before any work). */
   REPORT_EXPORTS_PER_USER: z._default(int(1, 1000), 2),
   /** Report exports and report pages one org may have under way at once (429 with Retry-After beyond, before any work). */
@@ -295,7 +299,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     compute: { threads: e.COMPUTE_THREADS, maxQueue: e.COMPUTE_QUEUE, timeoutMs: e.COMPUTE_TIMEOUT_MS, nice: e.COMPUTE_NICE },
     fixMaxContextChars: e.FIX_MAX_CONTEXT_CHARS,
     reportMaxIssues: e.REPORT_MAX_ISSUES,
-    reports: { exportMaxIssues: e.REPORT_EXPORT_MAX_ISSUES, sarifMaxResults: e.REPORT_SARIF_MAX_RESULTS, perUser: e.REPORT_EXPORTS_PER_USER, perOrg: e.REPORT_EXPORTS_PER_ORG, readBatchIssues: e.REPORT_READ_BATCH_ISSUES },
+    reports: { exportMaxIssues: e.REPORT_EXPORT_MAX_ISSUES, sarifMaxResults: e.REPORT_SARIF_MAX_RESULTS, shareMaxDays: e.REPORT_SHARE_MAX_DAYS, sharesPerScan: e.REPORT_SHARES_PER_SCAN, perUser: e.REPORT_EXPORTS_PER_USER, perOrg: e.REPORT_EXPORTS_PER_ORG, readBatchIssues: e.REPORT_READ_BATCH_ISSUES },
     screenshots: { perPage: e.SCREENSHOTS_PER_PAGE, perScan: e.SCREENSHOTS_PER_SCAN, maxWidth: e.SCREENSHOT_MAX_WIDTH, format: e.SCREENSHOT_FORMAT, quality: e.SCREENSHOT_QUALITY, bytesPerOrg: e.SCREENSHOTS_BYTES_PER_ORG, retentionDays: e.SCREENSHOTS_RETENTION_DAYS },
     authThrottle: { backoffAfter: e.AUTH_BACKOFF_AFTER, addressBackoffAfter: e.AUTH_ADDRESS_BACKOFF_AFTER, userSlowAfter: e.AUTH_USER_SLOW_AFTER },
     passwordChecks: { atOnce: e.AUTH_PASSWORD_CHECKS, queue: e.AUTH_PASSWORD_QUEUE },

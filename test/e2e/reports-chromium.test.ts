@@ -208,6 +208,40 @@ describe('the report page and exports', () => {
     await page.close();
   }, 60_000);
 
+  it('shares the report from its page: a link anyone opens without signing in, read-only with its screenshots, refused once revoked', async () => {
+    const cookie = await login('rita', 'rita-password-123');
+    const owner = await browser.newPage();
+    await owner.context().addCookies([{ name: 'session', value: cookie.split('=')[1]!, url: s.url }]);
+    await owner.goto(`${s.url}/reports/${scanId}`);
+    await owner.getByRole('button', { name: 'Share a read-only link to this report' }).click();
+    const field = owner.getByRole('textbox', { name: 'The link to this report' });
+    await field.waitFor();
+    const link = await field.inputValue();
+    expect(link).toMatch(new RegExp(`^${s.url}/shared/shr_`));
+    await expect.poll(() => owner.locator('.share p').first().textContent()).toMatch(/without signing in, until \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+
+    // Someone else's browser, with no session: the report, read-only, its screenshots under the link.
+    const stranger = await browser.newContext();
+    const reader = await stranger.newPage();
+    const opened = await reader.goto(link);
+    expect(opened!.status()).toBe(200);
+    await reader.waitForSelector('table.pages tbody tr');
+    expect(await reader.locator('.shared-note').textContent()).toMatch(/read-only copy of this report, shared by link/);
+    expect(await reader.getByRole('button', { name: /Share/ }).count()).toBe(0);
+    const rule = reader.locator('section.rule', { has: reader.locator('.rule-code', { hasText: /^color-contrast$/ }) });
+    if ((await rule.locator('button.rule-toggle').getAttribute('aria-expanded')) !== 'true') await rule.locator('button.rule-toggle').click();
+    await rule.locator('button.issue', { hasText: '.faint' }).click();
+    await expect.poll(() => rule.locator('figure.shot img').first().evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth)).toBeGreaterThan(0);
+
+    await owner.getByRole('button', { name: 'Revoke this link' }).click();
+    await expect.poll(() => owner.locator('.share').textContent()).toMatch(/The link was revoked/);
+    const refused = await reader.goto(link);
+    expect(refused!.status()).toBe(410);
+    expect(await reader.textContent('body')).toMatch(/was revoked/);
+    await stranger.close();
+    await owner.close();
+  }, 60_000);
+
   it('exports SARIF 2.1.0 valid against the official schema', async () => {
     const res = await get(`/reports/${scanId}.sarif`, bearer(token));
     expect(res.status).toBe(200);

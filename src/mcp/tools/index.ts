@@ -10,6 +10,7 @@ import { fleetTools } from './fleet.js';
 import { orgTools } from './orgs.js';
 import { regulationTools } from './regulations.js';
 import { scanTools } from './scans.js';
+import { shareTools } from './shares.js';
 import { userTools } from './users.js';
 
 export const toolHandlers: ToolHandlers = {
@@ -17,6 +18,7 @@ export const toolHandlers: ToolHandlers = {
   ...userTools,
   ...connectionTools,
   ...scanTools,
+  ...shareTools,
   ...brandTools,
   ...regulationTools,
   ...fixTools,
