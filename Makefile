@@ -22,7 +22,8 @@ env: ## the line that puts pactum's Node first on PATH in your shell: eval "$$(m
 	@$(if $(NODE_BIN),echo 'export PATH="$(NODE_BIN):$$PATH"',echo '# this machine'"'"'s node is recent enough: nothing to change')
 
 help: ## this list
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
+	@# The descriptions are Makefile text, where $$ stands for $: shown as a shell takes them.
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/; s/\$$\$$/$$/g' | column -t -s $$'\t'
 
 # better-sqlite3 13 ships prebuilt binaries in its package: no package needs its install script.
 $(NPM_STAMP): package.json package-lock.json
@@ -120,5 +121,5 @@ clean: ## remove build output (dist/, .tmp/); keeps data/, the local database an
 clean-data: ## DELETE data/: the local SQLite database, its keys and every stored object (asks first; FORCE=1 does not)
 	@test -d data || { echo "no data/ here: nothing to delete"; exit 0; }; \
 	  if [ "$(FORCE)" != 1 ]; then read -r -p "delete $$(pwd)/data, the local database and objects? [y/N] " answer; \
-	    [ "$$answer" = y ] || { echo "kept data/"; exit 1; }; fi; \
+	    [ "$$answer" = y ] || { echo "kept data/"; exit 0; }; fi; \
 	  rm -rf data && echo "deleted data/"
