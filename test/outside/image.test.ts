@@ -203,8 +203,11 @@ describe.skipIf(why !== null)(`the container images${why ? ` (skipped: ${why})` 
       console.log(`[outside] podman run (slim image) to a healthy server: ${seconds.toFixed(1)} s`);
     }, 300_000);
 
-    it('serves and scans with jsdom, without a browser', async () => {
+    it('serves and scans with jsdom, without a browser; pactum mock says how to add the Prism it leaves out', async () => {
       expect((await podman(['exec', name, 'test', '-e', '/usr/bin/chromium'])).code).not.toBe(0);
+      const mock = await podman(['exec', name, 'pactum', 'mock']);
+      expect(mock.code).toBe(2);
+      expect(mock.stderr).toContain('npm install -g @stoplight/prism-cli@5.14.2');
       const sarif = await scan(port, await admin(name), name);
       expect(sarif.runs[0]!.properties.engine).toBe('jsdom');
       expect(sarif.runs[0]!.results.length).toBeGreaterThan(0);
