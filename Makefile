@@ -16,13 +16,14 @@ export npm_config_fund := false
 export npm_config_audit := false
 export npm_config_update_notifier := false
 
-.PHONY: env help install install-conformance generate clients conformance mcp-conformance mock check-generated lint typecheck build migrate run serve test reliability bench act clean clean-data
+.PHONY: env help install install-conformance generate clients conformance mcp-conformance mock check-generated lint typecheck build package image migrate run serve test reliability bench act clean clean-data
 
 env: ## the line that puts pactum's Node first on PATH in your shell: eval "$$(make -s env)"
 	@$(if $(NODE_BIN),echo 'export PATH="$(NODE_BIN):$$PATH"',echo '# this machine'"'"'s node is recent enough: nothing to change')
 
 help: ## this list
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | column -t -s $$'\t'
+	@# The descriptions are Makefile text, where $$ stands for $: shown as a shell takes them.
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/; s/\$$\$$/$$/g' | column -t -s $$'\t'
 
 # better-sqlite3 13 ships prebuilt binaries in its package: no package needs its install script.
 $(NPM_STAMP): package.json package-lock.json
@@ -61,6 +62,12 @@ build: $(NPM_STAMP) ## compile to dist/, and bundle the pactum command into dist
 	chmod +x dist/src/cli/main.js
 	@# What production runs: a bundle keeps an idle server smaller (scripts/bundle.mjs says why).
 	node scripts/bundle.mjs
+
+package: build ## the npm package: a tarball in .build/package/ (what `npm publish` sends), and its size
+	@bash scripts/package.sh
+
+image: build ## container images (Containerfile): full with Chromium and slim with jsdom, built with podman, and their sizes (docs/production.md)
+	@bash scripts/image.sh
 
 migrate: install build ## apply database migrations
 	node dist/pactum/main.js migrate
@@ -115,5 +122,5 @@ clean: ## remove build output (dist/, .tmp/); keeps data/, the local database an
 clean-data: ## DELETE data/: the local SQLite database, its keys and every stored object (asks first; FORCE=1 does not)
 	@test -d data || { echo "no data/ here: nothing to delete"; exit 0; }; \
 	  if [ "$(FORCE)" != 1 ]; then read -r -p "delete $$(pwd)/data, the local database and objects? [y/N] " answer; \
-	    [ "$$answer" = y ] || { echo "kept data/"; exit 1; }; fi; \
+	    [ "$$answer" = y ] || { echo "kept data/"; exit 0; }; fi; \
 	  rm -rf data && echo "deleted data/"

@@ -24,8 +24,9 @@ const BROWSER_FILES = [
 
 export default defineConfig({
   test: {
-    // The partner clients' tests need `make clients` (Java) first: vitest.clients.config.ts.
-    exclude: [...configDefaults.exclude, 'test/clients/**'],
+    // The partner clients' tests need `make clients` (Java) first: vitest.clients.config.ts. The
+    // tests of pactum outside its checkout (the package, the image) run once: vitest.outside.config.ts.
+    exclude: [...configDefaults.exclude, 'test/clients/**', 'test/outside/**'],
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     // The test servers run inside these workers: a promise rejection that nothing handles is
@@ -40,7 +41,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'servers', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/clients/**', ...BROWSER_FILES], maxWorkers: 2, sequence: { groupOrder: 0 } },
+        test: { name: 'servers', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/clients/**', 'test/outside/**', ...BROWSER_FILES], maxWorkers: 2, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,

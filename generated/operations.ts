@@ -91,7 +91,10 @@ export type OperationId =
   | 'reports.sarif'
   | 'reports.junit'
   | 'reports.csv'
+  | 'reports.pa11y'
   | 'reports.screenshot'
+  | 'reports.shared'
+  | 'reports.sharedScreenshot'
   | 'mcp.tool.dashboard_create_org'
   | 'mcp.tool.dashboard_get_org'
   | 'mcp.tool.dashboard_list_orgs'
@@ -110,6 +113,8 @@ export type OperationId =
   | 'mcp.tool.dashboard_scan_site'
   | 'mcp.tool.dashboard_get_scan_progress'
   | 'mcp.tool.dashboard_get_screenshot'
+  | 'mcp.tool.dashboard_share_report'
+  | 'mcp.tool.dashboard_revoke_report_share'
   | 'mcp.tool.dashboard_get_report'
   | 'mcp.tool.dashboard_list_reports'
   | 'mcp.tool.dashboard_query_issues'
@@ -367,11 +372,12 @@ export const operations: readonly OperationSpec[] = [
     method: 'GET',
     path: '/reports/{scanId}.sarif',
     security: [["bearerAuth"],["sessionCookie"]],
-    params: [{"name":"scanId","in":"path","required":true,"type":"string"}],
+    params: [{"name":"scanId","in":"path","required":true,"type":"string"},{"name":"sourceMap","in":"query","required":false,"type":"array"}],
     validateParams: validator('dashboard', 'params_reports_sarif'),
     requestBody: null,
     responses: {
       '200': { mediaTypes: ["application/sarif+json"], validate: validator('dashboard', 'response_reports_sarif_200'), headers: [] },
+      '400': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_sarif_400'), headers: [] },
       '401': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_sarif_401'), headers: [{"name":"www-authenticate","required":true}] },
       '403': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_sarif_403'), headers: [] },
       '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_sarif_404'), headers: [] },
@@ -426,6 +432,27 @@ export const operations: readonly OperationSpec[] = [
   },
   {
     apis: ["dashboard"],
+    operationId: 'reports.pa11y',
+    method: 'GET',
+    path: '/reports/{scanId}.pa11y.json',
+    security: [["bearerAuth"],["sessionCookie"]],
+    params: [{"name":"scanId","in":"path","required":true,"type":"string"}],
+    validateParams: validator('dashboard', 'params_reports_pa11y'),
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_pa11y_200'), headers: [] },
+      '401': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_pa11y_401'), headers: [{"name":"www-authenticate","required":true}] },
+      '403': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_pa11y_403'), headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_pa11y_404'), headers: [] },
+      '406': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_pa11y_406'), headers: [] },
+      '409': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_pa11y_409'), headers: [] },
+      '429': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_pa11y_429'), headers: [{"name":"retry-after","required":true}] },
+      '503': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_pa11y_503'), headers: [{"name":"retry-after","required":true}] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
     operationId: 'reports.screenshot',
     method: 'GET',
     path: '/reports/{scanId}/screenshots/{screenshotId}',
@@ -439,6 +466,42 @@ export const operations: readonly OperationSpec[] = [
       '403': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_screenshot_403'), headers: [] },
       '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_screenshot_404'), headers: [] },
       '503': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_screenshot_503'), headers: [{"name":"retry-after","required":true}] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'reports.shared',
+    method: 'GET',
+    path: '/shared/{shareToken}',
+    security: [],
+    params: [{"name":"shareToken","in":"path","required":true,"type":"string"}],
+    validateParams: validator('dashboard', 'params_reports_shared'),
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["text/html"], validate: null, headers: [{"name":"content-security-policy","required":true},{"name":"x-frame-options","required":true},{"name":"referrer-policy","required":true},{"name":"x-content-type-options","required":true}] },
+      '404': { mediaTypes: ["text/html"], validate: null, headers: [] },
+      '406': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_shared_406'), headers: [] },
+      '410': { mediaTypes: ["text/html"], validate: null, headers: [] },
+      '429': { mediaTypes: ["text/html"], validate: null, headers: [{"name":"retry-after","required":true}] },
+      '503': { mediaTypes: ["text/html"], validate: null, headers: [{"name":"retry-after","required":true}] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'reports.sharedScreenshot',
+    method: 'GET',
+    path: '/shared/{shareToken}/screenshots/{screenshotId}',
+    security: [],
+    params: [{"name":"shareToken","in":"path","required":true,"type":"string"},{"name":"screenshotId","in":"path","required":true,"type":"string"}],
+    validateParams: validator('dashboard', 'params_reports_sharedScreenshot'),
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["image/webp","image/png"], validate: null, headers: [{"name":"cache-control","required":false}] },
+      '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_sharedScreenshot_404'), headers: [] },
+      '410': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_sharedScreenshot_410'), headers: [] },
+      '503': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_sharedScreenshot_503'), headers: [{"name":"retry-after","required":true}] },
     },
     tool: null,
   },
@@ -711,6 +774,36 @@ export const operations: readonly OperationSpec[] = [
       '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_get_screenshot_405'), headers: [{"name":"allow","required":true}] },
     },
     tool: 'dashboard_get_screenshot',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_share_report',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_share_report',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_share_report') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_share_report_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_share_report_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_share_report',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_revoke_report_share',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_revoke_report_share',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_revoke_report_share') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_revoke_report_share_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_revoke_report_share_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_revoke_report_share',
   },
   {
     apis: ["dashboard"],
@@ -1323,10 +1416,13 @@ export interface OperationInputs {
   'ops.docsAsset': { params: { "file": NonNullable<dashboardOperations['ops.docsAsset']['parameters']['path']>["file"] }; body: undefined };
   'ops.docsSpec': { params: { "api": NonNullable<dashboardOperations['ops.docsSpec']['parameters']['path']>["api"] }; body: undefined };
   'reports.page': { params: { "scanId": NonNullable<dashboardOperations['reports.page']['parameters']['path']>["scanId"] }; body: undefined };
-  'reports.sarif': { params: { "scanId": NonNullable<dashboardOperations['reports.sarif']['parameters']['path']>["scanId"] }; body: undefined };
+  'reports.sarif': { params: { "scanId": NonNullable<dashboardOperations['reports.sarif']['parameters']['path']>["scanId"]; "sourceMap"?: NonNullable<dashboardOperations['reports.sarif']['parameters']['query']>["sourceMap"] }; body: undefined };
   'reports.junit': { params: { "scanId": NonNullable<dashboardOperations['reports.junit']['parameters']['path']>["scanId"] }; body: undefined };
   'reports.csv': { params: { "scanId": NonNullable<dashboardOperations['reports.csv']['parameters']['path']>["scanId"] }; body: undefined };
+  'reports.pa11y': { params: { "scanId": NonNullable<dashboardOperations['reports.pa11y']['parameters']['path']>["scanId"] }; body: undefined };
   'reports.screenshot': { params: { "scanId": NonNullable<dashboardOperations['reports.screenshot']['parameters']['path']>["scanId"]; "screenshotId": NonNullable<dashboardOperations['reports.screenshot']['parameters']['path']>["screenshotId"] }; body: undefined };
+  'reports.shared': { params: { "shareToken": NonNullable<dashboardOperations['reports.shared']['parameters']['path']>["shareToken"] }; body: undefined };
+  'reports.sharedScreenshot': { params: { "shareToken": NonNullable<dashboardOperations['reports.sharedScreenshot']['parameters']['path']>["shareToken"]; "screenshotId": NonNullable<dashboardOperations['reports.sharedScreenshot']['parameters']['path']>["screenshotId"] }; body: undefined };
   'mcp.tool.dashboard_create_org': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_create_org']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_get_org': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_org']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_list_orgs': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_orgs']['requestBody']>['content']["application/json"] };
@@ -1345,6 +1441,8 @@ export interface OperationInputs {
   'mcp.tool.dashboard_scan_site': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_scan_site']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_get_scan_progress': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_scan_progress']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_get_screenshot': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_screenshot']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_share_report': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_share_report']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_revoke_report_share': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_revoke_report_share']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_get_report': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_report']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_list_reports': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_reports']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_query_issues': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_query_issues']['requestBody']>['content']["application/json"] };
@@ -1399,6 +1497,7 @@ export const routes: readonly RouteSpec[] = [
   { template: '/api/v1/mcp/tools/dashboard_coordinated_pr_status', routerPath: '/api/v1/mcp/tools/dashboard_coordinated_pr_status', methods: { POST: 'mcp.tool.dashboard_coordinated_pr_status' } },
   { template: '/.well-known/oauth-protected-resource/api/v1/mcp', routerPath: '/.well-known/oauth-protected-resource/api/v1/mcp', methods: { GET: 'auth.protectedResourceForMcp' } },
   { template: '/api/v1/mcp/tools/dashboard_get_brand_guideline', routerPath: '/api/v1/mcp/tools/dashboard_get_brand_guideline', methods: { POST: 'mcp.tool.dashboard_get_brand_guideline' } },
+  { template: '/api/v1/mcp/tools/dashboard_revoke_report_share', routerPath: '/api/v1/mcp/tools/dashboard_revoke_report_share', methods: { POST: 'mcp.tool.dashboard_revoke_report_share' } },
   { template: '/api/v1/mcp/tools/dashboard_set_brand_guideline', routerPath: '/api/v1/mcp/tools/dashboard_set_brand_guideline', methods: { POST: 'mcp.tool.dashboard_set_brand_guideline' } },
   { template: '/api/v1/mcp/tools/dashboard_list_jurisdictions', routerPath: '/api/v1/mcp/tools/dashboard_list_jurisdictions', methods: { POST: 'mcp.tool.dashboard_list_jurisdictions' } },
   { template: '/api/v1/mcp/tools/dashboard_list_wcag_criteria', routerPath: '/api/v1/mcp/tools/dashboard_list_wcag_criteria', methods: { POST: 'mcp.tool.dashboard_list_wcag_criteria' } },
@@ -1416,6 +1515,7 @@ export const routes: readonly RouteSpec[] = [
   { template: '/api/v1/mcp/tools/dashboard_get_proposal', routerPath: '/api/v1/mcp/tools/dashboard_get_proposal', methods: { POST: 'mcp.tool.dashboard_get_proposal' } },
   { template: '/api/v1/mcp/tools/dashboard_list_reports', routerPath: '/api/v1/mcp/tools/dashboard_list_reports', methods: { POST: 'mcp.tool.dashboard_list_reports' } },
   { template: '/api/v1/mcp/tools/dashboard_query_issues', routerPath: '/api/v1/mcp/tools/dashboard_query_issues', methods: { POST: 'mcp.tool.dashboard_query_issues' } },
+  { template: '/api/v1/mcp/tools/dashboard_share_report', routerPath: '/api/v1/mcp/tools/dashboard_share_report', methods: { POST: 'mcp.tool.dashboard_share_report' } },
   { template: '/api/v1/mcp/tools/dashboard_create_user', routerPath: '/api/v1/mcp/tools/dashboard_create_user', methods: { POST: 'mcp.tool.dashboard_create_user' } },
   { template: '/api/v1/mcp/tools/dashboard_update_user', routerPath: '/api/v1/mcp/tools/dashboard_update_user', methods: { POST: 'mcp.tool.dashboard_update_user' } },
   { template: '/api/v1/mcp/tools/dashboard_create_org', routerPath: '/api/v1/mcp/tools/dashboard_create_org', methods: { POST: 'mcp.tool.dashboard_create_org' } },
@@ -1437,17 +1537,20 @@ export const routes: readonly RouteSpec[] = [
   { template: '/readyz', routerPath: '/readyz', methods: { GET: 'ops.ready' } },
   { template: '/docs', routerPath: '/docs', methods: { GET: 'ops.docs' } },
   { template: '/', routerPath: '/', methods: { GET: 'ops.home' } },
+  { template: '/reports/{scanId}.pa11y.json', routerPath: '/reports/:scanId.pa11y.json', methods: { GET: 'reports.pa11y' } },
   { template: '/reports/{scanId}.junit.xml', routerPath: '/reports/:scanId.junit.xml', methods: { GET: 'reports.junit' } },
   { template: '/reports/{scanId}.sarif', routerPath: '/reports/:scanId.sarif', methods: { GET: 'reports.sarif' } },
   { template: '/docs/openapi/{api}', routerPath: '/docs/openapi/:api', methods: { GET: 'ops.docsSpec' } },
   { template: '/docs/assets/{file}', routerPath: '/docs/assets/:file', methods: { GET: 'ops.docsAsset' } },
   { template: '/reports/{scanId}.csv', routerPath: '/reports/:scanId.csv', methods: { GET: 'reports.csv' } },
   { template: '/reports/{scanId}', routerPath: '/reports/:scanId', methods: { GET: 'reports.page' } },
+  { template: '/shared/{shareToken}', routerPath: '/shared/:shareToken', methods: { GET: 'reports.shared' } },
   { template: '/{org}/{repo}.git/info/lfs/objects/batch', routerPath: '/:org/:repo.git/info/lfs/objects/batch', methods: { POST: 'batch.batch' } },
   { template: '/{org}/{repo}.git/info/lfs/locks/verify', routerPath: '/:org/:repo.git/info/lfs/locks/verify', methods: { POST: 'locks.verify' } },
   { template: '/{org}/{repo}.git/info/lfs/objects', routerPath: '/:org/:repo.git/info/lfs/objects', methods: { POST: 'legacy.createObject' } },
   { template: '/reports/{scanId}/screenshots/{screenshotId}', routerPath: '/reports/:scanId/screenshots/:screenshotId', methods: { GET: 'reports.screenshot' } },
   { template: '/{org}/{repo}.git/info/lfs/verify', routerPath: '/:org/:repo.git/info/lfs/verify', methods: { POST: 'objects.verify' } },
+  { template: '/shared/{shareToken}/screenshots/{screenshotId}', routerPath: '/shared/:shareToken/screenshots/:screenshotId', methods: { GET: 'reports.sharedScreenshot' } },
   { template: '/{org}/{repo}.git/info/lfs/locks', routerPath: '/:org/:repo.git/info/lfs/locks', methods: { GET: 'locks.list', POST: 'locks.create' } },
   { template: '/{org}/{repo}.git/info/lfs/locks/{id}/unlock', routerPath: '/:org/:repo.git/info/lfs/locks/:id/unlock', methods: { POST: 'locks.unlock' } },
   { template: '/{org}/{repo}.git/info/lfs/content/{oid}', routerPath: '/:org/:repo.git/info/lfs/content/:oid', methods: { GET: 'objects.download', PUT: 'objects.upload' } },

@@ -32,11 +32,13 @@ export type ToolName =
   | 'dashboard_list_wcag_criteria'
   | 'dashboard_query_issues'
   | 'dashboard_queue_bulk_fix'
+  | 'dashboard_revoke_report_share'
   | 'dashboard_revoke_user_token'
   | 'dashboard_scan_page'
   | 'dashboard_scan_site'
   | 'dashboard_scan_summary_for_fleet'
   | 'dashboard_set_brand_guideline'
+  | 'dashboard_share_report'
   | 'dashboard_test_service_connection'
   | 'dashboard_update_org'
   | 'dashboard_update_service_connection'
@@ -72,11 +74,13 @@ export interface ToolInputs {
   dashboard_list_wcag_criteria: components['schemas']['dashboard_list_wcag_criteria.input'];
   dashboard_query_issues: components['schemas']['dashboard_query_issues.input'];
   dashboard_queue_bulk_fix: components['schemas']['dashboard_queue_bulk_fix.input'];
+  dashboard_revoke_report_share: components['schemas']['dashboard_revoke_report_share.input'];
   dashboard_revoke_user_token: components['schemas']['dashboard_revoke_user_token.input'];
   dashboard_scan_page: components['schemas']['dashboard_scan_page.input'];
   dashboard_scan_site: components['schemas']['dashboard_scan_site.input'];
   dashboard_scan_summary_for_fleet: components['schemas']['dashboard_scan_summary_for_fleet.input'];
   dashboard_set_brand_guideline: components['schemas']['dashboard_set_brand_guideline.input'];
+  dashboard_share_report: components['schemas']['dashboard_share_report.input'];
   dashboard_test_service_connection: components['schemas']['dashboard_test_service_connection.input'];
   dashboard_update_org: components['schemas']['dashboard_update_org.input'];
   dashboard_update_service_connection: components['schemas']['dashboard_update_service_connection.input'];
@@ -112,11 +116,13 @@ export interface ToolOutputs {
   dashboard_list_wcag_criteria: components['schemas']['dashboard_list_wcag_criteria.output'];
   dashboard_query_issues: components['schemas']['dashboard_query_issues.output'];
   dashboard_queue_bulk_fix: components['schemas']['dashboard_queue_bulk_fix.output'];
+  dashboard_revoke_report_share: components['schemas']['dashboard_revoke_report_share.output'];
   dashboard_revoke_user_token: components['schemas']['dashboard_revoke_user_token.output'];
   dashboard_scan_page: components['schemas']['dashboard_scan_page.output'];
   dashboard_scan_site: components['schemas']['dashboard_scan_site.output'];
   dashboard_scan_summary_for_fleet: components['schemas']['dashboard_scan_summary_for_fleet.output'];
   dashboard_set_brand_guideline: components['schemas']['dashboard_set_brand_guideline.output'];
+  dashboard_share_report: components['schemas']['dashboard_share_report.output'];
   dashboard_test_service_connection: components['schemas']['dashboard_test_service_connection.output'];
   dashboard_update_org: components['schemas']['dashboard_update_org.output'];
   dashboard_update_service_connection: components['schemas']['dashboard_update_service_connection.output'];
@@ -457,6 +463,17 @@ export const tools: { readonly [N in ToolName]: ToolSpec<N> } = {
     validateInput: validator('dashboard', 'schema_dashboard_queue_bulk_fix_input'),
     validateOutput: validator('dashboard', 'schema_dashboard_queue_bulk_fix_output'),
   },
+  dashboard_revoke_report_share: {
+    name: 'dashboard_revoke_report_share',
+    title: "Revoke a report link",
+    description: "Revokes one link to a scan's report page (shareId), or every link to it: from then on the link is refused (410). Needs scans.create; the scan must belong to the caller's organization. Revoking a link that is already revoked or expired revokes nothing (revoked 0).",
+    permission: 'scans.create',
+    annotations: {"readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false},
+    inputSchema: {"title":"dashboard_revoke_report_share arguments","type":"object","required":["scanId"],"properties":{"scanId":{"type":"string","minLength":1},"shareId":{"type":"string","pattern":"^shr_[0-9a-z]{26}$","description":"The link to revoke; without it, every link to the scan's report."}},"additionalProperties":true,"examples":[{"scanId":"scn_01jdq3v8k2m5n7p9r1s3t5v7x9","shareId":"shr_01jdq3v8k2m5n7p9r1s3t5v7x9"}]} as ToolSpec['inputSchema'],
+    outputSchema: {"title":"dashboard_revoke_report_share result","type":"object","required":["scanId","revoked"],"properties":{"scanId":{"type":"string"},"revoked":{"type":"integer","minimum":0,"description":"Links revoked now (0: none was live)."}},"additionalProperties":false,"examples":[{"scanId":"scn_01jdq3v8k2m5n7p9r1s3t5v7x9","revoked":1}]} as ToolSpec['outputSchema'],
+    validateInput: validator('dashboard', 'schema_dashboard_revoke_report_share_input'),
+    validateOutput: validator('dashboard', 'schema_dashboard_revoke_report_share_output'),
+  },
   dashboard_revoke_user_token: {
     name: 'dashboard_revoke_user_token',
     title: "Revoke a user's personal token",
@@ -513,6 +530,17 @@ export const tools: { readonly [N in ToolName]: ToolSpec<N> } = {
     outputSchema: {"title":"dashboard_set_brand_guideline result","description":"An org's brand: its colours, fonts and component tokens. Scans of the org are scored against it.","type":"object","required":["colors","fonts","componentTokens"],"properties":{"colors":{"type":"array","maxItems":64,"items":{"title":"BrandColor","type":"object","required":["name","value"],"properties":{"name":{"type":"string","minLength":1,"maxLength":100},"value":{"title":"HexColor","type":"string","pattern":"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$","examples":["#0b5fff"]},"role":{"type":"string","enum":["primary","secondary","accent","text","background","other"]}},"additionalProperties":false,"examples":[{"name":"Brand blue","value":"#0b5fff","role":"primary"}]}},"fonts":{"type":"array","maxItems":16,"items":{"title":"BrandFont","type":"object","required":["family"],"properties":{"family":{"type":"string","minLength":1,"maxLength":100},"role":{"type":"string","enum":["heading","body","code","other"]},"minSizePx":{"type":"number","minimum":1,"maximum":200,"description":"Smallest size the brand allows for this font."}},"additionalProperties":false,"examples":[{"family":"Inter","role":"body","minSizePx":14}]}},"componentTokens":{"type":"array","maxItems":200,"description":"Class names or custom-property names that mark brand components (for example btn-primary or --brand-radius).","items":{"title":"BrandComponentToken","type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1,"maxLength":100},"kind":{"type":"string","enum":["class","css-variable"]},"value":{"type":"string","maxLength":200}},"additionalProperties":false,"examples":[{"name":"btn-primary","kind":"class"}]}},"updatedAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]}},"additionalProperties":false,"examples":[{"colors":[{"name":"Brand blue","value":"#0b5fff","role":"primary"},{"name":"Ink","value":"#1a1a1a","role":"text"},{"name":"Paper","value":"#ffffff","role":"background"}],"fonts":[{"family":"Inter","role":"body","minSizePx":14},{"family":"Merriweather","role":"heading"}],"componentTokens":[{"name":"btn-primary","kind":"class"},{"name":"--brand-radius","kind":"css-variable","value":"6px"}],"updatedAt":"2026-11-20T09:30:00.000Z"}]} as ToolSpec['outputSchema'],
     validateInput: validator('dashboard', 'schema_dashboard_set_brand_guideline_input'),
     validateOutput: validator('dashboard', 'schema_dashboard_set_brand_guideline_output'),
+  },
+  dashboard_share_report: {
+    name: 'dashboard_share_report',
+    title: "Share a report by link",
+    description: "Makes a link to a finished scan's report page that anyone who has it may open without signing in: read-only (no fixes drafted, no sharing), that report alone (its screenshots, never another report), signed, and refused once it expires (expiresInHours, 7 days by default, at most REPORT_SHARE_MAX_DAYS) or is revoked (dashboard_revoke_report_share). Needs scans.create, as publishing a report outside the organization is more than reading it; the scan must belong to the caller's organization. A scan may have at most REPORT_SHARES_PER_SCAN live links (rate_limited beyond); a scan that has not finished is invalid_arguments.",
+    permission: 'scans.create',
+    annotations: {"readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":false},
+    inputSchema: {"title":"dashboard_share_report arguments","type":"object","required":["scanId"],"properties":{"scanId":{"type":"string","minLength":1},"expiresInHours":{"type":"integer","minimum":1,"maximum":8760,"description":"How long the link works, at most REPORT_SHARE_MAX_DAYS (30 days by default); unless given, 7 days (or that maximum, when it is shorter)."}},"additionalProperties":true,"examples":[{"scanId":"scn_01jdq3v8k2m5n7p9r1s3t5v7x9","expiresInHours":72}]} as ToolSpec['inputSchema'],
+    outputSchema: {"title":"dashboard_share_report result","type":"object","required":["shareId","scanId","url","createdAt","expiresAt"],"properties":{"shareId":{"type":"string","pattern":"^shr_[0-9a-z]{26}$","description":"What dashboard_revoke_report_share revokes."},"scanId":{"type":"string"},"url":{"type":"string","format":"uri","description":"The report page, read-only, for anyone who has the link, until it expires or is revoked: PUBLIC_URL/shared/{shareToken}."},"createdAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]},"expiresAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]}},"additionalProperties":false,"examples":[{"shareId":"shr_01jdq3v8k2m5n7p9r1s3t5v7x9","scanId":"scn_01jdq3v8k2m5n7p9r1s3t5v7x9","url":"https://pactum.example.com/shared/shr_01jdq3v8k2m5n7p9r1s3t5v7x9.1764410400.0Hc3oQ1nY3d2pS8wKq6vJm4tZr7bX5eLgN9uA2fD1sE","createdAt":"2026-11-26T10:00:00.000Z","expiresAt":"2026-11-29T10:00:00.000Z"}]} as ToolSpec['outputSchema'],
+    validateInput: validator('dashboard', 'schema_dashboard_share_report_input'),
+    validateOutput: validator('dashboard', 'schema_dashboard_share_report_output'),
   },
   dashboard_test_service_connection: {
     name: 'dashboard_test_service_connection',

@@ -69,5 +69,13 @@ for (const file of readdirSync(join(root, 'generated', 'validators')).filter((f)
   const { code } = await esbuild.transform(readFileSync(join(root, 'generated', 'validators', file), 'utf8'), { minify: true, format: 'cjs', loader: 'js', legalComments: 'none' });
   writeFileSync(join(out, 'validators', file), code);
 }
+// The report view's script and style, bundled now rather than at first use: the package carries
+// them instead of esbuild (src/report-view/document.ts reads them from here).
+const { viewAssets } = await import(join(from, 'report-view', 'document.js'));
+const view = await viewAssets();
+mkdirSync(join(out, 'report-view'));
+writeFileSync(join(out, 'report-view', 'view.js'), view.script);
+writeFileSync(join(out, 'report-view', 'style.css'), view.style);
+writeFileSync(join(out, 'report-view', 'page.js'), view.pageScript);
 // The package's bin: esbuild keeps main.ts's #! line, not the execute bit.
 chmodSync(join(out, 'main.js'), 0o755);

@@ -16,7 +16,7 @@
  *                           the route table @koa/router is given (path templates in its syntax, most
  *                           specific first, with the operationId of each method)
  *   tools.ts                the MCP tool catalogue, from the stubs' x-mcp-tool extensions
- *   mock/<api>.json         the specs as the Prism mock serves them (scripts/lib/mock-spec.ts)
+ *   mock/<api>.json         the specs as the Prism mock serves them (src/mock/spec.ts)
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fingerprint } from './generated-inputs.mjs';
@@ -27,7 +27,7 @@ import { bundle, createConfig } from '@redocly/openapi-core';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
-import { deriveMockSpec } from './lib/mock-spec.js';
+import { deriveMockSpec } from '../src/mock/spec.js';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone/index.js';

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // What scripts/generate.ts reads or imports (besides packages, pinned by the lock file).
-const INPUTS = ['specs', 'scripts/generate.ts', 'scripts/lib/mock-spec.ts', 'src/spec/documents.ts', 'package-lock.json'];
+const INPUTS = ['specs', 'scripts/generate.ts', 'src/mock/spec.ts', 'src/spec/documents.ts', 'package-lock.json'];
 
 function files(path) {
   if (!statSync(path).isDirectory()) return [path];

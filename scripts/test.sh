@@ -76,6 +76,12 @@ PACTUM_TEST_S3_REPORT=.tmp/s3-server-single.txt PACTUM_TEST_BACKEND=postgres-s3 
 PACTUM_TEST_S3_REPORT=.tmp/s3-server-pair.txt PACTUM_TEST_BACKEND=postgres-s3 PACTUM_TEST_TOPOLOGY=pair vitest_step "two instances behind a round-robin proxy" .tmp/vitest-pair.json \
   npx vitest run test/e2e/git-lfs.test.ts test/e2e/mcp-admin-tools.test.ts test/e2e/mcp-accessibility.test.ts test/integration/objects-http.test.ts
 
+# pactum outside its checkout, once: the npm package through a Verdaccio registry on loopback
+# (npx scan, npm install -g), the container images with podman (make image's script; skipped, with
+# the reason printed, where podman cannot run containers), and the docs' recipes run verbatim.
+vitest_step "outside the checkout: the npm package, the container images, the docs' recipes" .tmp/vitest-outside.json \
+  npx vitest run --config vitest.outside.config.ts
+
 # The partner clients (`make clients`, OpenAPI Generator through its npm wrapper), where Java and
 # Maven are installed: the jar through Maven, then the four clients generated inside a network
 # namespace with no network (so the wrapper provably downloads nothing), the Java and TypeScript

@@ -279,15 +279,22 @@ export interface paths {
         };
         /**
          * A finished scan's issues as SARIF 2.1.0
-         * @description One SARIF 2.1.0 log (valid against the OASIS schema) for code-scanning views and CI: one
-         *     run of the tool pactum; its rules with their help URI, WCAG criteria and level as tags
-         *     (`wcag2.4.4`, `wcag-level-aa`, `impact-serious`) and a security-severity-free default
-         *     level (error, warning, note); one result per issue, located at the page URL (an artifact
-         *     location) and the element's CSS selector (a logical location, and the element's markup as
-         *     the region snippet). Pages that could not be checked are tool execution notifications of
-         *     the invocation, which is then not successful. Rules not evaluated are listed in the run's
-         *     properties. Results come in the pages' scan order; the rules follow the results, each
-         *     rule's index being its order of first appearance.
+         * @description One SARIF 2.1.0 log (valid against the OASIS schema, and within what GitHub code scanning
+         *     accepts) for code-scanning views and CI: one run of the tool pactum (its version and
+         *     information URI); its rules with their short and full description, help URI, WCAG
+         *     criteria and level as tags (`wcag2.4.4`, `wcag-level-aa`, `impact-serious`) and a
+         *     security-severity-free default level (error, warning, note); one result per issue, with a
+         *     stable `partialFingerprints.primaryLocationLineHash` (the page, the rule and the element),
+         *     the page URL in its message and `properties.pageUrl`, and the element's CSS selector as a
+         *     logical location (its markup in the location's message). The artifact location is a
+         *     relative URI, never one with a scheme (GitHub refuses an upload whose locations have a
+         *     scheme other than `file`): the repository path of the page's source when a `sourceMap`
+         *     prefix matches it, else `host/path`. Pages that could not be checked are tool execution
+         *     notifications of the invocation, which is then not successful. Rules not evaluated are
+         *     listed in the run's properties. Results come in the pages' scan order; the rules follow
+         *     the results, each rule's index being its order of first appearance. A run lists at most
+         *     REPORT_SARIF_MAX_RESULTS results (25,000, GitHub's limit); the rest are counted in a
+         *     notification and in `properties.resultsOmitted`.
          *
          *     Written as a stream, a bounded run of stored pages at a time, as the client reads it. An
          *     export holds at most REPORT_EXPORT_MAX_ISSUES issues (100,000 by default): a larger report
@@ -367,6 +374,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/reports/{scanId}.pa11y.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A finished scan's errors as pa11y-ci JSON, GitLab's accessibility report
+         * @description The JSON pa11y-ci writes, which GitLab reads as a merge request's accessibility report
+         *     (`artifacts:reports:accessibility`): `results` maps each page's URL to its entries, each
+         *     with `code` (the rule), `type` and `typeCode` (error, 1), `message`, `context` (the
+         *     element's markup), `selector`, `runner` (axe, or pactum for its own checks) and
+         *     `runnerExtras` (impact, help, help URL, WCAG criteria); `total` counts the pages,
+         *     `passes` the pages without an entry and `errors` the entries. GitLab counts every entry
+         *     as an error, so only errors are listed (as pa11y-ci does by default); a page that could
+         *     not be checked is one entry (`pactum.page-error`) saying why. Pages come in the scan's
+         *     order; the totals follow the results.
+         *
+         *     Written as a stream, a bounded run of stored pages at a time, as the client reads it. An
+         *     export holds at most REPORT_EXPORT_MAX_ISSUES issues (100,000 by default): a larger report
+         *     is refused with 409, naming the limit, before any of it is read. A user may have at most
+         *     REPORT_EXPORTS_PER_USER (2) report exports and report pages under way at once, and an
+         *     organization REPORT_EXPORTS_PER_ORG (4); beyond either the answer is 429 with Retry-After,
+         *     before any work. One is under way until its response has been sent or its client has gone.
+         */
+        get: operations["reports.pa11y"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/reports/{scanId}/screenshots/{screenshotId}": {
         parameters: {
             query?: never;
@@ -379,6 +421,53 @@ export interface paths {
          * @description A cropped, downscaled screenshot of one failing element with the element outlined, taken by the Chromium engine during the scan (an issue's `screenshot`). Served only to callers who may read the scan's report; kept as long as the scan.
          */
         get: operations["reports.screenshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shared/{shareToken}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A shared report, read-only, without sign-in
+         * @description The report page of the one scan a link of dashboard_share_report names, to anyone who has
+         *     the link, with no sign-in: the same view as GET /reports/{scanId}, read-only (no fix is
+         *     drafted, nothing is shared further), saying until when the link works, its screenshots
+         *     under the same link. A link whose signature does not hold is 404; one that has expired
+         *     or was revoked is 410 (whichever it was), as is one to a scan no longer there. The page
+         *     is sent with no-store, noindex and no Referer, so the link does not travel further than
+         *     its holder takes it. It counts against the scan's organization's REPORT_EXPORTS_PER_ORG
+         *     (and the link's own REPORT_EXPORTS_PER_USER) like any report page.
+         */
+        get: operations["reports.shared"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shared/{shareToken}/screenshots/{screenshotId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A screenshot of the shared report
+         * @description A screenshot of the scan the link names, as GET /reports/{scanId}/screenshots/{screenshotId} serves it, with no sign-in, while the link works. Another scan's screenshot is 404.
+         */
+        get: operations["reports.sharedScreenshot"];
         put?: never;
         post?: never;
         delete?: never;
@@ -741,6 +830,46 @@ export interface paths {
          * @description Returns the cropped screenshot of a failing element that the Chromium engine took during a scan (an issue's screenshot id), with the element outlined, as base64 image data with its media type and size: what the report view shows beside the issue. The scan must belong to the caller's organization. A screenshot that does not exist, or belongs to another scan, is not_found.
          */
         post: operations["mcp.tool.dashboard_get_screenshot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/tools/dashboard_share_report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Share a report by link
+         * @description Makes a link to a finished scan's report page that anyone who has it may open without signing in: read-only (no fixes drafted, no sharing), that report alone (its screenshots, never another report), signed, and refused once it expires (expiresInHours, 7 days by default, at most REPORT_SHARE_MAX_DAYS) or is revoked (dashboard_revoke_report_share). Needs scans.create, as publishing a report outside the organization is more than reading it; the scan must belong to the caller's organization. A scan may have at most REPORT_SHARES_PER_SCAN live links (rate_limited beyond); a scan that has not finished is invalid_arguments.
+         */
+        post: operations["mcp.tool.dashboard_share_report"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/tools/dashboard_revoke_report_share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a report link
+         * @description Revokes one link to a scan's report page (shareId), or every link to it: from then on the link is refused (410). Needs scans.create; the scan must belong to the caller's organization. Revoking a link that is already revoked or expired revokes nothing (revoked 0).
+         */
+        post: operations["mcp.tool.dashboard_revoke_report_share"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3007,6 +3136,68 @@ export interface components {
         /** dashboard_get_scan_progress result */
         "dashboard_get_scan_progress.output": components["schemas"]["scan-progress"];
         /**
+         * dashboard_revoke_report_share arguments
+         * @example {
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "shareId": "shr_01jdq3v8k2m5n7p9r1s3t5v7x9"
+         *     }
+         */
+        "dashboard_revoke_report_share.input": {
+            scanId: string;
+            /** @description The link to revoke; without it, every link to the scan's report. */
+            shareId?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_revoke_report_share result
+         * @example {
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "revoked": 1
+         *     }
+         */
+        "dashboard_revoke_report_share.output": {
+            scanId: string;
+            /** @description Links revoked now (0: none was live). */
+            revoked: number;
+        };
+        /**
+         * dashboard_share_report arguments
+         * @example {
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "expiresInHours": 72
+         *     }
+         */
+        "dashboard_share_report.input": {
+            scanId: string;
+            /** @description How long the link works, at most REPORT_SHARE_MAX_DAYS (30 days by default); unless given, 7 days (or that maximum, when it is shorter). */
+            expiresInHours?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_share_report result
+         * @example {
+         *       "shareId": "shr_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "url": "https://pactum.example.com/shared/shr_01jdq3v8k2m5n7p9r1s3t5v7x9.1764410400.0Hc3oQ1nY3d2pS8wKq6vJm4tZr7bX5eLgN9uA2fD1sE",
+         *       "createdAt": "2026-11-26T10:00:00.000Z",
+         *       "expiresAt": "2026-11-29T10:00:00.000Z"
+         *     }
+         */
+        "dashboard_share_report.output": {
+            /** @description What dashboard_revoke_report_share revokes. */
+            shareId: string;
+            scanId: string;
+            /**
+             * Format: uri
+             * @description The report page, read-only, for anyone who has the link, until it expires or is revoked: PUBLIC_URL/shared/{shareToken}.
+             */
+            url: string;
+            createdAt: components["schemas"]["timestamp"];
+            expiresAt: components["schemas"]["timestamp"];
+        };
+        /**
          * dashboard_get_screenshot arguments
          * @example {
          *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
@@ -4169,6 +4360,11 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description What dashboard_share_report put in the link's URL; signed by the server, naming the link and when it expires.
+         * @example shr_01jdq3v8k2m5n7p9r1s3t5v7x9.1764410400.0Hc3oQ1nY3d2pS8wKq6vJm4tZr7bX5eLgN9uA2fD1sE
+         */
+        ShareToken: string;
         /** @example scn_01jdq3v8k2m5n7p9r1s3t5v7x9 */
         ScanId: string;
         /** @description The negotiated protocol version, sent by clients after initialize. */
@@ -4713,7 +4909,15 @@ export interface operations {
     };
     "reports.sarif": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description A URL prefix and the repository directory its pages are built from, `PREFIX=DIR` (split at the last `=`): a page under the prefix is located at DIR and the rest of its path (a path ending in `/` at its index.html). Repeat it for several; the longest matching prefix wins. The prefix is an http(s) URL; the directory is relative to the repository root, without `..`.
+                 * @example [
+                 *       "https://www.example.com/docs/=site/docs/"
+                 *     ]
+                 */
+                sourceMap?: string[];
+            };
             header?: never;
             path: {
                 /** @example scn_01jdq3v8k2m5n7p9r1s3t5v7x9 */
@@ -4747,6 +4951,22 @@ export interface operations {
                      *     }
                      */
                     "application/sarif+json": Record<string, unknown>;
+                };
+            };
+            /** @description A `sourceMap` that is not `PREFIX=DIR` with an http(s) URL prefix and a relative directory without `..`; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "statusCode": 400,
+                     *       "message": "sourceMap https://www.example.com/=../up: the directory is a path relative to the repository's root, without .. (../up/ is not)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -4823,6 +5043,85 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    "reports.pa11y": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example scn_01jdq3v8k2m5n7p9r1s3t5v7x9 */
+                scanId: components["parameters"]["ScanId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pa11y-ci JSON report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": {
+                     *         "https://www.example.com/": [
+                     *           {
+                     *             "code": "image-alt",
+                     *             "type": "error",
+                     *             "typeCode": 1,
+                     *             "message": "Images must have alternative text",
+                     *             "context": "<img src=\"a.png\">",
+                     *             "selector": "img",
+                     *             "runner": "axe",
+                     *             "runnerExtras": {
+                     *               "impact": "critical"
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "total": 1,
+                     *       "passes": 0,
+                     *       "errors": 1
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Each page's URL to its entries. */
+                        results: {
+                            [key: string]: {
+                                /** @description The rule (axe-core's id, or pactum's own check); pactum.page-error for a page that could not be checked. */
+                                code: string;
+                                /** @enum {string} */
+                                type: "error";
+                                /** @enum {integer} */
+                                typeCode: 1;
+                                message: string;
+                                /** @description The element's markup. */
+                                context: string;
+                                selector: string;
+                                /** @enum {string} */
+                                runner: "axe" | "pactum";
+                                /** @description impact, help, helpUrl, wcagCriteria (empty for a page error). */
+                                runnerExtras: Record<string, unknown>;
+                            }[];
+                        };
+                        /** @description Pages. */
+                        total: number;
+                        /** @description Pages without an entry. */
+                        passes: number;
+                        /** @description Entries. */
+                        errors: number;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ReportForbidden"];
+            404: components["responses"]["ReportNotFound"];
+            406: components["responses"]["NotAcceptableJson"];
+            409: components["responses"]["ReportNotExportable"];
+            429: components["responses"]["ReportDownloadsBusy"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     "reports.screenshot": {
         parameters: {
             query?: never;
@@ -4852,6 +5151,144 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ReportForbidden"];
             404: components["responses"]["ReportNotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "reports.shared": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description What dashboard_share_report put in the link's URL; signed by the server, naming the link and when it expires.
+                 * @example shr_01jdq3v8k2m5n7p9r1s3t5v7x9.1764410400.0Hc3oQ1nY3d2pS8wKq6vJm4tZr7bX5eLgN9uA2fD1sE
+                 */
+                shareToken: components["parameters"]["ShareToken"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report page, read-only. */
+            200: {
+                headers: {
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Accessibility report: https://www.example.com/</title></head><body><main id="app"></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description No such link (its signature does not hold). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>No such link</title></head><body><p>This link to a report is not one this server made.</p></body></html> */
+                    "text/html": string;
+                };
+            };
+            406: components["responses"]["NotAcceptableJson"];
+            /** @description The link has expired or was revoked, or its scan is gone. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>This link no longer works</title></head><body><p>This link to a report expired on 2026-11-29 10:00 UTC.</p></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The link (REPORT_EXPORTS_PER_USER) or the scan's organization (REPORT_EXPORTS_PER_ORG) already has that many report pages and exports under way; try again after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Too many reports at once</title></head><body><p>Retry in a few seconds.</p></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The report could not be made now (the database, or the compute queue); the page says when to retry. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Service Unavailable</title></head><body><p>The report waits behind a full compute queue (COMPUTE_QUEUE); retry in 4 s</p></body></html> */
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    "reports.sharedScreenshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description What dashboard_share_report put in the link's URL; signed by the server, naming the link and when it expires.
+                 * @example shr_01jdq3v8k2m5n7p9r1s3t5v7x9.1764410400.0Hc3oQ1nY3d2pS8wKq6vJm4tZr7bX5eLgN9uA2fD1sE
+                 */
+                shareToken: components["parameters"]["ShareToken"];
+                /** @example 0f8a5c2e9b7d41a3c6e5f4d3b2a19087 */
+                screenshotId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image. */
+            200: {
+                headers: {
+                    /** @description private, no-store (the link may be revoked). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/webp": string;
+                    "image/png": string;
+                };
+            };
+            /** @description No such link, or no such screenshot of its scan. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "statusCode": 404,
+                     *       "message": "No screenshot 0f8a5c2e9b7d41a3c6e5f4d3b2a19087 of this report"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                };
+            };
+            /** @description The link has expired or was revoked. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Gone",
+                     *       "statusCode": 410,
+                     *       "message": "This link to a report was revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5335,6 +5772,60 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["tool-result"] & {
                         structuredContent?: components["schemas"]["dashboard_get_screenshot.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_share_report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_share_report.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_share_report through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_share_report.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_revoke_report_share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_revoke_report_share.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_revoke_report_share through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_revoke_report_share.output"];
                     };
                 };
             };

@@ -11,7 +11,7 @@ import { ready } from '../ops/ready.js';
 import { metricsHandler } from '../ops/metrics-endpoint.js';
 import { docsAsset, docsPage, docsSpec, homePage } from '../ops/docs.js';
 import { login, logout, protectedResource } from '../auth/routes.js';
-import { reportExport, reportPage, reportScreenshot } from '../reports/routes.js';
+import { reportExport, reportPage, reportScreenshot, sharedReportPage, sharedScreenshot } from '../reports/routes.js';
 import { batch } from '../objects/batch.js';
 import { createObject, getObject } from '../objects/legacy.js';
 import { createLock, listLocks, unlock, verifyLocks } from '../objects/locks.js';
@@ -53,7 +53,10 @@ export function bindHandlers(s: Services): Handlers {
     'reports.sarif': reportExport(s, 'sarif'),
     'reports.junit': reportExport(s, 'junit'),
     'reports.csv': reportExport(s, 'csv'),
+    'reports.pa11y': reportExport(s, 'pa11y'),
     'reports.screenshot': reportScreenshot(s),
+    'reports.shared': sharedReportPage(s),
+    'reports.sharedScreenshot': sharedScreenshot(s),
     'legacy.getObject': getObject(s),
     'legacy.createObject': createObject(s),
     'objects.download': download(s),

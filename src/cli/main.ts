@@ -23,6 +23,7 @@ const proposals = async (a: string[]) => (await import('./proposals.js')).propos
 const conformance = async (a: string[]) => (await import('./conformance.js')).conformance(a);
 const token = async (a: string[]) => (await import('./token.js')).token(a);
 const scan = async (a: string[]) => (await import('./scan.js')).scan(a);
+const mock = async (a: string[]) => (await import('./mock.js')).mock(a);
 
 /** Each command, its usage lines (shown by `pactum <command> --help`) and what runs it. */
 const commands: Record<string, { usage: string; run: (args: string[]) => Promise<number> }> = {
@@ -54,10 +55,18 @@ pactum repo list`,
   },
   scan: {
     usage: `pactum scan <url> [--server URL] [--token T] [--mode single|site] [--max-pages N] [--standard WCAG2A|WCAG2AA|WCAG2AAA]
-           [--format sarif|junit|csv --output FILE] [--fail-on error|warning|notice|none]
+           [--format sarif|junit|csv|pa11y --output FILE] [--source-map URL-PREFIX=DIR]... [--fail-on error|warning|notice|none]
                                    scan a site on a running pactum (PACTUM_SERVER, PACTUM_TOKEN), wait, summarise,
-                                   write an export; exit 1 when issues at or above --fail-on (default error) remain`,
+                                   write an export (pa11y: GitLab's accessibility report; SARIF: for GitHub code
+                                   scanning, pages at host/path, or at DIR for pages under URL-PREFIX);
+                                   exit 1 when issues at or above --fail-on (default error) remain`,
     run: scan,
+  },
+  mock: {
+    usage: `pactum mock [--port-base N] [--host H]
+                                 Prism mock servers of the three specs, one API per port: dashboard N (4010),
+                                 legacy N+1, batch N+2 (MOCK_PORT_BASE=N too); Ctrl-C stops them`,
+    run: mock,
   },
   proposals: { usage: 'pactum proposals import <file.json>   regulatory update proposals', run: proposals },
   conformance: {

@@ -11,16 +11,19 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { parseArgs } from 'node:util';
 import { UsageError } from './args.js';
+import { EXPORT_EXTENSIONS } from '../domain/report/exports.js';
+import { parseSourceMapping, SourceMappingError } from '../domain/report/locations.js';
 
 const LEVELS = ['error', 'warning', 'notice'] as const;
 type Level = (typeof LEVELS)[number];
-const FORMATS = { sarif: 'sarif', junit: 'junit.xml', csv: 'csv' } as const;
+const FORMATS = EXPORT_EXTENSIONS;
 
-interface Options { server: string; token: string; url: string; mode: 'single' | 'site'; maxPages: number; standard: string; format?: keyof typeof FORMATS; output?: string; failOn: Level | 'none' }
+interface Options { server: string; token: string; url: string; mode: 'single' | 'site'; maxPages: number; standard: string; format?: keyof typeof FORMATS; output?: string; failOn: Level | 'none'; sourceMap: string[] }
 
 /** Tries a busy export (429: the token's user or org has its most exports under way, as parallel CI jobs sharing a token may) again after Retry-After, a few times. */
 async function exportOf(o: Options, format: keyof typeof FORMATS, scanId: string): Promise<Response> {
-  const url = `${o.server}/reports/${encodeURIComponent(scanId)}.${FORMATS[format]}`;
+  const query = format === 'sarif' && o.sourceMap.length ? `?${new URLSearchParams(o.sourceMap.map((m) => ['sourceMap', m])).toString()}` : '';
+  const url = `${o.server}/reports/${encodeURIComponent(scanId)}.${FORMATS[format]}${query}`;
   for (let tries = 1; ; tries++) {
     const res = await fetch(url, { headers: { authorization: `Bearer ${o.token}` } });
     if (res.status !== 429 || tries >= EXPORT_TRIES) return res;
@@ -38,6 +41,7 @@ function options(args: string[]): Options {
     options: {
       server: { type: 'string' }, token: { type: 'string' }, mode: { type: 'string', default: 'site' }, 'max-pages': { type: 'string', default: '50' },
       standard: { type: 'string', default: 'WCAG2AA' }, format: { type: 'string' }, output: { type: 'string' }, 'fail-on': { type: 'string', default: 'error' },
+      'source-map': { type: 'string', multiple: true, default: [] },
     },
   });
   if (positionals.length !== 1) throw new UsageError('name one URL to scan');
@@ -48,11 +52,21 @@ function options(args: string[]): Options {
   if (values.mode !== 'single' && values.mode !== 'site') throw new UsageError('--mode is single or site');
   const maxPages = Number(values['max-pages']);
   if (!Number.isInteger(maxPages) || maxPages < 1) throw new UsageError('--max-pages is a whole number of at least 1');
-  if (values.format !== undefined && !Object.hasOwn(FORMATS, values.format)) throw new UsageError('--format is sarif, junit or csv');
+  if (values.format !== undefined && !Object.hasOwn(FORMATS, values.format)) throw new UsageError('--format is sarif, junit, csv or pa11y (GitLab\'s accessibility report)');
+  const sourceMap = values['source-map'];
+  if (sourceMap.length && values.format !== 'sarif') throw new UsageError('--source-map places pages in the repository for SARIF: use it with --format sarif');
+  for (const m of sourceMap) {
+    try {
+      parseSourceMapping(m);
+    } catch (err) {
+      if (err instanceof SourceMappingError) throw new UsageError(`--source-map ${err.message}`);
+      throw err;
+    }
+  }
   if ((values.format === undefined) !== (values.output === undefined)) throw new UsageError('--format and --output go together');
   const failOn = values['fail-on'] as Options['failOn'];
   if (![...LEVELS, 'none'].includes(failOn)) throw new UsageError('--fail-on is error, warning, notice or none');
-  return { server: server.replace(/\/+$/, ''), token, url: positionals[0]!, mode: values.mode, maxPages, standard: values.standard, format: values.format as Options['format'], output: values.output, failOn };
+  return { server: server.replace(/\/+$/, ''), token, url: positionals[0]!, mode: values.mode, maxPages, standard: values.standard, format: values.format as Options['format'], output: values.output, failOn, sourceMap };
 }
 
 class ScanFailed extends Error {}

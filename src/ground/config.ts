@@ -11,6 +11,7 @@ import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 import { trustedProxies } from './address-list.js';
 import { defaultMaxConnections } from './descriptor-limit.js';
+import { defaultDataDir } from './default-data-dir.js';
 
 // The messages an operator reads ("Too small: expected number to be >=1"); the full build sets them itself.
 z.config(en());
@@ -28,7 +29,8 @@ const list = z.pipe(
 const schema = z.object({
   PORT: z._default(int(0, 65535), 8080),
   HOST: z._default(z.string().check(z.minLength(1)), '127.0.0.1'),
-  DATA_DIR: z._default(z.string().check(z.minLength(1)), './data'),
+  /** Unset: ./data from a checkout, the XDG data directory from the installed package (data-dir.ts). */
+  DATA_DIR: z.optional(z.string().check(z.minLength(1))),
   PUBLIC_URL: z.optional(z.url()),
   /** Where documentation_url in object-API error bodies points. Default: this server's landing page, PUBLIC_URL/#object-api-errors. */
   LFS_ERROR_DOCS_URL: z.optional(z.url()),
@@ -179,6 +181,12 @@ const schema = z.object({
   REPORT_MAX_ISSUES: z._default(int(1), 5000),
   /** Most issues a SARIF, JUnit or CSV export may hold (409 naming it beyond, before any work): its time and its size, streamed as they are. */
   REPORT_EXPORT_MAX_ISSUES: z._default(int(1), 100_000),
+  /** Results a SARIF export lists at most (the rest counted in a notification): GitHub code scanning refuses a run of more than 25,000. */
+  REPORT_SARIF_MAX_RESULTS: z._default(int(1), 25_000),
+  /** Longest a link of dashboard_share_report may work, in days (invalid_arguments naming it beyond). */
+  REPORT_SHARE_MAX_DAYS: z._default(int(1, 365), 30),
+  /** Live links (not expired, not revoked) one scan's report may have (rate_limited naming it beyond): each is a row. */
+  REPORT_SHARES_PER_SCAN: z._default(int(1, 10_000), 20),
   /** Report exports and report pages one user may have under way at once (429 with Retry-After beyond, before any work). */
   REPORT_EXPORTS_PER_USER: z._default(int(1, 1000), 2),
   /** Report exports and report pages one org may have under way at once (429 with Retry-After beyond, before any work). */
@@ -255,7 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   return {
     port: e.PORT,
     host: e.HOST,
-    dataDir: resolve(e.DATA_DIR),
+    dataDir: resolve(e.DATA_DIR ?? defaultDataDir(env).dir),
     /** Base of every URL the server hands out (hrefs, audience, metadata); no trailing slash. */
     publicUrl: publicBase,
     /** Whether PUBLIC_URL was set, rather than derived from HOST and PORT. */
@@ -310,7 +318,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     fixMaxContextChars: e.FIX_MAX_CONTEXT_CHARS,
     fixBudget: { maxElements: e.FIX_MAX_ELEMENTS, maxDepth: e.FIX_MAX_DEPTH },
     reportMaxIssues: e.REPORT_MAX_ISSUES,
-    reports: { exportMaxIssues: e.REPORT_EXPORT_MAX_ISSUES, perUser: e.REPORT_EXPORTS_PER_USER, perOrg: e.REPORT_EXPORTS_PER_ORG, readBatchIssues: e.REPORT_READ_BATCH_ISSUES },
+    reports: { exportMaxIssues: e.REPORT_EXPORT_MAX_ISSUES, sarifMaxResults: e.REPORT_SARIF_MAX_RESULTS, shareMaxDays: e.REPORT_SHARE_MAX_DAYS, sharesPerScan: e.REPORT_SHARES_PER_SCAN, perUser: e.REPORT_EXPORTS_PER_USER, perOrg: e.REPORT_EXPORTS_PER_ORG, readBatchIssues: e.REPORT_READ_BATCH_ISSUES },
     screenshots: { perPage: e.SCREENSHOTS_PER_PAGE, perScan: e.SCREENSHOTS_PER_SCAN, maxWidth: e.SCREENSHOT_MAX_WIDTH, format: e.SCREENSHOT_FORMAT, quality: e.SCREENSHOT_QUALITY, bytesPerOrg: e.SCREENSHOTS_BYTES_PER_ORG, retentionDays: e.SCREENSHOTS_RETENTION_DAYS },
     authThrottle: { backoffAfter: e.AUTH_BACKOFF_AFTER, addressBackoffAfter: e.AUTH_ADDRESS_BACKOFF_AFTER, userSlowAfter: e.AUTH_USER_SLOW_AFTER },
     passwordChecks: { atOnce: e.AUTH_PASSWORD_CHECKS, queue: e.AUTH_PASSWORD_QUEUE },
@@ -432,7 +440,7 @@ export function describeDatabase(config: { databaseUrl: string | null; dataDir: 
     return `PostgreSQL ${url.href} (DATABASE_URL from ${settings.sourceOf('DATABASE_URL')})`;
   }
   const source = settings.sourceOf('DATA_DIR');
-  const why = source === 'the default' ? `DATA_DIR unset: ./data of the working directory; no ${SETTINGS_FILE} here or above` : `DATA_DIR from ${source}`;
+  const why = source === 'the default' ? `DATA_DIR unset: ${defaultDataDir().why}; no ${SETTINGS_FILE} here or above` : `DATA_DIR from ${source}`;
   return `SQLite ${join(config.dataDir, 'pactum.sqlite')} (${why})`;
 }
 

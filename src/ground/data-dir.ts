@@ -1,6 +1,7 @@
 /**
- * DATA_DIR, where pactum keeps what it keeps on this machine: made owner-only and checked
- * writable before anything (the database, the key files, the object store) is opened there.
+ * DATA_DIR, where pactum keeps what it keeps on this machine (SQLite, generated keys, objects):
+ * made owner-only and checked writable before anything is opened there. Where it is when not set
+ * is default-data-dir.ts.
  */
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';

@@ -190,7 +190,9 @@ function describeParamErrors(errors: ErrorObject[] | null | undefined, headers: 
 
 function convert(raw: string | string[] | undefined, type: string): unknown {
   if (raw === undefined) return undefined;
-  const value = Array.isArray(raw) && type !== 'array' ? raw[raw.length - 1]! : raw;
+  // A repeated parameter is its last value, unless it is an array; an array sent once is an array of one.
+  if (type === 'array') return Array.isArray(raw) ? raw : [raw];
+  const value = Array.isArray(raw) ? raw[raw.length - 1]! : raw;
   if (typeof value !== 'string') return value;
   if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
   if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';

@@ -13,6 +13,7 @@ import { loadBundledSpec, type JsonObject } from '../spec/documents.js';
 import type { Identity } from '../domain/access/identity.js';
 import type { ScanRow } from '../db/scans.js';
 import type { OpsDeps } from './services.js';
+import { latestScansHtml } from '../reports/scan-list.js';
 
 const assetDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const TYPES: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' };
@@ -173,10 +174,9 @@ async function yourReports(s: Pick<OpsDeps, 'db'>, identity: Identity | null): P
 <script src="docs/assets/signin.js"></script>`;
   }
   const scans = await s.db<ScanRow>('scans').where({ org_id: identity.orgId }).orderBy('id', 'desc').limit(20);
-  const rows = scans.map((scan) => `<tr><td><a href="reports/${encodeURIComponent(scan.id)}">${escapeHtml(scan.site_url)}</a></td><td>${escapeHtml(scan.status)}</td><td>${scan.total_issues ?? '–'}</td><td>${escapeHtml(scan.finished_at ?? scan.created_at)}</td></tr>`);
   return `<h2 id="reports">Reports</h2>
 <p>Signed in as ${escapeHtml(identity.username ?? identity.subject)}. The latest scans of your organization:</p>
-${rows.length ? `<table><thead><tr><th scope="col">Site</th><th scope="col">Status</th><th scope="col">Issues</th><th scope="col">Finished</th></tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>` : '<p>No scans yet: start one with the MCP tool dashboard_scan_site, or <code>pactum scan &lt;url&gt;</code>.</p>'}`;
+${await latestScansHtml(s.db, identity.orgId, scans)}`;
 }
 
 export function homePage(s: Pick<OpsDeps, 'config' | 'db'>): Handler<'ops.home'> {

@@ -28,25 +28,46 @@ export interface ViewAssets {
   style: string;
   scriptHash: string;
   styleHash: string;
+  /** The report page's own script (page.ts: sharing), after the view's; not in the MCP App resource. */
+  pageScript: string;
+  pageScriptHash: string;
 }
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 
 let assets: Promise<ViewAssets> | null = null;
 
-/** Bundles the view's script (about a second, once per process). esbuild comes with tsx. */
+/**
+ * The view's script and style as `make build` wrote them beside the bundle (report-view/, what the
+ * package ships: it has no esbuild), or null from the sources.
+ */
+function prebuilt(): { script: string; style: string; pageScript: string } | null {
+  const read = (name: string) => readFileSync(join(here, 'report-view', name), 'utf8');
+  try {
+    return { script: read('view.js'), style: read('style.css'), pageScript: read('page.js') };
+  } catch {
+    return null;
+  }
+}
+
+/** A literal "</script" inside a script would end its element early. */
+const inline = (script: string) => script.replace(/<\/(script)/gi, '<\\/$1').trim();
+
+/** The view's script and style: prebuilt, else bundled here (about a second, once per process; esbuild comes with tsx). */
 export function viewAssets(): Promise<ViewAssets> {
   return (assets ??= (async () => {
+    const built = prebuilt();
+    if (built) return { ...built, scriptHash: sha256(built.script), styleHash: sha256(built.style), pageScriptHash: sha256(built.pageScript) };
     const esbuild = await import('esbuild');
-    const entry = source('view.ts');
-    const result = await esbuild.build({
-      entryPoints: [entry.path], bundle: true, minify: true, format: 'iife', target: 'es2022', write: false, legalComments: 'none',
-      plugins: [trimDependencies], logLevel: 'silent',
-    });
-    // A literal "</script" inside the script would end its element early.
-    const script = result.outputFiles[0]!.text.replace(/<\/(script)/gi, '<\\/$1').trim();
+    const bundle = async (name: string, plugins: (typeof trimDependencies)[]) => {
+      const result = await esbuild.build({
+        entryPoints: [source(name).path], bundle: true, minify: true, format: 'iife', target: 'es2022', write: false, legalComments: 'none', plugins, logLevel: 'silent',
+      });
+      return inline(result.outputFiles[0]!.text);
+    };
+    const [script, pageScript] = await Promise.all([bundle('view.ts', [trimDependencies]), bundle('page.ts', [])]);
     const style = source('style.css').text.trim();
-    return { script, style, scriptHash: sha256(script), styleHash: sha256(style) };
+    return { script, style, scriptHash: sha256(script), styleHash: sha256(style), pageScript, pageScriptHash: sha256(pageScript) };
   })()).catch((err: unknown) => {
     assets = null;
     throw err;
@@ -71,7 +92,7 @@ export function viewPolicy(a: ViewAssets, opts: { imgSelf?: boolean } = {}): str
 }
 
 /** The document; `data` (the report page) is embedded for the script to draw. */
-export function viewDocument(a: ViewAssets, opts: { title?: string; data?: unknown; imgSelf?: boolean; csp?: boolean } = {}): string {
+export function viewDocument(a: ViewAssets, opts: { title?: string; data?: unknown; imgSelf?: boolean; csp?: boolean; page?: boolean } = {}): string {
   const policy = opts.csp === false ? '' : `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(viewPolicy(a, opts))}">\n`;
   const data = opts.data === undefined ? '' : `<script type="application/json" id="pactum-data">${dataBlock(opts.data)}</script>\n`;
   return `<!doctype html>
@@ -85,7 +106,7 @@ ${policy}<title>${escapeHtml(opts.title ?? 'Accessibility report')}</title>
 <body>
 <main id="app" aria-busy="true"><h1>Accessibility report</h1><p id="status" role="status" class="status">Loading the report…</p></main>
 ${data}<script>${a.script}</script>
-</body>
+${opts.page ? `<script>${a.pageScript}</script>\n` : ''}</body>
 </html>
 `;
 }

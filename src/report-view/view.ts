@@ -441,16 +441,29 @@ async function open(scanId: string, host: Host) {
   renderReport(report.app as ReportView, host);
 }
 
-function embedded(): { view: ReportView | null; progress: Progress | null } | null {
+/** What the report page embeds: the report (or the scan's progress); the page's own script (page.ts) reads the rest. */
+interface PageData {
+  view: ReportView | null;
+  progress: Progress | null;
+  /** Where the screenshots are, relative to the page (a shared page's are under its link). */
+  screenshotBase?: string;
+}
+
+function embedded(): PageData | null {
   const el = document.getElementById('pactum-data');
-  return el?.textContent ? (JSON.parse(el.textContent) as { view: ReportView | null; progress: Progress | null }) : null;
+  return el?.textContent ? (JSON.parse(el.textContent) as PageData) : null;
 }
 
 async function main() {
   const page = embedded();
   if (page) {
     // The report page: everything it needs is in the document; screenshots are files of this server beside it.
-    const host: Host = { call: () => Promise.reject(new Error('not in an MCP host')), screenshotSrc: (scanId, id) => Promise.resolve(`${encodeURIComponent(scanId)}/screenshots/${id}`), canDraftFixes: false };
+    const base = page.screenshotBase;
+    const host: Host = {
+      call: () => Promise.reject(new Error('not in an MCP host')),
+      screenshotSrc: (scanId, id) => Promise.resolve(base ? `${base}${id}` : `${encodeURIComponent(scanId)}/screenshots/${id}`),
+      canDraftFixes: false,
+    };
     if (page.view) renderReport(page.view, host);
     else if (page.progress) renderProgress(page.progress);
     return;

@@ -1,11 +1,12 @@
 /**
  * The report for people without an MCP client and for pipelines: GET /reports/{scanId} (the
- * report view as a page of this server), its screenshots, and the SARIF, JUnit XML and CSV
- * exports. The same scoping as dashboard_get_report: reports.view, and the caller's own org.
+ * report view as a page of this server), its screenshots, and the SARIF, JUnit XML, CSV and
+ * pa11y-ci JSON exports. The same scoping as dashboard_get_report: reports.view, and the caller's own org.
  */
 import type { Context } from 'koa';
-import { hasReport, toProgress } from '../db/scans.js';
-import { EXPORT_TYPES, type ExportFormat } from '../domain/report/exports.js';
+import { hasReport, toProgress, type ScanRow } from '../db/scans.js';
+import { EXPORT_EXTENSIONS, EXPORT_TYPES, type ExportFormat } from '../domain/report/exports.js';
+import { parseSourceMapping, SourceMappingError, type SourceMapping } from '../domain/report/locations.js';
 import { HttpError } from '../http/errors.js';
 import { escapeHtml, writeNoticePage } from '../http/notice-page.js';
 import type { Handler } from '../http/router.js';
@@ -15,6 +16,8 @@ import type { ReportDeps } from './services.js';
 import { readableScan } from './access.js';
 import { SLOT_RETRY_AFTER_SECONDS } from './slots.js';
 import { ClientGone, openExport, reportView } from './streamed.js';
+import { openShare, shareLinksFor } from './shares.js';
+import { grants } from '../domain/access/permissions.js';
 
 /** A small page of its own (not signed in, not allowed, no such report). */
 const notice = (ctx: Context, status: number, title: string, body: string) => writeNoticePage(ctx, status, title, body);
@@ -37,35 +40,86 @@ export function reportPage(s: Pick<ReportDeps, 'compute' | 'config' | 'db' | 're
     if (!access.ok && access.why === 'forbidden') return notice(ctx, 403, 'Not allowed', '<p>Reading reports needs the permission reports.view.</p>');
     if (!access.ok) return notice(ctx, 404, 'No such report', `<p>There is no scan ${escapeHtml(params.scanId)} in your organization. <a href="../">Your latest scans</a>.</p>`);
     const scan = access.scan;
-    const assets = await viewAssets();
-    let data;
-    if (hasReport(scan)) {
-      // The page is the size of its model (REPORT_MAX_ISSUES issues at most), kept until the client has it: it counts as a download.
-      const slot = s.reportSlots.take(identity, ctx.res);
-      if (!slot.ok) {
-        ctx.set('Retry-After', String(SLOT_RETRY_AFTER_SECONDS));
-        return notice(ctx, 429, 'Too many reports at once', `<p>${escapeHtml(slot.message)}.</p>`);
-      }
-      try {
-        data = { view: await reportView(s, scan, closing(ctx)), progress: null };
-      } catch (err) {
-        if (err instanceof ClientGone) return;
-        throw err;
-      }
-    } else {
-      data = { view: null, progress: toProgress(scan) };
-    }
-    ctx.status = 200;
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set(pageHeaders(s.config.publicUrl, { scripts: [assets.scriptHash], styles: [assets.styleHash] }));
-    ctx.body = viewDocument(assets, { title: `Accessibility report: ${scan.site_url}`, data, csp: false });
+    // Sharing publishes the report outside the organization: the people who run scans may.
+    await writeReportPage(s, ctx, scan, identity, { canShare: grants(identity.permissions, 'scans.create') });
   };
 }
 
-export function reportExport(s: Pick<ReportDeps, 'compute' | 'config' | 'db' | 'log' | 'reportSlots'>, format: ExportFormat): Handler<'reports.sarif' | 'reports.junit' | 'reports.csv'> {
-  const extension = { sarif: 'sarif', junit: 'junit.xml', csv: 'csv' }[format];
+/**
+ * The report page of `scan` (or its progress while it runs): its model is the size of
+ * REPORT_MAX_ISSUES issues at most, kept until the client has it, so it counts as a download of
+ * `holder` (a user, or a link) and its org. `page` is what the page's script is told beside the
+ * report: whether it may offer sharing, or that it is a shared link and until when, and where
+ * its screenshots are.
+ */
+async function writeReportPage(s: Pick<ReportDeps, 'compute' | 'config' | 'db' | 'reportSlots'>, ctx: Context, scan: ScanRow, holder: { subject: string; orgId: string }, page: Record<string, unknown>) {
+  const assets = await viewAssets();
+  let data;
+  if (hasReport(scan)) {
+    const slot = s.reportSlots.take(holder, ctx.res);
+    if (!slot.ok) {
+      ctx.set('Retry-After', String(SLOT_RETRY_AFTER_SECONDS));
+      return notice(ctx, 429, 'Too many reports at once', `<p>${escapeHtml(slot.message)}.</p>`);
+    }
+    try {
+      data = { view: await reportView(s, scan, closing(ctx)), progress: null, ...page };
+    } catch (err) {
+      if (err instanceof ClientGone) return;
+      throw err;
+    }
+  } else {
+    data = { view: null, progress: toProgress(scan), ...page };
+  }
+  ctx.status = 200;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set(pageHeaders(s.config.publicUrl, { scripts: [assets.scriptHash, assets.pageScriptHash], styles: [assets.styleHash] }));
+  ctx.body = viewDocument(assets, { title: `Accessibility report: ${scan.site_url}`, data, csp: false, page: true });
+}
+
+/** GET /shared/{shareToken}: the report a link names, read-only, to whoever has the link. */
+export function sharedReportPage(s: Pick<ReportDeps, 'compute' | 'config' | 'db' | 'reportSlots'>): Handler<'reports.shared'> {
+  return async ({ ctx, params }) => {
+    const opened = await openShare(s.db, shareLinksFor(s.config), params.shareToken, new Date());
+    if (!opened.ok) return notice(ctx, opened.status, opened.status === 404 ? 'No such link' : 'This link no longer works', `<p>${escapeHtml(opened.why)} Ask whoever sent it for a new one.</p>`);
+    // Search engines keep out, whoever posted the link where they crawl.
+    ctx.set('X-Robots-Tag', 'noindex, nofollow');
+    await writeReportPage(s, ctx, opened.scan, { subject: opened.share.id, orgId: opened.share.org_id }, {
+      shared: { expiresAt: opened.share.expires_at }, screenshotBase: `${params.shareToken}/screenshots/`,
+    });
+  };
+}
+
+/** GET /shared/{shareToken}/screenshots/{screenshotId}: a screenshot of the linked scan only. */
+export function sharedScreenshot(s: Pick<ReportDeps, 'config' | 'db' | 'screenshots'>): Handler<'reports.sharedScreenshot'> {
+  return async ({ ctx, params }) => {
+    const opened = await openShare(s.db, shareLinksFor(s.config), params.shareToken, new Date());
+    if (!opened.ok) throw new HttpError(opened.status, opened.why);
+    const shot = await s.screenshots.get(opened.scan.id, params.screenshotId);
+    if (!shot) throw new HttpError(404, `No screenshot ${params.screenshotId} of this report`);
+    ctx.status = 200;
+    ctx.type = shot.row.mime;
+    // A revoked link must stop showing it: no copy kept.
+    ctx.set('Cache-Control', 'private, no-store');
+    ctx.length = shot.row.bytes;
+    ctx.body = await shot.body();
+  };
+}
+
+/** SARIF's sourceMap parameters, each PREFIX=DIR (400 naming the one that is not). */
+function sourceMapOf(params: { sourceMap?: string[] }): SourceMapping[] {
+  try {
+    return (params.sourceMap ?? []).map(parseSourceMapping);
+  } catch (err) {
+    if (err instanceof SourceMappingError) throw new HttpError(400, `sourceMap ${err.message}`);
+    throw err;
+  }
+}
+
+export function reportExport(s: Pick<ReportDeps, 'compute' | 'config' | 'db' | 'log' | 'reportSlots'>, format: ExportFormat): Handler<'reports.sarif' | 'reports.junit' | 'reports.csv' | 'reports.pa11y'> {
+  const extension = EXPORT_EXTENSIONS[format];
   return async ({ ctx, params, identity }) => {
+    const sourceMap = 'sourceMap' in params ? sourceMapOf(params) : [];
     const access = await readableScan(s.db, identity!, params.scanId);
     if (!access.ok && access.why === 'forbidden') throw new HttpError(403, 'Reading reports needs the permission reports.view');
     if (!access.ok) throw new HttpError(404, `No scan ${params.scanId} in this organization`);
@@ -79,7 +133,7 @@ export function reportExport(s: Pick<ReportDeps, 'compute' | 'config' | 'db' | '
     if (!slot.ok) throw new HttpError(429, slot.message, { 'Retry-After': String(SLOT_RETRY_AFTER_SECONDS) });
     let body;
     try {
-      body = await openExport(s, scan, format, closing(ctx));
+      body = await openExport(s, scan, format, closing(ctx), { sourceMap });
     } catch (err) {
       if (err instanceof ClientGone) return;
       throw err;

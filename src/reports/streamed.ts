@@ -12,7 +12,7 @@ import { WorkerPoolError } from '../compute/worker-pool.js';
 import type { ComputeRunOptions } from '../compute/compute.js';
 import type { ComputeOutput } from '../compute/tasks.js';
 import { failedPages, pageBatches, pageOutline, readPageBatch, type PageBatch, type ScanRow } from '../db/scans.js';
-import { exportHead, exportTail, newExportState, type ExportFormat, type ExportMeta, type ExportPass } from '../domain/report/exports.js';
+import { exportHead, exportTail, newExportState, type ExportFormat, type ExportMeta, type ExportOptions, type ExportPass } from '../domain/report/exports.js';
 import { addViewPart, emptyViewPart, finishReportView, type ReportView } from '../domain/report/view-model.js';
 import type { ReportSummary } from '../domain/scan/types.js';
 import { HttpError } from '../http/errors.js';
@@ -98,12 +98,12 @@ export async function reportView(s: Pick<ReportDeps, 'compute' | 'config' | 'db'
  * (a run past COMPUTE_TIMEOUT_MS) is still answered 503 rather than with a cut-off file. A later
  * failure ends the response early, which HTTP clients see as an incomplete body, and is logged.
  */
-export async function openExport(s: Pick<ReportDeps, 'compute' | 'config' | 'db' | 'log'>, scan: Finished, format: ExportFormat, signal: AbortSignal): Promise<Readable> {
+export async function openExport(s: Pick<ReportDeps, 'compute' | 'config' | 'db' | 'log'>, scan: Finished, format: ExportFormat, signal: AbortSignal, options: Partial<ExportOptions> = {}): Promise<Readable> {
   const summary = summaryOf(scan);
   const facts = scanFacts(scan);
   const meta: ExportMeta = { scanId: facts.scanId, siteUrl: facts.siteUrl, standard: facts.standard, engine: facts.engine, finishedAt: facts.finishedAt, notEvaluated: summary.notEvaluated ?? [] };
   const batches = await batchesOf(s, scan.id);
-  let state = newExportState();
+  let state = newExportState({ sarifMaxResults: s.config.reports.sarifMaxResults, ...options });
   const pass = async (kind: ExportPass, batch: PageBatch): Promise<string[]> => {
     if (signal.aborted) throw new ClientGone();
     const pages = await readPageBatch(s.db, scan.id, batch);

@@ -167,7 +167,7 @@ async function brokenPactum(breaks: { when: (method: string, path: string) => bo
 
 describe('against the Prism mock', () => {
   it('passes the examples and generated phases of all three APIs', async () => {
-    const { startMock } = await import('../../scripts/mock.js');
+    const { startMock } = await import('../../src/mock/servers.js');
     const mock = await startMock({ portBase: 4310 });
     try {
       // A mock has no error handling of its own to check (Prism answers invalid requests itself),

@@ -97,3 +97,35 @@ describe('make mock, stopped', () => {
     expect(existsSync(mock.specDir)).toBe(false);
   }, 120_000);
 });
+
+describe('make mock, starting', () => {
+  it('opens its ports only once every Prism answers: from its start, no request gets a 502', async () => {
+    const [base] = await freePorts(1);
+    const child = spawn(process.execPath, ['--import', tsx, script], { env: { ...process.env, MOCK_PORT_BASE: String(base) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    child.stdout.on('data', (d) => (text += d));
+    child.stderr.on('data', (d) => (text += d));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    // A client that starts as soon as it can connect, as the README's tour and scripts do.
+    const seen: { port: number; status: number | 'refused'; beforeSummary: boolean }[] = [];
+    try {
+      for (let answeredAfterSummary = 0; answeredAfterSummary < 3 && child.exitCode === null; ) {
+        for (const offset of [0, 1, 2]) {
+          const summary = /Ctrl-C stops them/.test(text);
+          const status = await fetch(`http://127.0.0.1:${base! + offset}/healthz`).then(async (r) => (await r.body?.cancel(), r.status), () => 'refused' as const);
+          seen.push({ port: base! + offset, status, beforeSummary: !summary });
+          if (summary && status !== 'refused') answeredAfterSummary++;
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(child.exitCode, text).toBeNull();
+      expect(seen.filter((s) => s.status === 502), text).toEqual([]);
+      expect(seen.filter((s) => s.status !== 'refused').length).toBeGreaterThanOrEqual(3);
+      // Once it says it is ready, every port answers.
+      for (const offset of [0, 1, 2]) expect((await fetch(`http://127.0.0.1:${base! + offset}/healthz`)).status).toBeLessThan(500);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    }
+  }, 120_000);
+});

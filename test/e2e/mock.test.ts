@@ -1,5 +1,5 @@
 /**
- * The Prism mock of `make mock` (scripts/mock.ts, scripts/lib/mock-spec.ts, docs/mock.md).
+ * The Prism mock of `make mock` and `pactum mock` (src/mock/servers.ts, src/mock/spec.ts, docs/mock.md).
  *
  * The mock specs are derived here from generated/specs with deriveMockSpec (as the generator
  * does for generated/mock/), checked on their own (deterministic, valid OpenAPI 3.1, examples
@@ -18,8 +18,8 @@ import { createConfig, lintDocument, BaseResolver, Source, type Document } from 
 import { operations, type OperationSpec } from '../../generated/operations.js';
 import { toolNames, tools } from '../../generated/tools.js';
 import { deref, loadBundledSpec, type JsonObject } from '../../src/spec/documents.js';
-import { deriveMockSpec, EXAMPLE_CONTENT, MCP_LIFECYCLE_EXAMPLES, type MockApi } from '../../scripts/lib/mock-spec.js';
-import { describeMock, publicLine, startMock, type RunningMock } from '../../scripts/mock.js';
+import { deriveMockSpec, EXAMPLE_CONTENT, MCP_LIFECYCLE_EXAMPLES, type MockApi } from '../../src/mock/spec.js';
+import { describeMock, publicLine, startMock, type RunningMock } from '../../src/mock/servers.js';
 import { runConformance } from '../../src/conformance/index.js';
 import {
   basePathOf,
@@ -542,7 +542,7 @@ describe('the mock servers', () => {
       const foreign = lines.filter(({ api, line }) => [...line.matchAll(/https?:\/\/[\w.[\]:-]+:\d+/g)].some((m) => m[0] !== url(api)));
       expect(foreign.map(({ line }) => line)).toEqual([]);
       // Prism's own listening line (printed at start, maybe out of the kept lines by now) names the mock's port.
-      expect(publicLine('[CLI] ▶  start     Prism is listening on http://127.0.0.1:45678', 'http://127.0.0.1:45678', url('batch'))).toBe(`[CLI] ▶  start     Prism is ready behind the mock's front at ${url('batch')}`);
+      expect(publicLine('[CLI] ▶  start     Prism is listening on http://127.0.0.1:45678', 'http://127.0.0.1:45678', url('batch'))).toBe(`[CLI] ▶  start     Prism is up behind the mock's front at ${url('batch')}, which opens once all three are up`);
     });
 
     it('points the example links at the mock itself', async () => {

@@ -108,6 +108,11 @@ describe('the README tour', () => {
     expect(code, `${output.slice(-6000)}\n${logs()}`).toBe(0);
     expect(output).toContain('TOUR COMPLETE');
 
+    // The tour leaves nothing of its own in the checkout: its files are in $TOUR, its data in ./data
+    // (ignored). What this test put there itself (the README, the links to node_modules and .node) is not the tour's.
+    const left = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: clone, encoding: 'utf8' }).split('\n');
+    expect(left.filter((l) => l && !/ (README\.md|node_modules|\.node)$/.test(l))).toEqual([]);
+
     // What the README says each step prints, in order.
     let at = 0;
     for (const m of ports(blocks.map((b) => b.code).join('\n')).matchAll(/^#=> (.+)$/gm)) {

@@ -99,7 +99,7 @@ describe('Object.prototype names are unknown names', () => {
       expect(command.stderr, name).toContain(`unknown command ${name}`);
       const format = await pactum(['scan', 'http://127.0.0.1:1/', '--server', 'http://127.0.0.1:1', '--token', 't', '--format', name, '--output', '/dev/null'], { DATA_DIR: s.dataDir });
       expect(format.code, name).toBe(2);
-      expect(format.stderr, name).toContain('--format is sarif, junit or csv');
+      expect(format.stderr, name).toContain('--format is sarif, junit, csv or pa11y');
     }
   });
 });

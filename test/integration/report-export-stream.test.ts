@@ -14,8 +14,10 @@ import { seedLargeReport, type LargeReport } from '../helpers/large-report.js';
 import { parseCsv } from '../helpers/csv.js';
 import { insertOrg } from '../../src/db/users.js';
 import { readPages, toPageReport, type ScanRow } from '../../src/db/scans.js';
-import { exportReport, type ExportFormat } from '../../src/domain/report/exports.js';
+import { EXPORT_EXTENSIONS, exportReport, type ExportFormat } from '../../src/domain/report/exports.js';
 import { buildReportView } from '../../src/domain/report/view-model.js';
+import { parseSourceMapping } from '../../src/domain/report/locations.js';
+import { githubSarifProblems, gitlabAccessibilityProblems } from '../helpers/code-hosts.js';
 import type { PageReport, ReportSummary } from '../../src/domain/scan/types.js';
 
 describe('exports and the report page read a run of pages at a time', () => {
@@ -45,14 +47,14 @@ describe('exports and the report page read a run of pages at a time', () => {
     return { scanId: scan.id, siteUrl: scan.site_url, standard: scan.standard, engine: scan.engine ?? null, finishedAt: scan.finished_at, notEvaluated: summary.notEvaluated };
   };
   const exported = async (format: ExportFormat) => {
-    const res = await get(`/reports/${report.scanId}.${{ sarif: 'sarif', junit: 'junit.xml', csv: 'csv' }[format]}`);
+    const res = await get(`/reports/${report.scanId}.${EXPORT_EXTENSIONS[format]}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-length')).toBeNull();
     return res.text();
   };
 
   it('streams each export as the same text as the whole report written at once', async () => {
-    for (const format of ['sarif', 'junit', 'csv'] as const) {
+    for (const format of ['sarif', 'junit', 'csv', 'pa11y'] as const) {
       expect(await exported(format), format).toBe(exportReport(format, meta(), pages));
     }
   });
@@ -81,6 +83,29 @@ describe('exports and the report page read a run of pages at a time', () => {
     }
     const rows = parseCsv(await exported('csv'));
     expect(rows).toHaveLength(1 + report.totalIssues + pages.filter((p) => p.error).length);
+  });
+
+  it('SARIF places pages by the source mappings asked for (one or several); one that is not PREFIX=DIR is 400 naming it', async () => {
+    const one = [new URL(pages[0]!.url).origin + '/=site/'];
+    const mapped = await get(`/reports/${report.scanId}.sarif?${new URLSearchParams(one.map((m) => ['sourceMap', m]))}`);
+    expect(mapped.status).toBe(200);
+    const text = await mapped.text();
+    expect(text).toBe(exportReport('sarif', meta(), pages, { sourceMap: one.map(parseSourceMapping) }));
+    expect(githubSarifProblems(text)).toEqual([]);
+    const uris = (JSON.parse(text) as { runs: { results: { locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }[] }[] }).runs[0]!.results.map((r) => r.locations[0]!.physicalLocation.artifactLocation.uri);
+    expect(uris.every((u) => u.startsWith('site/'))).toBe(true);
+    const two = await get(`/reports/${report.scanId}.sarif?sourceMap=${encodeURIComponent('https://x.example/=a/')}&sourceMap=${encodeURIComponent(one[0]!)}`);
+    expect(two.status).toBe(200);
+    await two.body?.cancel();
+    const bad = await get(`/reports/${report.scanId}.sarif?sourceMap=${encodeURIComponent('https://x.example/=../up')}`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { message: string }).message).toMatch(/^sourceMap https:\/\/x\.example\/=\.\.\/up: .*without \.\./);
+  });
+
+  it('the pa11y export is what GitLab reads, a key per page', async () => {
+    const text = await exported('pa11y');
+    expect(gitlabAccessibilityProblems(text)).toEqual([]);
+    expect(Object.keys((JSON.parse(text) as { results: object }).results)).toHaveLength(report.pages);
   });
 
   it('the report page embeds the same model as built from every page at once', async () => {

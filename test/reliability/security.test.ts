@@ -418,6 +418,9 @@ describe('cross-org isolation, for every tool of the catalogue', () => {
       ['dashboard_queue_bulk_fix', { wcagCriterion: b.criterion, targetOrgId: bId }, 'refused'],
       ['dashboard_scan_page', { url: b.siteUrl, targetOrgId: bId }, 'scoped'],
       ['dashboard_scan_summary_for_fleet', { top: 10, targetOrgId: bId }, 'scoped', (r) => (r.sites || r.totalIssues ? `sites ${r.sites}, issues ${r.totalIssues}` : null)],
+      // A link to B's report would publish it: refused as a missing scan; and B's links cannot be revoked.
+      ['dashboard_share_report', { scanId: b.scanId }, 'refused'],
+      ['dashboard_revoke_report_share', { scanId: b.scanId }, 'refused'],
       ['dashboard_set_brand_guideline', { colors: [{ name: 'Acme Red', value: '#aa0000' }], fonts: [{ family: 'AcmeSans' }], componentTokens: [], targetOrgId: bId }, 'scoped'],
       ['dashboard_test_service_connection', { serviceId: 'llm' }, 'refused'],
       ['dashboard_test_service_connection', { serviceId: 'compliance', targetOrgId: bId }, 'scoped', (r) => (r.ok ? "reached B's service" : null)],

@@ -83,3 +83,20 @@ it('fails the run when the export is cut short', async () => {
   cut = false;
   vi.restoreAllMocks();
 });
+
+it('asks for SARIF with the source mappings given, and for the pa11y export at its own path', async () => {
+  vi.spyOn(console, 'log').mockImplementation(() => {});
+  vi.spyOn(console, 'error').mockImplementation(() => {});
+  asked.length = 0;
+  expect(await scan(['https://example.com/', '--server', url, '--token', 't', '--format', 'sarif', '--output', join(dir, 'c.sarif'), '--fail-on', 'none',
+    '--source-map', 'https://example.com/docs/=site/docs/', '--source-map', 'https://example.com/=site/'])).toBe(0);
+  expect(await scan(['https://example.com/', '--server', url, '--token', 't', '--format', 'pa11y', '--output', join(dir, 'gl-accessibility.json'), '--fail-on', 'none'])).toBe(0);
+  expect(asked).toEqual([
+    `/reports/scn_cli.sarif?sourceMap=${encodeURIComponent('https://example.com/docs/=site/docs/')}&sourceMap=${encodeURIComponent('https://example.com/=site/')}`,
+    '/reports/scn_cli.pa11y.json',
+  ]);
+  // A mapping that is no PREFIX=DIR, or one without SARIF, is a usage mistake before anything is asked.
+  await expect(scan(['https://example.com/', '--server', url, '--token', 't', '--format', 'sarif', '--output', join(dir, 'd.sarif'), '--source-map', 'https://example.com/=../up'])).rejects.toThrow(/--source-map .*without \.\./);
+  await expect(scan(['https://example.com/', '--server', url, '--token', 't', '--format', 'csv', '--output', join(dir, 'd.csv'), '--source-map', 'https://example.com/=site/'])).rejects.toThrow(/with --format sarif/);
+  vi.restoreAllMocks();
+});

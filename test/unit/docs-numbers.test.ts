@@ -27,3 +27,14 @@ it.each(['mock.md', 'mcp.md', 'tools.md'])('the numbers in docs/%s are the catal
   }
   expect(found.length, `docs/${name} states some of these numbers`).toBeGreaterThan(0);
 });
+
+it('the operations and schemas docs/other-teams.md says make clients joins are the joined spec\'s', async () => {
+  const { mergeSpecs } = await import('../../scripts/clients/spec.js');
+  const { loadBundledSpec } = await import('../../src/spec/documents.js');
+  const doc = mergeSpecs(loadBundledSpec('dashboard'), loadBundledSpec('legacy'), loadBundledSpec('batch')) as { paths: Record<string, Record<string, unknown>>; components: { schemas: object } };
+  const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+  const ops = Object.values(doc.paths).reduce((n, item) => n + methods.filter((m) => item[m] !== undefined).length, 0);
+  const said = /pactum\.openapi\.json: (\d+) operations, (\d+) schemas/.exec(page('other-teams.md'));
+  expect(said, 'docs/other-teams.md quotes make clients').not.toBeNull();
+  expect({ operations: Number(said![1]), schemas: Number(said![2]) }).toEqual({ operations: ops, schemas: Object.keys(doc.components.schemas).length });
+});

@@ -17,6 +17,7 @@ import * as m015 from './015_scan_claims.js';
 import * as m016 from './016_scan_screenshots.js';
 import * as m017 from './017_principal_changes.js';
 import * as m018 from './018_screenshot_quota.js';
+import * as m019 from './019_report_shares.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_core': m001,
@@ -36,6 +37,7 @@ const migrations: Record<string, Knex.Migration> = {
   '016_scan_screenshots': m016,
   '017_principal_changes': m017,
   '018_screenshot_quota': m018,
+  '019_report_shares': m019,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,6 +1,7 @@
 /**
- * A finished scan written for pipelines: SARIF 2.1.0 (code-scanning views), JUnit XML (CI test
- * dashboards) and CSV (spreadsheets). Each is written a few pages at a time, in the pages' stored
+ * A finished scan written for pipelines: SARIF 2.1.0 (code-scanning views: GitHub's), JUnit XML
+ * (CI test dashboards), CSV (spreadsheets) and pa11y-ci's JSON (GitLab's merge-request
+ * accessibility widget). Each is written a few pages at a time, in the pages' stored
  * order, so that no part of the server ever holds a whole export: a head, then the text of each
  * run of pages, then a tail. What has to be known across pages travels in an ExportState (the
  * rules met so far, a few counts), small whatever the report's size. Pure: the compute pool runs
@@ -15,15 +16,33 @@
 import { createHash } from 'node:crypto';
 import { VERSION } from '../../ground/version.js';
 import type { PageReport, ReportSummary } from '../scan/types.js';
+import { artifactUri, type SourceMapping } from './locations.js';
 import { criterionOf, ruleOf, strongerImpact, viewIssue, type ReportView, type ReportViewIssue, type ViewPartRule } from './view-model.js';
 
-export type ExportFormat = 'sarif' | 'junit' | 'csv';
+export type ExportFormat = 'sarif' | 'junit' | 'csv' | 'pa11y';
 
 export const EXPORT_TYPES: Record<ExportFormat, string> = {
   sarif: 'application/sarif+json',
   junit: 'application/xml; charset=utf-8',
   csv: 'text/csv; charset=utf-8; header=present',
+  pa11y: 'application/json',
 };
+
+/** The file name extension of each export, in its path (/reports/{scanId}.<extension>). */
+export const EXPORT_EXTENSIONS: Record<ExportFormat, string> = { sarif: 'sarif', junit: 'junit.xml', csv: 'csv', pa11y: 'pa11y.json' };
+
+/** How one export is written, as its request asked. */
+export interface ExportOptions {
+  /** SARIF: URL prefixes mapped to repository directories (artifact locations become repository paths). */
+  sourceMap: readonly SourceMapping[];
+  /** SARIF: results written at most (GitHub code scanning refuses a run with more); the rest are counted, not listed. */
+  sarifMaxResults: number;
+}
+
+/** GitHub code scanning's limit of results per run (more, and the whole upload is refused). */
+export const GITHUB_MAX_RESULTS = 25_000;
+
+const defaultOptions = (): ExportOptions => ({ sourceMap: [], sarifMaxResults: GITHUB_MAX_RESULTS });
 
 /** The scan's facts an export states beside its pages. */
 export interface ExportMeta extends Pick<ReportView, 'scanId' | 'siteUrl' | 'standard' | 'engine' | 'finishedAt'> {
@@ -41,9 +60,15 @@ export interface ExportState {
   written: number;
   /** JUnit's totals, from its counting pass. */
   totals: { tests: number; failures: number; errors: number; skipped: number };
+  /** SARIF: results left out past sarifMaxResults. pa11y: pages written, pages without errors, entries written. */
+  omitted: number;
+  pages: { seen: number; passing: number; entries: number };
+  options: ExportOptions;
 }
 
-export const newExportState = (): ExportState => ({ rules: [], written: 0, totals: { tests: 0, failures: 0, errors: 0, skipped: 0 } });
+export const newExportState = (options: Partial<ExportOptions> = {}): ExportState => ({
+  rules: [], written: 0, totals: { tests: 0, failures: 0, errors: 0, skipped: 0 }, omitted: 0, pages: { seen: 0, passing: 0, entries: 0 }, options: { ...defaultOptions(), ...options },
+});
 
 /** A page that could not be checked. */
 export interface FailedPage {
@@ -98,6 +123,7 @@ export function exportHead(format: ExportFormat, meta: ExportMeta, state: Export
     case 'sarif': return sarifHead(meta);
     case 'junit': return junitHead(meta, state);
     case 'csv': return `${CSV_COLUMNS.join(',')}\r\n`;
+    case 'pa11y': return '{"results":{\n';
   }
 }
 
@@ -111,6 +137,7 @@ export function exportPages(format: ExportFormat, pass: ExportPass, pages: reado
     case 'sarif': sarifPages(pages, state, out); break;
     case 'junit': junitPages(pages, state, meta.finishedAt, out); break;
     case 'csv': csvPages(pages, state, out); break;
+    case 'pa11y': pa11yPages(pages, state, out); break;
   }
   return out.end();
 }
@@ -120,12 +147,13 @@ export function exportTail(format: ExportFormat, meta: ExportMeta, state: Export
     case 'sarif': return sarifTail(meta, state, failed);
     case 'junit': return '</testsuites>\n';
     case 'csv': return failed.map((page) => csvRow([page.url, 'page-error', 'page-error', null, '', null, '', page.error, '', '', null, null])).join('');
+    case 'pa11y': return pa11yTail(state);
   }
 }
 
 /** A whole export in one string, from pages at hand (tests; small reports). */
-export function exportReport(format: ExportFormat, meta: ExportMeta, pages: readonly PageReport[]): string {
-  const state = newExportState();
+export function exportReport(format: ExportFormat, meta: ExportMeta, pages: readonly PageReport[], options: Partial<ExportOptions> = {}): string {
+  const state = newExportState(options);
   exportPages(format, 'count', pages, state, meta);
   const failed = pages.filter((p) => p.error).map((p) => ({ url: p.url, error: p.error! }));
   return exportHead(format, meta, state) + exportPages(format, 'write', pages, state, meta).join('') + exportTail(format, meta, state, failed);
@@ -134,41 +162,69 @@ export function exportReport(format: ExportFormat, meta: ExportMeta, pages: read
 // ---------------------------------------------------------------------------------------------
 // SARIF 2.1.0
 
+//
+// Written for GitHub code scanning's reader as well as the OASIS schema ("SARIF support for code
+// scanning"): relative artifact URIs (locations.ts), a region with its four positions (a page's
+// element has no line in a source file: line 1, its markup in the location's message),
+// partialFingerprints with primaryLocationLineHash (the one GitHub reads), rules with
+// shortDescription, fullDescription and help text, names and descriptions within GitHub's
+// lengths, at most 20 tags a rule and at most 25,000 results a run (sarifMaxResults).
+
 const SARIF_LEVEL = { error: 'error', warning: 'warning', notice: 'note' } as const;
 const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
+/** Where the tool is described (the driver's informationUri). */
+export const INFORMATION_URI = 'https://github.com/pactum-dev/pactum';
+
+/** GitHub's lengths: a rule's name at most 255 characters, its descriptions at most 1024; tags beyond 20 refuse the upload. */
+const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+const MAX_TAGS = 20;
 
 const ruleTags = (rule: ExportRule) => [
   'accessibility',
   ...rule.wcagCriteria.map((c) => `wcag${c}`),
   ...(rule.level ? [`wcag-level-${rule.level.toLowerCase()}`] : []),
   ...(rule.impact ? [`impact-${rule.impact}`] : []),
-];
+].slice(0, MAX_TAGS);
 
 /** A stable fingerprint of one finding across scans: the page, the rule and the element. */
-const fingerprint = (code: string, issue: Pick<ReportViewIssue, 'pageUrl' | 'selector'>) => createHash('sha256').update(`${issue.pageUrl}\0${code}\0${issue.selector}`).digest('hex').slice(0, 32);
+const fingerprint = (code: string, issue: Pick<ReportViewIssue, 'pageUrl' | 'selector'>) => createHash('sha256').update(`${issue.pageUrl}\0${code}\0${issue.selector}`).digest('hex');
+
+/** The region of a page's finding: line 1 (GitHub wants all four positions; a page's element has no line in a source file). */
+const PAGE_REGION = { startLine: 1, startColumn: 1, endLine: 1, endColumn: 1 };
+
+/** The base every artifact URI is relative to: the repository the file is uploaded for. */
+const URI_BASE = '%SRCROOT%';
 
 function sarifHead(meta: ExportMeta): string {
-  return `{"$schema":${JSON.stringify(SARIF_SCHEMA)},"version":"2.1.0","runs":[{\n"automationDetails":${JSON.stringify({ id: `pactum/${meta.scanId}` })},\n"results":[\n`;
+  const bases = { [URI_BASE]: { description: { text: 'The root of the repository: a page mapped to its source (a source mapping) is a path in it; any other page is host/path' } } };
+  return `{"$schema":${JSON.stringify(SARIF_SCHEMA)},"version":"2.1.0","runs":[{\n"automationDetails":${JSON.stringify({ id: `pactum/${meta.scanId}` })},\n"originalUriBaseIds":${JSON.stringify(bases)},\n"results":[\n`;
 }
 
 function sarifPages(pages: readonly PageReport[], state: ExportState, out: Chunks) {
   const index = indexOf(state);
   for (const page of pages) {
+    const uri = artifactUri(page.url, state.options.sourceMap);
     page.issues.forEach((issue, i) => {
       const { rule, at } = ruleIn(state, index, issue);
+      if (state.written >= state.options.sarifMaxResults) {
+        state.omitted++;
+        return;
+      }
       const shown = viewIssue(issue, page.url, `i${i}`);
+      const hash = fingerprint(rule.code, shown);
       const result = {
         ruleId: rule.code,
         ruleIndex: at,
         level: SARIF_LEVEL[rule.type],
-        message: { text: shown.message },
+        message: { text: `${shown.message} Page: ${shown.pageUrl}` },
         locations: [{
-          physicalLocation: { artifactLocation: { uri: shown.pageUrl }, region: { snippet: { text: shown.context } } },
+          physicalLocation: { artifactLocation: { uri, uriBaseId: URI_BASE }, region: PAGE_REGION },
           logicalLocations: [{ fullyQualifiedName: shown.selector, kind: 'element' }],
+          message: { text: `The element ${shown.selector} of ${shown.pageUrl}: ${shown.context}` },
         }],
-        partialFingerprints: { 'pactumElement/v1': fingerprint(rule.code, shown) },
+        partialFingerprints: { primaryLocationLineHash: `${hash.slice(0, 16)}:1`, 'pactumElement/v1': hash.slice(0, 32) },
         properties: {
-          impact: shown.impact, wcagCriterion: criterionOf(issue),
+          pageUrl: shown.pageUrl, selector: shown.selector, context: shown.context, impact: shown.impact, wcagCriterion: criterionOf(issue),
           ...(shown.contrast ? { contrast: shown.contrast } : {}),
           ...(shown.evidence ? { evidence: shown.evidence } : {}),
         },
@@ -181,22 +237,29 @@ function sarifPages(pages: readonly PageReport[], state: ExportState, out: Chunk
 function sarifTail(meta: ExportMeta, state: ExportState, failed: readonly FailedPage[]): string {
   const rules = state.rules.map((rule) => JSON.stringify({
     id: rule.code,
-    name: rule.code,
-    shortDescription: { text: rule.help },
+    name: clip(rule.code, 255),
+    shortDescription: { text: clip(rule.help, 1024) },
+    fullDescription: { text: clip(`${rule.help}${rule.wcagCriteria.length ? ` (WCAG ${rule.wcagCriteria.join(', ')}${rule.level ? `, level ${rule.level}` : ''})` : ''}. See ${rule.helpUrl}`, 1024) },
     helpUri: rule.helpUrl,
     help: { text: `${rule.help}. See ${rule.helpUrl}`, markdown: `${rule.help}. [Learn more](${rule.helpUrl})` },
     defaultConfiguration: { level: SARIF_LEVEL[rule.type] },
-    properties: { tags: ruleTags(rule), wcagCriteria: rule.wcagCriteria, wcagLevel: rule.level, impact: rule.impact, 'problem.severity': SARIF_LEVEL[rule.type] === 'note' ? 'recommendation' : SARIF_LEVEL[rule.type] },
+    properties: { tags: ruleTags(rule), precision: rule.type === 'error' ? 'high' : 'medium', wcagCriteria: rule.wcagCriteria, wcagLevel: rule.level, impact: rule.impact, 'problem.severity': SARIF_LEVEL[rule.type] === 'note' ? 'recommendation' : SARIF_LEVEL[rule.type] },
   }));
+  const omitted = state.omitted
+    ? [{ level: 'warning', message: { text: `${state.omitted} more results were left out: a run lists at most ${state.options.sarifMaxResults} (GitHub code scanning refuses more); the CSV and pa11y exports list every issue` } }]
+    : [];
   const invocation = {
     executionSuccessful: failed.length === 0,
     ...(meta.finishedAt ? { endTimeUtc: meta.finishedAt } : {}),
-    toolExecutionNotifications: failed.map((p) => ({
-      level: 'error', message: { text: p.error }, locations: [{ physicalLocation: { artifactLocation: { uri: p.url } } }],
-    })),
+    toolExecutionNotifications: [
+      ...failed.map((p) => ({
+        level: 'error', message: { text: `${p.error} Page: ${p.url}` }, locations: [{ physicalLocation: { artifactLocation: { uri: artifactUri(p.url, state.options.sourceMap), uriBaseId: URI_BASE } } }],
+      })),
+      ...omitted,
+    ],
   };
-  const properties = { scanId: meta.scanId, siteUrl: meta.siteUrl, standard: meta.standard, engine: meta.engine, notEvaluated: meta.notEvaluated };
-  const driver = `{"name":"pactum","semanticVersion":${JSON.stringify(VERSION)},"rules":[${rules.length ? `\n${rules.join(',\n')}\n` : ''}]}`;
+  const properties = { scanId: meta.scanId, siteUrl: meta.siteUrl, standard: meta.standard, engine: meta.engine, notEvaluated: meta.notEvaluated, resultsOmitted: state.omitted, sourceMap: state.options.sourceMap };
+  const driver = `{"name":"pactum","version":${JSON.stringify(VERSION)},"semanticVersion":${JSON.stringify(VERSION)},"informationUri":${JSON.stringify(INFORMATION_URI)},"rules":[${rules.length ? `\n${rules.join(',\n')}\n` : ''}]}`;
   return `${state.written > 0 ? '\n' : ''}],\n"tool":{"driver":${driver}},\n"invocations":[${JSON.stringify(invocation)}],\n"properties":${JSON.stringify(properties)}\n}]}\n`;
 }
 
@@ -298,3 +361,46 @@ function csvPages(pages: readonly PageReport[], state: ExportState, out: Chunks)
     });
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// pa11y-ci JSON: what GitLab reads as a merge request's accessibility report
+// (artifacts:reports:accessibility). `results` maps each page's URL to its entries; GitLab counts
+// every entry as an error (and compares entries between pipelines), so, as pa11y-ci does by
+// default, only errors are listed: warnings and notices need a person's review, which the
+// report page, SARIF and CSV carry. A page that could not be checked is one entry saying why.
+// The totals follow the results (JSON's key order means nothing to a reader): `total` pages,
+// `passes` pages without an entry, `errors` entries.
+
+const PA11Y_TYPE_CODE = { error: 1, warning: 2, notice: 3 } as const;
+
+function pa11yEntries(page: PageReport, state: ExportState, index: Map<string, number>): object[] {
+  const entries: object[] = [];
+  if (page.error) {
+    entries.push({ code: 'pactum.page-error', type: 'error', typeCode: 1, message: page.error, context: '', selector: '', runner: 'pactum', runnerExtras: {} });
+  }
+  page.issues.forEach((issue, i) => {
+    const { rule } = ruleIn(state, index, issue);
+    if (rule.type !== 'error') return;
+    const shown = viewIssue(issue, page.url, `i${i}`);
+    entries.push({
+      code: rule.code, type: rule.type, typeCode: PA11Y_TYPE_CODE[rule.type], message: shown.message, context: shown.context, selector: shown.selector,
+      runner: rule.code.startsWith('pactum-') ? 'pactum' : 'axe',
+      runnerExtras: { impact: shown.impact, help: rule.help, helpUrl: rule.helpUrl, wcagCriteria: rule.wcagCriteria },
+    });
+  });
+  return entries;
+}
+
+function pa11yPages(pages: readonly PageReport[], state: ExportState, out: Chunks) {
+  const index = indexOf(state);
+  for (const page of pages) {
+    const entries = pa11yEntries(page, state, index);
+    out.add(`${state.pages.seen++ > 0 ? ',\n' : ''}${JSON.stringify(page.url)}:[`);
+    entries.forEach((e, i) => out.add(`${i ? ',\n' : '\n'}${JSON.stringify(e)}`));
+    out.add(']');
+    state.pages.entries += entries.length;
+    if (!entries.length) state.pages.passing++;
+  }
+}
+
+const pa11yTail = (state: ExportState) => `${state.pages.seen ? '\n' : ''}},\n"total":${state.pages.seen},"passes":${state.pages.passing},"errors":${state.pages.entries}}\n`;

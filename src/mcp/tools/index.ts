@@ -12,6 +12,7 @@ import { fleetTools } from './fleet.js';
 import { orgTools } from './orgs.js';
 import { regulationTools } from './regulations.js';
 import { scanTools } from './scans.js';
+import { shareTools } from './shares.js';
 import { userTools } from './users.js';
 
 export function toolHandlers(s: McpDeps): ToolHandlers {
@@ -20,6 +21,7 @@ export function toolHandlers(s: McpDeps): ToolHandlers {
     ...userTools(s),
     ...connectionTools(s),
     ...scanTools(s),
+    ...shareTools(s),
     ...brandTools(s),
     ...regulationTools(s),
     ...fixTools(s),

@@ -9,7 +9,7 @@ import addFormats from 'ajv-formats';
 import type { ApiName, OperationSpec } from '../../../generated/operations.js';
 import { checkResponse } from '../../../src/http/response-check.js';
 import { deref, toDefs, type Json, type JsonObject, type ParameterObject } from '../../../src/spec/documents.js';
-import { EXAMPLE_CONTENT } from '../../../scripts/lib/mock-spec.js';
+import { EXAMPLE_CONTENT } from '../../../src/mock/spec.js';
 
 export const GIT_LFS_JSON = 'application/vnd.git-lfs+json';
 export const OBJSTORE_JSON = 'application/vnd.objstore+json';

@@ -31,7 +31,7 @@ const summary = { pagesScanned: 3, pagesFailed: 1, totalIssues: 5, byLevel: { er
 const scan = { scanId: 'scn_1', siteUrl: 'https://example.com/', standard: 'WCAG2AA' as const, status: 'completed_with_errors' as const, engine: 'jsdom' as const, finishedAt: '2026-11-26T10:00:00.000Z' };
 const view = (maxIssues = 100) => buildReportView({ scan, summary, pages, brandScore: null, maxIssues });
 const meta: ExportMeta = { scanId: scan.scanId, siteUrl: scan.siteUrl, standard: scan.standard, engine: scan.engine, finishedAt: scan.finishedAt, notEvaluated: summary.notEvaluated };
-const toSarif = () => JSON.parse(exportReport('sarif', meta, pages)) as { runs: { tool: { driver: { rules: { id: string; properties: { impact: string | null } }[] } }; results: { ruleId: string; ruleIndex: number; level: string; message: { text: string }; locations: { physicalLocation: { artifactLocation: { uri: string } }; logicalLocations: { fullyQualifiedName: string }[] }[] }[]; invocations: { toolExecutionNotifications: unknown[] }[] }[] };
+const toSarif = () => JSON.parse(exportReport('sarif', meta, pages)) as { runs: { tool: { driver: { rules: { id: string; properties: { impact: string | null } }[] } }; results: { ruleId: string; ruleIndex: number; level: string; message: { text: string }; properties: { pageUrl: string }; locations: { physicalLocation: { artifactLocation: { uri: string } }; logicalLocations: { fullyQualifiedName: string }[] }[] }[]; invocations: { toolExecutionNotifications: unknown[] }[] }[] };
 const toJunit = () => exportReport('junit', meta, pages);
 const toCsv = () => exportReport('csv', meta, pages);
 
@@ -85,15 +85,15 @@ describe('the exports', () => {
   it('SARIF lists every issue of the report model once, under its rule, and each rule with its strongest impact', () => {
     const run = toSarif().runs[0]!;
     const rules = run.tool.driver.rules;
-    const got = run.results.map((r) => `${rules[r.ruleIndex]!.id}|${r.ruleId}|${r.level}|${r.locations[0]!.physicalLocation.artifactLocation.uri}|${r.locations[0]!.logicalLocations[0]!.fullyQualifiedName}|${r.message.text}`);
+    const got = run.results.map((r) => `${rules[r.ruleIndex]!.id}|${r.ruleId}|${r.level}|${r.properties.pageUrl}|${r.locations[0]!.logicalLocations[0]!.fullyQualifiedName}|${r.message.text}`);
     const level = { error: 'error', warning: 'warning', notice: 'note' } as const;
-    const expected = view().rules.flatMap((rule) => rule.issues.map((i) => `${rule.code}|${rule.code}|${level[rule.type]}|${i.pageUrl}|${i.selector}|${i.message}`));
+    const expected = view().rules.flatMap((rule) => rule.issues.map((i) => `${rule.code}|${rule.code}|${level[rule.type]}|${i.pageUrl}|${i.selector}|${i.message} Page: ${i.pageUrl}`));
     expect(got.sort()).toEqual(expected.sort());
     expect(Object.fromEntries(rules.map((r) => [r.id, r.properties.impact]))).toEqual(Object.fromEntries(view().rules.map((r) => [r.code, r.impact])));
   });
 
   it('each format written a page at a time, its state carried between runs, is the same text as written at once', () => {
-    for (const format of ['sarif', 'junit', 'csv'] as const) expect(inRuns(format), format).toBe(exportReport(format, meta, pages));
+    for (const format of ['sarif', 'junit', 'csv', 'pa11y'] as const) expect(inRuns(format), format).toBe(exportReport(format, meta, pages));
   });
 
   it('JUnit XML parses, with control characters dropped and markup escaped', () => {

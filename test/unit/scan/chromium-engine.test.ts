@@ -55,6 +55,8 @@ beforeAll(async () => {
         <body><main><h1>T</h1><p><a href="/one">First link</a> and <a href="/two">second link</a>.</p><button>Save</button></main></body></html>`);
     }
     if (path === '/slow.html') return respond(200, 'text/html', page('<img src="/slow.png">'));
+    if (path === '/wide.html') return respond(200, 'text/html', page('<p>Above the banner: text a reader of the screenshot should see.</p><img src="/banner.png" width="1240" height="40"><p>Below the banner, more text.</p>'));
+    if (path === '/banner.png') return respond(200, 'image/png', Buffer.alloc(8));
     if (path === '/video.html') return respond(200, 'text/html', page('<video controls width="160" src="/tone.wav"></video>'));
     if (path === '/lazy-video.html') return respond(200, 'text/html', page('<video controls preload="none" width="160" src="/lazy.wav"></video>'));
     if (path === '/tone.wav' || path === '/lazy.wav') return respond(200, 'audio/wav', tone(2));
@@ -205,5 +207,25 @@ describe('the browser dying', () => {
     expect(checked.issues.map((i) => i.code)).toContain('image-alt');
     expect(engine.stats().launches).toBe(launches + 1);
     expect(await engine.browserPid()).not.toBe(pid);
+  }, 60_000);
+});
+
+describe('screenshots of failing elements', () => {
+  it('shows a wide, low element at a legible scale with its surroundings, not as a strip', async () => {
+    const fetched = await fetchPage(`${site.origin}/wide.html`, strict);
+    const session = engine.openSession(strict);
+    try {
+      const checked = await session.check({ url: fetched.url, html: fetched.html, standard: 'WCAG2AA', screenshots: { max: 3, maxWidth: 480, format: 'png', quality: 70 } });
+      const banner = checked.issues.findIndex((i) => i.code === 'image-alt');
+      const shot = checked.screenshots?.find((sh) => sh.issues.includes(banner));
+      expect(shot, JSON.stringify(checked.issues.map((i) => i.code))).toBeDefined();
+      expect(shot!.width).toBeLessThanOrEqual(480);
+      expect(shot!.width / shot!.height).toBeLessThanOrEqual(3);
+      expect(shot!.height).toBeGreaterThanOrEqual(150);
+      // The PNG's own header says the same size.
+      expect([shot!.bytes.readUInt32BE(16), shot!.bytes.readUInt32BE(20)]).toEqual([shot!.width, shot!.height]);
+    } finally {
+      await session.close();
+    }
   }, 60_000);
 });

@@ -1,8 +1,9 @@
 /**
  * Screenshots of failing elements, taken after a page's checks: each element scrolled into view,
- * outlined, and captured with a margin around it, downscaled to a bounded width. A step of its own
- * (the checks never depend on it); a shot that cannot be taken (the element is gone, hidden or
- * has no size) is left out, and never fails the page.
+ * outlined, and captured with its surroundings, at most SCREENSHOT_MAX_WIDTH pixels wide and at a
+ * scale a person still reads (shotClip). A step of its own (the checks never depend on it); a shot
+ * that cannot be taken (the element is gone, hidden or has no size) is left out, and never fails
+ * the page.
  */
 import type { ElementShot, Issue, ShotOptions } from '../types.js';
 import { pageCall } from '../checks/page-functions.js';
@@ -13,11 +14,44 @@ export type { ElementShot, ShotOptions } from '../types.js';
 const MARGIN = 12;
 const OUTLINE_ATTR = 'data-pactum-shot';
 
+/** A rectangle in document coordinates, CSS pixels. */
+export interface Rect { x: number; y: number; width: number; height: number }
+
+/** Text downscaled further than this is hard to read (16 px type becomes 12 px). */
+export const MIN_SCALE = 0.75;
+/** The flattest a shot may be (width to height): a wide element is shown with what is above and below it. */
+const MAX_ASPECT = 3;
+
+/**
+ * The clip of an element's shot and its scale, given the element, the visible viewport and the
+ * document (all in document coordinates): the element with a margin; no wider than the image may
+ * be at a legible scale (a wider element shows its start, where the outline begins); no flatter
+ * than 3:1 (a wide, low element gets its surroundings above and below); no taller than 1.5 times
+ * the image's width; all within what is painted, the viewport.
+ */
+export function shotClip(el: Rect, view: Rect, maxWidth: number): Rect & { scale: number } {
+  const within = (start: number, size: number, lo: number, span: number) => {
+    const s = Math.min(size, span);
+    return { start: Math.min(Math.max(start, lo), lo + span - s), size: s };
+  };
+  const wanted = { x: el.x - MARGIN, y: el.y - MARGIN, width: el.width + 2 * MARGIN, height: el.height + 2 * MARGIN };
+  const widest = maxWidth / MIN_SCALE;
+  const width = Math.min(wanted.width, widest, view.width);
+  const scale = Math.min(1, maxWidth / width);
+  const tallest = (maxWidth * 1.5) / scale;
+  const height = Math.min(Math.max(wanted.height, width / MAX_ASPECT), tallest, view.height);
+  // From the element's start horizontally; vertically centred on it when its surroundings are
+  // added (some above, some below), from its top when it is taller than the shot.
+  const x = within(wanted.x, width, view.x, view.width);
+  const y = within(height >= wanted.height ? wanted.y - (height - wanted.height) / 2 : wanted.y, height, view.y, view.height);
+  return { x: x.start, y: y.start, width: x.size, height: y.size, scale };
+}
+
 /**
  * In the page: marks the element, scrolls it to the middle of the viewport and answers its box
- * in document coordinates with a margin, clamped to the document (null: nothing to photograph).
+ * and the viewport, in document coordinates (null: nothing to photograph).
  */
-function markElement(document: Document, { selector, attr, margin }: { selector: string; attr: string; margin: number }) {
+function markElement(document: Document, { selector, attr }: { selector: string; attr: string }) {
   const win = document.defaultView!;
   let el: Element | null;
   try {
@@ -37,14 +71,12 @@ function markElement(document: Document, { selector, attr, margin }: { selector:
   const r = el.getBoundingClientRect();
   if (r.width < 1 || r.height < 1) return null;
   el.setAttribute(attr, '');
-  const docW = Math.max(document.documentElement.scrollWidth, win.innerWidth);
-  const docH = Math.max(document.documentElement.scrollHeight, win.innerHeight);
-  const x = Math.max(0, r.left + win.scrollX - margin);
-  const y = Math.max(0, r.top + win.scrollY - margin);
-  // Within the viewport: what was scrolled into view is what the surface has painted.
-  const width = Math.min(r.width + 2 * margin, docW - x, win.innerWidth);
-  const height = Math.min(r.height + 2 * margin, docH - y, win.innerHeight);
-  return width >= 1 && height >= 1 ? { x, y, width, height } : null;
+  // The viewport is what was scrolled into view, so what the surface has painted.
+  const root = document.documentElement;
+  return {
+    el: { x: r.left + win.scrollX, y: r.top + win.scrollY, width: r.width, height: r.height },
+    view: { x: win.scrollX, y: win.scrollY, width: Math.min(win.innerWidth, root.scrollWidth || win.innerWidth), height: Math.min(win.innerHeight, root.scrollHeight || win.innerHeight) },
+  };
 }
 
 function unmarkElements(document: Document, attr: string) {
@@ -65,13 +97,12 @@ export async function captureElementShots(page: Page, issues: readonly Issue[], 
   for (const [selector, indexes] of bySelector) {
     if (shots.length >= options.max) break;
     try {
-      const box = await page.evaluate<{ x: number; y: number; width: number; height: number } | null>(pageCall(markElement, { selector, attr: OUTLINE_ATTR, margin: MARGIN }));
-      if (!box) continue;
-      // Taller than wide gets the same cap as the width: a shot shows the element and its surroundings, not a page.
-      const height = Math.min(box.height, options.maxWidth * 1.5);
-      const scale = Math.min(1, options.maxWidth / box.width);
-      const bytes = await page.screenshot({ x: box.x, y: box.y, width: box.width, height, scale }, options.format, options.quality);
-      shots.push({ issues: indexes, mime, width: Math.max(1, Math.round(box.width * scale)), height: Math.max(1, Math.round(height * scale)), bytes });
+      const marked = await page.evaluate<{ el: Rect; view: Rect } | null>(pageCall(markElement, { selector, attr: OUTLINE_ATTR }));
+      if (!marked) continue;
+      const clip = shotClip(marked.el, marked.view, options.maxWidth);
+      if (clip.width < 1 || clip.height < 1) continue;
+      const bytes = await page.screenshot(clip, options.format, options.quality);
+      shots.push({ issues: indexes, mime, width: Math.max(1, Math.round(clip.width * clip.scale)), height: Math.max(1, Math.round(clip.height * clip.scale)), bytes });
     } catch {
       // The element went away or the page changed under us: no shot for it.
     } finally {

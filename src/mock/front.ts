@@ -18,11 +18,17 @@
  * mock stay visible.
  */
 import { createHash } from 'node:crypto';
-import { createServer, request as httpRequest, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { JsonObject } from '../../src/spec/documents.js';
+import { createRequire } from 'node:module';
+import type * as Http from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES } from '../http/node-http.js';
+import type { JsonObject } from '../spec/documents.js';
 import { tools } from '../../generated/tools.js';
-import { errorBody } from '../../src/http/errors.js';
-import { MCP_PATH, TOOL_STUB_PATH, type MockApi } from './mock-spec.js';
+import { errorBody } from '../http/errors.js';
+import { MCP_PATH, TOOL_STUB_PATH, type MockApi } from './spec.js';
+
+// Through require, as src/http/node-http.ts says why: the mock lives in the same bundle as the server.
+const httpRequest = (createRequire(import.meta.url)('node:http') as typeof Http).request;
 
 const GIT_LFS = 'application/vnd.git-lfs+json';
 const OBJSTORE = 'application/vnd.objstore+json';

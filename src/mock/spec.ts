@@ -23,8 +23,8 @@
  * operation-2xx-response, as a stub answers only 405) and every example validates against the
  * contract's schema: test/e2e/mock.test.ts checks both, and what Prism serves.
  */
-import { STATUS_CODES } from 'node:http';
-import { deref, escapePointer, inline, type Json, type JsonObject } from '../../src/spec/documents.js';
+import { STATUS_CODES } from '../http/node-http.js';
+import { deref, escapePointer, inline, type Json, type JsonObject } from '../spec/documents.js';
 
 export type MockApi = 'dashboard' | 'legacy' | 'batch';
 
@@ -85,7 +85,7 @@ export function deriveMockSpec(api: MockApi, bundled: JsonObject, tools?: readon
   fillHeaderExamples(doc);
   pruneComponents(doc);
   doc['x-mock'] = {
-    derivedBy: 'scripts/lib/mock-spec.ts (deriveMockSpec)',
+    derivedBy: 'src/mock/spec.ts (deriveMockSpec)',
     description: 'The spec the Prism mock serves (make mock); see docs/mock.md. The contract itself is generated/specs.',
   };
   return doc;
