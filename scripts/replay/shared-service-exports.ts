@@ -13,7 +13,7 @@
  * alone holds.
  */
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -173,7 +173,9 @@ async function round(dist: string, label: string, env: Record<string, string>, g
 export default async function sharedServiceExports(dist: string) {
   await round(dist, 'default settings', {}, true);
   // Builds with the caps: the same attack with them raised to its size shows what streaming alone holds.
-  const capped = readFileSync(join(dist, 'src', 'config.js'), 'utf8').includes('REPORT_EXPORTS_PER_USER');
+  // The settings module of the build (src/ground/config.js, or src/config.js in older ones).
+  const config = [join(dist, 'src', 'ground', 'config.js'), join(dist, 'src', 'config.js')].find((f) => existsSync(f));
+  const capped = config !== undefined && readFileSync(config, 'utf8').includes('REPORT_EXPORTS_PER_USER');
   if (capped) {
     const n = String(ATTACK_CONNECTIONS);
     await round(dist, `caps raised to ${n}`, { REPORT_EXPORTS_PER_USER: n, REPORT_EXPORTS_PER_ORG: n }, false);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { lfsFixture } from '../helpers/git-lfs.js';
 import { bearer, mcpClient, ok } from '../helpers/mcp.js';
-import { inSpan, startTracing, stopTracing, tracingOn } from '../../src/telemetry/tracing.js';
+import { injectTraceContext, inSpan, startTracing, stopTracing, tracingOn } from '../../src/telemetry/tracing.js';
 import { testConnection } from '../../src/domain/connections/client.js';
 import { fetchPage } from '../../src/domain/scan/fetch-page.js';
 
@@ -199,7 +199,8 @@ describe('the trace context on outbound calls', () => {
     await startTracing(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}`, 'test');
     try {
       await inSpan('outer', {}, async () => {
-        await testConnection({ url, clientId: 'pactum', clientSecret: 'secret-of-the-test', policy: { allowPrivateNetworks: true } }, 2000);
+        // As the connection store hands them out (app/services.ts gives it the tracer's injectTraceContext).
+        await testConnection({ url, clientId: 'pactum', clientSecret: 'secret-of-the-test', policy: { allowPrivateNetworks: true }, traceContext: injectTraceContext }, 2000);
         await fetchPage(`${url}/page.html`, { allowPrivateNetworks: true, timeoutMs: 2000 });
       });
       const token = seen.find((x) => x.url === '/api/v1/oauth/token')!;

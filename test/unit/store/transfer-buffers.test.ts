@@ -166,7 +166,7 @@ it('never lets more than MAX_PACE bytes of transient buffers wait for a collecti
 
 it("reaches V8's young-generation collection without exposing gc to the program or to contexts made later", async () => {
   const { spawnSync } = await import('node:child_process');
-  const module = join(import.meta.dirname, '..', '..', '..', 'src', 'objects', 'store', 'transient-buffers.ts');
+  const module = join(import.meta.dirname, '..', '..', '..', 'src', 'http', 'transient-buffers.ts');
   const script = `
     import { PerformanceObserver } from 'node:perf_hooks';
     import { constants } from 'node:perf_hooks';
