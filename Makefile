@@ -51,7 +51,7 @@ check-generated: install ## fail when generated/ differs from what specs/ produc
 lint: install ## lint the three specs (Redocly, every rule an error), the code (typescript-eslint, zero warnings) and its layers (dependency-cruiser: .dependency-cruiser.cjs)
 	npx redocly lint --format=stylish
 	npx eslint . --max-warnings 0
-	npx depcruise src --config .dependency-cruiser.cjs --output-type err
+	npx depcruise src --config .dependency-cruiser.cjs --output-type err-long
 
 typecheck: install ## TypeScript, sources and tests
 	npx tsc --noEmit -p tsconfig.json
