@@ -17,8 +17,9 @@ import ts from 'typescript';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = resolve(root, process.argv[2] ?? 'dist');
 const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.build.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } });
-// package.json says "type": "module": every file is ESM, which NodeNext would decide per file from it.
-const compilerOptions = { ...config.options, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, noEmit: false, sourceMap: false, declaration: false, isolatedModules: true };
+// package.json says "type": "module": every file is ESM, which NodeNext would decide per file from it,
+// a file without imports or exports included (tsc emits its `export {}`; a lone file would be a script).
+const compilerOptions = { ...config.options, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, moduleDetection: ts.ModuleDetectionKind.Force, noEmit: false, sourceMap: false, declaration: false, isolatedModules: true };
 
 function* sources(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
