@@ -79,3 +79,6 @@ module.exports = {
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.d.ts'] },
   },
 };
+// Not a dependency-cruiser option, so not enumerable (it validates its options): the tiers, for
+// scripts/layers-picture.mjs, which draws them in docs/layout.md.
+Object.defineProperty(module.exports, 'tiers', { value: TIERS, enumerable: false });

@@ -16,7 +16,7 @@ export npm_config_fund := false
 export npm_config_audit := false
 export npm_config_update_notifier := false
 
-.PHONY: env help install install-conformance generate clients conformance mcp-conformance mock check-generated lint typecheck build package image migrate run serve test reliability bench act clean clean-data
+.PHONY: env help install install-conformance generate clients conformance mcp-conformance mock check-generated lint layers typecheck build package image migrate run serve test reliability bench act clean clean-data
 
 env: ## the line that puts pactum's Node first on PATH in your shell: eval "$$(make -s env)"
 	@$(if $(NODE_BIN),echo 'export PATH="$(NODE_BIN):$$PATH"',echo '# this machine'"'"'s node is recent enough: nothing to change')
@@ -52,6 +52,10 @@ lint: install ## lint the three specs (Redocly, every rule an error), the code (
 	npx redocly lint --format=stylish
 	npx eslint . --max-warnings 0
 	npx depcruise src --config .dependency-cruiser.cjs --output-type err-long
+	node scripts/layers-picture.mjs --check
+
+layers: install ## redraw the layers picture in docs/layout.md from src/ (make lint fails when it is stale)
+	node scripts/layers-picture.mjs
 
 typecheck: install ## TypeScript, sources and tests
 	npx tsc --noEmit -p tsconfig.json

@@ -19,6 +19,7 @@ step "code lint (typescript-eslint)" npx eslint . --max-warnings 0
 step "generated/ drift" make -s check-generated
 step "type check" npx tsc --noEmit -p tsconfig.json
 step "layers of src/ and no import circles (dependency-cruiser)" npx depcruise src --config .dependency-cruiser.cjs --output-type err-long
+step "the layers picture in docs/layout.md is current (make layers)" node scripts/layers-picture.mjs --check
 step "build" make -s build
 step "the pactum command keeps its execute bit" test -x dist/pactum/main.js
 # `make run` builds with scripts/transpile.mjs (no type check): it must emit what tsc emits.
