@@ -20,13 +20,14 @@ let s: TestServer;
 const orgs: string[] = [];
 const scans: string[] = [];
 
-/** A scan row of `orgId` for the screenshots to belong to. */
-async function scanOf(orgId: string): Promise<string> {
+/** A scan row of `orgId` (on `server`, by default the shared one) for the screenshots to belong to. */
+async function scanOf(orgId: string, server: TestServer = s): Promise<string> {
+  const db = server.services.db;
   const id = newId('scn');
   const now = new Date().toISOString();
   const site = newId('site');
-  await s.services.db('sites').insert({ id: site, org_id: orgId, url: `https://${site}.example/`, created_at: now });
-  await s.services.db('scans').insert({ id, org_id: orgId, site_id: site, site_url: `https://${site}.example/`, standard: 'WCAG2AA', scan_mode: 'single', max_pages: 1, concurrency: 1, jurisdictions: '[]', status: 'running', pages_scanned: 0, attempts: 1, created_at: now, last_updated: now });
+  await db('sites').insert({ id: site, org_id: orgId, url: `https://${site}.example/`, created_at: now });
+  await db('scans').insert({ id, org_id: orgId, site_id: site, site_url: `https://${site}.example/`, standard: 'WCAG2AA', scan_mode: 'single', max_pages: 1, concurrency: 1, jurisdictions: '[]', status: 'running', pages_scanned: 0, attempts: 1, created_at: now, last_updated: now });
   return id;
 }
 
@@ -113,7 +114,7 @@ describe('the store\'s free space', () => {
     const tight = await startTestServer({ LFS_MIN_FREE_BYTES: String(Number.MAX_SAFE_INTEGER) });
     try {
       const org = (await insertOrg(tight.services.db, { name: 'full', slug: 'shots-full' })).id;
-      const outcome = await tight.services.screenshots.put(org, 'scn_none', shot(10));
+      const outcome = await tight.services.screenshots.put(org, await scanOf(org, tight), shot(10));
       if (backendMode === 'postgres-s3') return expect('id' in outcome).toBe(true);
       expect('skipped' in outcome && outcome.skipped).toMatch(/LFS_MIN_FREE_BYTES/);
       expect(Number((await tight.services.db('scan_screenshots').count({ n: '*' }).first<{ n: number | string }>()).n)).toBe(0);
