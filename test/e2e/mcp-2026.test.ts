@@ -216,6 +216,15 @@ describe('2026-07-28 over plain HTTP', () => {
     expect(res.body).toMatchObject({ jsonrpc: '2.0', id: 8, error: { code: -32022, data: { supported: [MODERN], requested: '2099-01-01' } } });
   });
 
+  it('answers a resource that does not exist with -32602, under either revision', async () => {
+    const modernRead = await post({ jsonrpc: '2.0', id: 13, method: 'resources/read', params: { uri: 'ui://pactum/nope', _meta: envelope() } }, modernHeaders('resources/read', 'ui://pactum/nope'));
+    expect(modernRead.status).toBe(200);
+    expect(modernRead.body).toMatchObject({ id: 13, error: { code: -32602 } });
+    const legacyRead = await post({ jsonrpc: '2.0', id: 14, method: 'resources/read', params: { uri: 'ui://pactum/nope' } });
+    expect(legacyRead.status).toBe(200);
+    expect(legacyRead.body).toMatchObject({ id: 14, error: { code: -32602 } });
+  });
+
   it('answers an unknown method with 404 and -32601, and an unknown tool with -32602', async () => {
     const unknown = await post({ jsonrpc: '2.0', id: 9, method: 'nope/nothing', params: { _meta: envelope() } }, modernHeaders('nope/nothing'));
     expect(unknown.status).toBe(404);
