@@ -38,8 +38,8 @@ import type { CallTool } from './dispatch.js';
 import { createMcpServer, MODERN_PROTOCOL_VERSIONS } from './server.js';
 
 /**
- * On the 2025 era, the SDK answers a known method whose params do not parse with -32603 and a dump of its schema
- * errors; JSON-RPC says -32602, with a message a person can act on.
+ * The SDK answers a known method whose params do not parse with -32603 (resources/read) or a dump
+ * of its schema errors; JSON-RPC says -32602, with a message a person can act on.
  */
 const REQUEST_SCHEMAS = lookupTable<{ safeParse(v: unknown): { success: boolean; data?: unknown; error?: { issues: { path: PropertyKey[]; message: string }[] } } }>({
   initialize: InitializeRequestSchema,
@@ -49,6 +49,9 @@ const REQUEST_SCHEMAS = lookupTable<{ safeParse(v: unknown): { success: boolean;
   'resources/read': ReadResourceRequestSchema,
   ping: PingRequestSchema,
 });
+
+/** The methods both revisions serve: under 2026-07-28 their params are checked here too. */
+const SHARED_METHODS = new Set(['tools/call', 'tools/list', 'resources/list', 'resources/read']);
 
 /** The request parsed by the SDK's schema of its method, or the JSON-RPC refusal of its params. */
 function parseParams(body: { method?: string; id?: unknown }): { refusal: object } | { parsed: unknown } {
@@ -79,6 +82,13 @@ async function directToolCall(callTool: CallTool, caller: Identity, request: { r
     request.log.error({ err, tool: call.params.name }, 'tools/call failed');
     return { jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message: `Internal error; the request id ${request.requestId} identifies it in the server log` } };
   }
+}
+
+/** Whether a request's _meta names a 2026-07-28-era version this server serves. */
+function isServedModern(body: { params?: unknown }): boolean {
+  const meta = (body.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  const version = meta?.['io.modelcontextprotocol/protocolVersion'];
+  return typeof version === 'string' && MODERN_PROTOCOL_VERSIONS.includes(version);
 }
 
 /** What a request hands the server it is served by: the caller, and the request's log, id and signal. */
@@ -128,6 +138,12 @@ export function mcpEndpoint({ config, callTool }: { config: Pick<Config, 'public
     const webRequest = new Request(url, { method: 'POST', headers, signal: request.signal });
 
     if (!(await isLegacyRequest(webRequest, body))) {
+      // Params are checked once the request names a served version, so that an unsupported one
+      // is still refused as such (-32022) whatever its params.
+      if (SHARED_METHODS.has(body.method) && isServedModern(body)) {
+        const checked = parseParams(body);
+        if ('refusal' in checked) return { status: 200, body: checked.refusal };
+      }
       const authInfo: AuthInfo = { token: '', clientId: identity!.subject, scopes: [], extra: { caller: identity!, request } satisfies PerRequest };
       const response = await modern.fetch(webRequest, { parsedBody: body, authInfo });
       // A refusal of the 2026-07-28 ladder (unsupported version -32022, header mismatch -32020,

@@ -225,6 +225,15 @@ describe('2026-07-28 over plain HTTP', () => {
     expect(legacyRead.body).toMatchObject({ id: 14, error: { code: -32602 } });
   });
 
+  it('refuses malformed params with -32602 and a message that names the field', async () => {
+    const read = await post({ jsonrpc: '2.0', id: 15, method: 'resources/read', params: { _meta: envelope() } }, modernHeaders('resources/read'));
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual({ jsonrpc: '2.0', id: 15, error: { code: -32602, message: expect.stringMatching(/^Invalid params for resources\/read: params\.uri: /) } });
+    // A version the server does not serve is refused as such first, whatever the params.
+    const unsupported = await post({ jsonrpc: '2.0', id: 16, method: 'resources/read', params: { _meta: envelope('2099-01-01') } }, modernHeaders('resources/read', undefined, '2099-01-01'));
+    expect(unsupported.body).toMatchObject({ id: 16, error: { code: -32022 } });
+  });
+
   it('answers an unknown method with 404 and -32601, and an unknown tool with -32602', async () => {
     const unknown = await post({ jsonrpc: '2.0', id: 9, method: 'nope/nothing', params: { _meta: envelope() } }, modernHeaders('nope/nothing'));
     expect(unknown.status).toBe(404);
