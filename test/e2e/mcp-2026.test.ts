@@ -120,6 +120,13 @@ describe('a 2025-11-25 client (the v1 SDK Client)', () => {
     expect(read.contents[0]).toMatchObject({ uri: REPORT_VIEW, mimeType: 'text/html;profile=mcp-app' });
   });
 
+  it('refuses an unsupported MCP-Protocol-Version header with 400 in the API error shape, naming the supported versions', async () => {
+    const res = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'mcp-protocol-version': '1900-01-01' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'Bad Request', statusCode: 400 });
+    expect(res.body.message).toBe('Unsupported MCP-Protocol-Version 1900-01-01; supported: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, 2024-10-07');
+  });
+
   it('is served without initialize, and gets no 2026-07-28 fields', async () => {
     const res = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'mcp-protocol-version': '2025-11-25' });
     expect(res.status).toBe(200);
