@@ -155,7 +155,7 @@ export const operations: readonly OperationSpec[] = [
     method: 'POST',
     path: '/api/v1/mcp',
     security: [["bearerAuth"],["sessionCookie"]],
-    params: [{"name":"mcp-protocol-version","in":"header","required":false,"type":"string"}],
+    params: [{"name":"mcp-protocol-version","in":"header","required":false,"type":"string"},{"name":"mcp-method","in":"header","required":false,"type":"string"},{"name":"mcp-name","in":"header","required":false,"type":"string"}],
     validateParams: validator('dashboard', 'params_mcp_post'),
     requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_post') },
     responses: {
@@ -164,6 +164,7 @@ export const operations: readonly OperationSpec[] = [
       '400': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_post_400'), headers: [] },
       '401': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_post_401'), headers: [{"name":"www-authenticate","required":true}] },
       '403': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_post_403'), headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_post_404'), headers: [] },
       '406': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_post_406'), headers: [] },
       '413': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_post_413'), headers: [] },
       '415': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_post_415'), headers: [] },
@@ -1403,7 +1404,7 @@ import type { operations as batchOperations } from './types/batch.js';
 
 /** The validated inputs of each operation, as its handler receives them. */
 export interface OperationInputs {
-  'mcp.post': { params: { "mcp-protocol-version"?: NonNullable<dashboardOperations['mcp.post']['parameters']['header']>["MCP-Protocol-Version"] }; body: NonNullable<dashboardOperations['mcp.post']['requestBody']>['content']["application/json"] };
+  'mcp.post': { params: { "mcp-protocol-version"?: NonNullable<dashboardOperations['mcp.post']['parameters']['header']>["MCP-Protocol-Version"]; "mcp-method"?: NonNullable<dashboardOperations['mcp.post']['parameters']['header']>["Mcp-Method"]; "mcp-name"?: NonNullable<dashboardOperations['mcp.post']['parameters']['header']>["Mcp-Name"] }; body: NonNullable<dashboardOperations['mcp.post']['requestBody']>['content']["application/json"] };
   'auth.login': { params: { }; body: NonNullable<dashboardOperations['auth.login']['requestBody']>['content']["application/json"] };
   'auth.logout': { params: { "session"?: NonNullable<dashboardOperations['auth.logout']['parameters']['cookie']>["session"]; "__Host-session"?: NonNullable<dashboardOperations['auth.logout']['parameters']['cookie']>["__Host-session"] }; body: undefined };
   'auth.protectedResource': { params: { }; body: undefined };

@@ -11,9 +11,21 @@ export interface paths {
         put?: never;
         /**
          * Send one JSON-RPC message
-         * @description Stateless MCP Streamable HTTP. `initialize`, `notifications/initialized`, `ping`,
-         *     `tools/list`, `tools/call`, `resources/list` and `resources/read` are served; no session
-         *     is kept, so `initialize` is not required before other requests. The one resource is the
+         * @description Stateless MCP Streamable HTTP, in two protocol revisions, told apart per request by its
+         *     body. A request whose `params._meta` carries `io.modelcontextprotocol/protocolVersion`
+         *     is served under 2026-07-28: no `initialize`; the `MCP-Protocol-Version`, `Mcp-Method`
+         *     and (for `tools/call` and `resources/read`) `Mcp-Name` headers must match the body;
+         *     `server/discover` is served; every result carries `resultType` and the server's identity
+         *     in `_meta` (`io.modelcontextprotocol/serverInfo`), and the results of `tools/list`,
+         *     `resources/list`, `resources/read` and `server/discover` carry `ttlMs` and
+         *     `cacheScope`. A refusal of such a request is a JSON-RPC error with an HTTP status: 400
+         *     with -32022 for an unsupported version (its `data.supported` names the served ones),
+         *     -32020 for headers that disagree with the body or are missing, -32602 for a malformed
+         *     `_meta`; 404 with -32601 for an unknown method. Any other request is served under
+         *     2025-11-25 (or the older revision it names): `initialize`, `notifications/initialized`,
+         *     `ping` and the methods above are served and no session is kept, so `initialize` is not
+         *     required before other requests. `tools/list`, `tools/call`, `resources/list` and
+         *     `resources/read` are served in both. The one resource is the
          *     MCP App `ui://pactum/report` (`text/html;profile=mcp-app`): the report tools name it in
          *     their `_meta.ui.resourceUri`, and a host with the MCP Apps extension shows their results
          *     in it; other hosts get the same results and ignore it. The reply is one JSON body, or an SSE stream when the
@@ -1466,7 +1478,7 @@ export interface components {
             /** @description For tools/call, a ToolResult. */
             result?: unknown;
             error?: {
-                /** @description -32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid params (an unknown tool, or params without a tool name; arguments that fail the tool schema are a tool error result instead, so an agent can correct them), -32603 internal error. */
+                /** @description -32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid params (an unknown tool, or params without a tool name; arguments that fail the tool schema are a tool error result instead, so an agent can correct them), -32603 internal error; for a 2026-07-28 request also -32020 header mismatch and -32022 unsupported protocol version (with data.supported and data.requested). */
                 code: number;
                 message: string;
                 data?: unknown;
@@ -4367,8 +4379,12 @@ export interface components {
         ShareToken: string;
         /** @example scn_01jdq3v8k2m5n7p9r1s3t5v7x9 */
         ScanId: string;
-        /** @description The negotiated protocol version, sent by clients after initialize. */
+        /** @description The protocol version. Under 2026-07-28 every request sends it, equal to `params._meta["io.modelcontextprotocol/protocolVersion"]`; under 2025-11-25 clients send the version negotiated by initialize. */
         MCPProtocolVersion: string;
+        /** @description Under 2026-07-28, required, and equal to the body's `method`. */
+        McpMethod: string;
+        /** @description Under 2026-07-28, required for `tools/call` (equal to `params.name`) and `resources/read` (equal to `params.uri`). */
+        McpName: string;
     };
     requestBodies: never;
     headers: {
@@ -4402,8 +4418,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The negotiated protocol version, sent by clients after initialize. */
+                /** @description The protocol version. Under 2026-07-28 every request sends it, equal to `params._meta["io.modelcontextprotocol/protocolVersion"]`; under 2025-11-25 clients send the version negotiated by initialize. */
                 "MCP-Protocol-Version"?: components["parameters"]["MCPProtocolVersion"];
+                /** @description Under 2026-07-28, required, and equal to the body's `method`. */
+                "Mcp-Method"?: components["parameters"]["McpMethod"];
+                /** @description Under 2026-07-28, required for `tools/call` (equal to `params.name`) and `resources/read` (equal to `params.uri`). */
+                "Mcp-Name"?: components["parameters"]["McpName"];
             };
             path?: never;
             cookie?: never;
@@ -4436,9 +4456,42 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description A malformed request (not JSON, not a JSON-RPC 2.0 request object, a batch array, a
+             *     body that fails the schema, an unsupported `MCP-Protocol-Version` on a 2025-era
+             *     request), in the API's error shape; or a 2026-07-28 request refused by that revision's
+             *     checks, as a JSON-RPC error: -32022 unsupported protocol version, -32020 headers that
+             *     are missing or disagree with the body, -32602 a malformed `_meta`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["http-error"] | components["schemas"]["jsonrpc-response"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description A 2026-07-28 request for a method the server does not have, as a JSON-RPC error -32601 (a 2025-era request gets the same error with 200). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": 9,
+                     *       "error": {
+                     *         "code": -32601,
+                     *         "message": "Method not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["jsonrpc-response"];
+                };
+            };
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -5,7 +5,7 @@
  * never a stack trace; only an unknown tool is a JSON-RPC error (-32602).
  */
 import { describeDatabaseError, isDatabaseError, summariseDatabaseError } from '../ground/database-errors.js';
-import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
 import { tools, type ToolName, type ToolSpec } from '../../generated/tools.js';
 import { grants } from '../domain/access/permissions.js';
 import { CursorError } from '../db/pagination.js';
@@ -52,7 +52,7 @@ export interface DispatchDeps {
 
 export function createDispatch({ handlers, metrics, audit }: DispatchDeps): CallTool {
   return async function callTool(name, rawArgs, ctx) {
-    if (!isTool(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (!isTool(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const tool = tools[name] as ToolSpec;
     const args = (rawArgs ?? {}) as Record<string, unknown>;
     const started = performance.now();

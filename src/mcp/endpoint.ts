@@ -1,23 +1,30 @@
 /**
  * POST /api/v1/mcp (operation mcp.post). The router has already matched, read and validated the
- * JSON-RPC message and authenticated the caller; this binds one request to a fresh MCP server
- * and the SDK's web-standard Streamable HTTP transport, and writes the transport's Response back
- * through Koa. The reply is one JSON body, or an SSE stream when the request asks for progress.
+ * JSON-RPC message and authenticated the caller. Two protocol eras share the endpoint:
+ *
+ * - 2026-07-28 (a request carrying `io.modelcontextprotocol/protocolVersion` in `params._meta`):
+ *   served by the SDK's handler for that revision (createMcpHandler), which checks the version,
+ *   the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers against the body, answers
+ *   `server/discover`, and adds `resultType`, the server's identity and the cache hints.
+ * - 2025-11-25 and earlier (no such `_meta`; `initialize` optional): one fresh MCP server per
+ *   request on the SDK's stateless Streamable HTTP transport, as the SDK's classification
+ *   (isLegacyRequest) routes it.
+ *
+ * The transport's Response is written back through Koa: one JSON body, or an SSE stream when the
+ * request asks for progress.
  */
 import { Readable } from 'node:stream';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  McpError,
-  InitializeRequestSchema,
-  ListResourcesRequestSchema,
-  ListToolsRequestSchema,
-  PingRequestSchema,
-  ReadResourceRequestSchema,
+  createMcpHandler,
+  isLegacyRequest,
+  ProtocolError,
+  ProtocolErrorCode,
   SUPPORTED_PROTOCOL_VERSIONS,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
   type CallToolRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
+import { CallToolRequestSchema, InitializeRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, PingRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/core';
 import { clientGone } from '../http/client-gone.js';
 import { HttpError } from '../http/errors.js';
 import { negotiate } from '../http/media.js';
@@ -28,11 +35,11 @@ import type { Identity } from '../domain/access/identity.js';
 import type { Logger } from '../telemetry/log.js';
 import { lookupTable } from '../ground/lookup-table.js';
 import type { CallTool } from './dispatch.js';
-import { createMcpServer } from './server.js';
+import { createMcpServer, MODERN_PROTOCOL_VERSIONS } from './server.js';
 
 /**
- * The SDK answers a known method whose params do not parse with -32603 and a dump of its schema
- * errors; JSON-RPC says -32602, with a message a person can act on.
+ * The SDK answers a known method whose params do not parse with -32603 (resources/read) or a dump
+ * of its schema errors; JSON-RPC says -32602, with a message a person can act on.
  */
 const REQUEST_SCHEMAS = lookupTable<{ safeParse(v: unknown): { success: boolean; data?: unknown; error?: { issues: { path: PropertyKey[]; message: string }[] } } }>({
   initialize: InitializeRequestSchema,
@@ -43,6 +50,9 @@ const REQUEST_SCHEMAS = lookupTable<{ safeParse(v: unknown): { success: boolean;
   ping: PingRequestSchema,
 });
 
+/** The methods both revisions serve: under 2026-07-28 their params are checked here too. */
+const SHARED_METHODS = new Set(['tools/call', 'tools/list', 'resources/list', 'resources/read']);
+
 /** The request parsed by the SDK's schema of its method, or the JSON-RPC refusal of its params. */
 function parseParams(body: { method?: string; id?: unknown }): { refusal: object } | { parsed: unknown } {
   const schema = body.id === undefined ? undefined : REQUEST_SCHEMAS[body.method ?? ''];
@@ -50,13 +60,13 @@ function parseParams(body: { method?: string; id?: unknown }): { refusal: object
   const parsed = schema.safeParse(body);
   if (parsed.success) return { parsed: parsed.data };
   const issues = (parsed.error?.issues ?? []).slice(0, 3).map((i) => `${i.path.join('.') || 'params'}: ${i.message}`);
-  return { refusal: { jsonrpc: '2.0', id: body.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params for ${body.method}: ${issues.join('; ')}` } } };
+  return { refusal: { jsonrpc: '2.0', id: body.id, error: { code: ProtocolErrorCode.InvalidParams, message: `Invalid params for ${body.method}: ${issues.join('; ')}` } } };
 }
 
 const wantsProgress = (body: { params?: { _meta?: { progressToken?: unknown } } }) => body.params?._meta?.progressToken !== undefined;
 
 /**
- * A tools/call answered in JSON (no progress to stream), called straight: a per-request SDK
+ * A 2025-era tools/call answered in JSON (no progress to stream), called straight: a per-request SDK
  * Server and transport cost more than most tools do (scripts/bench/mcp.ts). The request was
  * parsed by the SDK's own CallToolRequestSchema (invalidParams), and the answer is the JSON-RPC
  * response the SDK writes for the same call, errors included (its McpError message and code).
@@ -67,32 +77,90 @@ async function directToolCall(callTool: CallTool, caller: Identity, request: { r
     const result = await callTool(call.params.name, call.params.arguments, { caller, log: request.log, requestId: request.requestId, progress: () => Promise.resolve(), signal: request.signal });
     return { jsonrpc: '2.0', id, result };
   } catch (err) {
-    if (err instanceof McpError) return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
+    if (err instanceof ProtocolError) return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
     // The SDK would put the error's own text here; a failure's detail belongs in the log only.
     request.log.error({ err, tool: call.params.name }, 'tools/call failed');
-    return { jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: `Internal error; the request id ${request.requestId} identifies it in the server log` } };
+    return { jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message: `Internal error; the request id ${request.requestId} identifies it in the server log` } };
   }
+}
+
+/** Whether a request's _meta names a 2026-07-28-era version this server serves. */
+function isServedModern(body: { params?: unknown }): boolean {
+  const meta = (body.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  const version = meta?.['io.modelcontextprotocol/protocolVersion'];
+  return typeof version === 'string' && MODERN_PROTOCOL_VERSIONS.includes(version);
+}
+
+/** What a request hands the server it is served by: the caller, and the request's log, id and signal. */
+interface PerRequest {
+  caller: Identity;
+  request: { requestId: string; log: Logger; signal: AbortSignal };
+}
+
+/** The headers the SDK reads from a request; the rest stay with Koa. */
+const FORWARDED_HEADERS = ['mcp-protocol-version', 'mcp-method', 'mcp-name'];
+
+/** A response the SDK refused with: an HTTP error in the spec's shape, from the message of its JSON-RPC body. */
+async function refusal(response: Response): Promise<HttpError> {
+  const text = await response.text();
+  let message = text;
+  try {
+    message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
+  } catch {
+    /* not JSON: keep the text */
+  }
+  return new HttpError(response.status, message || `The MCP transport refused the request (${response.status})`);
 }
 
 /** `callTool`: the dispatch with every tool's handler, built once by the composition (app/handlers.ts). */
 export function mcpEndpoint({ config, callTool }: { config: Pick<Config, 'publicUrl'>; callTool: CallTool }): Handler<'mcp.post'> {
   const url = `${config.publicUrl}/api/v1/mcp`;
+  // One handler for every 2026-07-28 request; each request gets a fresh server for its caller,
+  // who rides in the request's AuthInfo (the SDK passes it through untouched).
+  const modern = createMcpHandler(
+    ({ authInfo }) => {
+      const { caller, request } = authInfo?.extra as unknown as PerRequest;
+      return createMcpServer(callTool, caller, request);
+    },
+    { legacy: 'reject', responseMode: 'auto' },
+  );
+
   return async ({ ctx, body, identity }) => {
-    // The transport would answer these itself, in a JSON-RPC body; the spec's shape is ours.
-    const version = ctx.get('mcp-protocol-version');
-    if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      throw new HttpError(400, `Unsupported MCP-Protocol-Version ${version}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`);
-    }
     const accept = ctx.get('accept');
     if (!negotiate(accept, ['application/json']) || !negotiate(accept, ['text/event-stream'])) {
       throw new HttpError(406, 'Accept must list application/json and text/event-stream');
     }
+    const version = ctx.get('mcp-protocol-version');
+    const headers: Record<string, string> = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+    for (const name of FORWARDED_HEADERS) if (ctx.get(name)) headers[name] = ctx.get(name);
+    const request = { requestId: stateOf(ctx).requestId, log: stateOf(ctx).log, signal: clientGone(ctx) };
+    // A missing Accept or */* admits both types, which the transports want spelled out.
+    const webRequest = new Request(url, { method: 'POST', headers, signal: request.signal });
 
+    if (!(await isLegacyRequest(webRequest, body))) {
+      // Params are checked once the request names a served version, so that an unsupported one
+      // is still refused as such (-32022) whatever its params.
+      if (SHARED_METHODS.has(body.method) && isServedModern(body)) {
+        const checked = parseParams(body);
+        if ('refusal' in checked) return { status: 200, body: checked.refusal };
+      }
+      const authInfo: AuthInfo = { token: '', clientId: identity!.subject, scopes: [], extra: { caller: identity!, request } satisfies PerRequest };
+      const response = await modern.fetch(webRequest, { parsedBody: body, authInfo });
+      // A refusal of the 2026-07-28 ladder (unsupported version -32022, header mismatch -32020,
+      // missing _meta -32602, unknown method -32601) is a JSON-RPC error body with its HTTP
+      // status, as that revision prescribes: a client recognises the server's era by it.
+      if (response.status >= 500) throw await refusal(response);
+      return write(ctx, response);
+    }
+
+    // The transport would answer these itself, in a JSON-RPC body; the spec's shape is ours.
+    if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      throw new HttpError(400, `Unsupported MCP-Protocol-Version ${version}; supported: ${[...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS].join(', ')}`);
+    }
     const checked = parseParams(body);
     if ('refusal' in checked) return { status: 200, body: checked.refusal };
 
     const stream = wantsProgress(body);
-    const request = { requestId: stateOf(ctx).requestId, log: stateOf(ctx).log, signal: clientGone(ctx) };
     if (body.method === 'tools/call' && body.id !== undefined && !stream) {
       // A client that goes away before the answer: the call's waiting and work for it stop (request.signal).
       return { status: 200, body: await directToolCall(callTool, identity!, request, body.id, checked.parsed as CallToolRequest) };
@@ -100,40 +168,30 @@ export function mcpEndpoint({ config, callTool }: { config: Pick<Config, 'public
     const server = createMcpServer(callTool, identity!, request);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream });
     await server.connect(transport);
-    const response = await transport.handleRequest(
-      new Request(url, {
-        method: 'POST',
-        // A missing Accept or */* admits both types, which the transport wants spelled out.
-        headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...(version ? { 'mcp-protocol-version': version } : {}) },
-      }),
-      { parsedBody: body },
-    );
-
+    const response = await transport.handleRequest(webRequest, { parsedBody: body });
     // Whatever the transport still refuses gets the spec's HTTP error shape, not a JSON-RPC body.
-    if (response.status >= 400) {
-      const text = await response.text();
-      let message = text;
-      try {
-        message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
-      } catch {
-        /* not JSON: keep the text */
-      }
-      throw new HttpError(response.status, message || `The MCP transport refused the request (${response.status})`);
-    }
-    writeStatus(ctx, response.status, !response.body);
-    response.headers.forEach((value, name) => {
-      if (name !== 'connection') ctx.set(name, value);
-    });
-    // In JSON mode the exchange is over once the Response exists: server and transport hold no
-    // timers or streams and are simply dropped (closing them only builds a "connection closed"
-    // error for requests that cannot be pending). A stream closes its server when it ends.
-    if (!response.body) return;
-    if (stream) {
-      const sse = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream);
-      sse.once('close', () => void server.close());
-      ctx.body = sse;
-    } else {
-      ctx.body = await response.text();
-    }
+    if (response.status >= 400) throw await refusal(response);
+    return write(ctx, response, () => void server.close());
   };
+}
+
+/**
+ * Writes the SDK's Response through Koa. A JSON answer is over once the Response exists: server
+ * and transport hold no timers or streams and are simply dropped (closing them only builds a
+ * "connection closed" error for requests that cannot be pending). A stream calls `ended` when
+ * it closes.
+ */
+async function write(ctx: Parameters<Handler<'mcp.post'>>[0]['ctx'], response: Response, ended?: () => void): Promise<void> {
+  writeStatus(ctx, response.status, !response.body);
+  response.headers.forEach((value, name) => {
+    if (name !== 'connection') ctx.set(name, value);
+  });
+  if (!response.body) return;
+  if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    const sse = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream);
+    if (ended) sse.once('close', ended);
+    ctx.body = sse;
+  } else {
+    ctx.body = await response.text();
+  }
 }

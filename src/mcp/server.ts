@@ -2,22 +2,15 @@
  * One MCP server per request (stateless Streamable HTTP): nothing mutable is shared between
  * requests, so any number of instances can serve the endpoint. The caller is fixed at creation.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ListResourcesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceNotFoundError, Server, type Tool } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import { viewAssets, viewDocument } from '../report-view/document.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { z } from 'zod';
 import type { ToolSpec } from '../../generated/tools.js';
 import type { Identity } from '../domain/access/identity.js';
 import type { Logger } from '../telemetry/log.js';
 import { VERSION } from '../ground/version.js';
 import { visibleTools, type CallTool } from './dispatch.js';
-
-// The SDK parses tools/call params with its own schema before our handler, and reports a
-// failure there as -32603 (SDK issue #2284). A loose schema lets the SDK's tools/call wrapper
-// answer malformed params with -32602 instead.
-const LooseCallToolRequest = z.object({ method: z.literal('tools/call'), params: z.any() });
 
 const INSTRUCTIONS = `pactum dashboard: manage orgs, users and service connections; run WCAG scans and read their progress and reports; read brand scores, regulations, proposals and coordinated PRs; draft fixes for WCAG issues.
 Tool failures come back as results with isError true and a JSON text {error, message}: read the message and correct the call.
@@ -26,6 +19,23 @@ Scans run in the background: call dashboard_get_scan_progress (and dashboard_get
 // The SDK builds a new Ajv for every Server unless given one; per request, that was a tenth of
 // the CPU. It is only used for elicitation, which this server never sends.
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
+/** The per-request revisions served besides the 2025 era's (the SDK implements these). */
+export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'];
+
+/**
+ * How long a 2026-07-28 client may keep each list (`ttlMs`) and who may share it (`cacheScope`).
+ * tools/list depends on the caller's role, so it is private to the caller's credentials, and kept
+ * 30 s: a role granted or withdrawn shows in the client's tool list within half a minute (the
+ * server enforces the new role on the next call at once). The report view and the resource list
+ * are the same for every caller and change only with a new release: public, for five minutes.
+ */
+export const CACHE_HINTS = {
+  'tools/list': { ttlMs: 30_000, cacheScope: 'private' },
+  'resources/list': { ttlMs: 300_000, cacheScope: 'public' },
+  'resources/read': { ttlMs: 300_000, cacheScope: 'public' },
+  'server/discover': { ttlMs: 300_000, cacheScope: 'public' },
+} as const;
 
 const toolListing = new WeakMap<ToolSpec, Tool>();
 function listing(t: ToolSpec): Tool {
@@ -45,6 +55,8 @@ function listing(t: ToolSpec): Tool {
   return entry;
 }
 
+const byName = (a: Tool, b: Tool) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
 /** The MCP Apps resource the report tools point at (their _meta.ui.resourceUri). */
 export const REPORT_VIEW_URI = 'ui://pactum/report';
 
@@ -57,7 +69,7 @@ const REPORT_VIEW_RESOURCE = {
 };
 
 async function readResource(uri: string) {
-  if (uri !== REPORT_VIEW_URI) throw new McpError(-32002, `Resource not found: ${uri}`);
+  if (uri !== REPORT_VIEW_URI) throw new ResourceNotFoundError(uri, `Resource not found: ${uri}`);
   const html = viewDocument(await viewAssets());
   // The view fetches nothing and is allowed no domain: an empty csp says so to the host.
   return { contents: [{ uri, mimeType: RESOURCE_MIME_TYPE, text: html, _meta: { ui: { csp: {}, prefersBorder: true } } }] };
@@ -67,23 +79,25 @@ async function readResource(uri: string) {
 export function createMcpServer(callTool: CallTool, caller: Identity, request: { requestId: string; log: Logger; signal?: AbortSignal }): Server {
   const server = new Server(
     { name: 'pactum-dashboard', title: 'pactum dashboard', version: VERSION },
-    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator },
+    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator, cacheHints: CACHE_HINTS },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visibleTools(caller.permissions).map(listing) }));
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [REPORT_VIEW_RESOURCE] }));
-  server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(req.params.uri));
-  server.setRequestHandler(LooseCallToolRequest, (req, extra) => {
-    const { name, arguments: args, _meta } = req.params as { name: string; arguments?: unknown; _meta?: { progressToken?: string | number } };
+  // By name, so that a list is the same from one release to the next (clients cache it, and
+  // models cache prompts that contain it).
+  server.setRequestHandler('tools/list', () => ({ tools: visibleTools(caller.permissions).map(listing).sort(byName) }));
+  server.setRequestHandler('resources/list', () => ({ resources: [REPORT_VIEW_RESOURCE] }));
+  server.setRequestHandler('resources/read', (req) => readResource(req.params.uri));
+  server.setRequestHandler('tools/call', (req, ctx) => {
+    const { name, arguments: args, _meta } = req.params;
     const token = _meta?.progressToken;
     return callTool(name, args, {
       caller,
       log: request.log,
       requestId: request.requestId,
       // The client cancelling the call (the SDK's signal), or going away.
-      signal: request.signal ? AbortSignal.any([extra.signal, request.signal]) : extra.signal,
+      signal: request.signal ? AbortSignal.any([ctx.mcpReq.signal, request.signal]) : ctx.mcpReq.signal,
       progress: async (progress, total, message) => {
         if (token === undefined) return;
-        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } });
+        await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } });
       },
     });
   });

@@ -38,7 +38,7 @@ async function packagesLoaded(env: Record<string, string> = {}): Promise<{ packa
 it('an idle server on SQLite without metrics holds neither prom-client, nor the PostgreSQL driver, nor piscina', async () => {
   const { packages } = await packagesLoaded();
   expect(packages.has('knex')).toBe(true); // the hook sees what the server loads
-  for (const lazy of ['prom-client', 'pg', 'piscina', '@modelcontextprotocol/sdk']) expect(packages, lazy).not.toContain(lazy);
+  for (const lazy of ['prom-client', 'pg', 'piscina', '@modelcontextprotocol/sdk', '@modelcontextprotocol/server', '@modelcontextprotocol/core']) expect(packages, lazy).not.toContain(lazy);
 });
 
 it("an idle server has not loaded Node's bundled undici or http2 (an ES import of node:http would load them)", async () => {
