@@ -9,8 +9,10 @@
  *           - 2026-07-28 (the version in `params._meta`): the SDK's `createMcpHandler`, modern only
  *             (`legacy: 'reject'`), answers in JSON unless the tool reports progress.
  *           - 2025-11-25 (the SDK's `isLegacyRequest` says so): a stateless
- *             WebStandardStreamableHTTPServerTransport per request with JSON responses (the
- *             handler's own stateless fallback answers in SSE, which costs more).
+ *             WebStandardStreamableHTTPServerTransport per request with JSON responses, as pactum
+ *             answers (the handler's own stateless fallback answers in SSE).
+ *           A McpServer with a validated input costs about what a low-level Server does once warm,
+ *           and is how the SDK means one trivial tool to be written.
  *           No auth, no database, no logging.
  * (pactum itself runs as `pactum serve` from dist/: see ../mcp.ts and ../pactum-process.ts)
  */
