@@ -32,12 +32,19 @@ $(NPM_STAMP): package.json package-lock.json
 
 install: $(NPM_STAMP) ## install dependencies (npm ci) when package-lock.json changed
 
+# Two releases of the suite, each pinned exactly in its own directory: 0.1.16 is the last release
+# for revision 2025-11-25 (test/conformance/mcp/); the 0.2 alphas are the only releases with the
+# 2026-07-28 scenarios (test/conformance/mcp-2026-07-28/).
 CONFORMANCE_STAMP := test/conformance/mcp/node_modules/.installed
 $(CONFORMANCE_STAMP): test/conformance/mcp/package.json test/conformance/mcp/package-lock.json
 	npm ci --prefix test/conformance/mcp --no-fund --no-audit
 	@touch $@
+CONFORMANCE_2026_STAMP := test/conformance/mcp-2026-07-28/node_modules/.installed
+$(CONFORMANCE_2026_STAMP): test/conformance/mcp-2026-07-28/package.json test/conformance/mcp-2026-07-28/package-lock.json
+	npm ci --prefix test/conformance/mcp-2026-07-28 --no-fund --no-audit
+	@touch $@
 
-install-conformance: $(CONFORMANCE_STAMP) ## install the official MCP conformance suite (apart from the project)
+install-conformance: $(CONFORMANCE_STAMP) $(CONFORMANCE_2026_STAMP) ## install the official MCP conformance suite, for 2025-11-25 and for 2026-07-28 (apart from the project)
 
 generate: $(NPM_STAMP) ## regenerate generated/ from specs/ (and docs/tools.md from the tool catalogue)
 	npx tsx scripts/generate.ts
@@ -106,9 +113,9 @@ conformance: install ## check a server against the specs: make conformance TARGE
 	@test -n "$(TARGET)" || { echo "usage: make conformance TARGET=http://host:port [API=all] [TOKEN=jwt] [BASIC=user:pass] [REPO=org/repo] [ALLOW_WRITES=org/repo]"; exit 2; }
 	npx tsx src/cli/main.ts conformance --target "$(TARGET)" --api "$(or $(API),all)" $(if $(TOKEN),--token "$(TOKEN)") $(if $(BASIC),--basic "$(BASIC)") $(if $(REPO),--repo "$(REPO)") $(if $(ALLOW_WRITES),--allow-writes "$(ALLOW_WRITES)") $(if $(JUNIT),--junit "$(JUNIT)")
 
-mcp-conformance: install install-conformance ## the official MCP conformance suite against a server: make mcp-conformance TARGET=http://host:port TOKEN=<jwt> (docs/mcp.md)
+mcp-conformance: install install-conformance ## the official MCP conformance suite against a server, both revisions: make mcp-conformance TARGET=http://host:port TOKEN=<jwt> [REVISION=2025-11-25|2026-07-28] (docs/mcp.md)
 	@test -n "$(TARGET)" -a -n "$(TOKEN)" || { echo "usage: make mcp-conformance TARGET=http://127.0.0.1:8080 TOKEN=<a bearer token of that server, e.g. from pactum token --user NAME>"; exit 2; }
-	@npx tsx scripts/mcp-conformance.ts --target "$(TARGET)" --token "$(TOKEN)"
+	@npx tsx scripts/mcp-conformance.ts --target "$(TARGET)" --token "$(TOKEN)" $(if $(REVISION),--revision "$(REVISION)")
 
 mock: install ## Prism mock servers of the three specs, one API per port: dashboard 4010, legacy 4011, batch 4012 (MOCK_PORT_BASE=N moves them to N..N+2; docs/mock.md)
 	npx tsx scripts/mock.ts

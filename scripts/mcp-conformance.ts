@@ -1,7 +1,11 @@
 /**
  * `make mcp-conformance TARGET=http://127.0.0.1:8080 TOKEN=<jwt>`: the official MCP conformance
  * suite (@modelcontextprotocol/conformance, installed by `make install-conformance`) against a
- * running server that requires a bearer token.
+ * running server that requires a bearer token, for each protocol revision the server serves:
+ * 2025-11-25 with the suite's 0.1.16 release (its last for that revision, the default suite), and
+ * 2026-07-28 with 0.2.0-alpha.12 (the 0.2 alphas are the only releases with its scenarios; the
+ * scenarios that revision requires of a server, `--requirements 2026-07-28`). Each revision has
+ * its own directory, pinned exactly, and its own list of expected failures.
  *
  * The suite cannot send headers, so it talks to a proxy on localhost that adds
  * `Authorization: Bearer <token>` to every request. The proxy presents itself as the target:
@@ -9,9 +13,10 @@
  * guard accepts them; any other Host or Origin (the suite's rebinding probe sends
  * evil.example.com) reaches the server untouched, for the guard to refuse.
  *
- *   npx tsx scripts/mcp-conformance.ts --target URL --token JWT [--expected-failures FILE] [-- suite arguments]
+ *   npx tsx scripts/mcp-conformance.ts --target URL --token JWT [--revision 2025-11-25|2026-07-28] [-- suite arguments]
  *
- * Exit status: the suite's (0 when every scenario passed, but for the expected failures).
+ * Exit status: 0 when every scenario of each suite passed, but for the expected failures; else
+ * the first failing suite's.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -22,9 +27,32 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const suiteDir = join(root, 'test', 'conformance', 'mcp');
-export const SUITE = join(suiteDir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
-export const EXPECTED_FAILURES = join(suiteDir, 'expected-failures.yml');
+
+export interface ConformanceSuite {
+  /** The suite's entry point, in its own directory under test/conformance/. */
+  suite: string;
+  expectedFailures: string;
+  /** Which scenarios to run. */
+  select: string[];
+}
+
+function suiteIn(dir: string, select: string[]): ConformanceSuite {
+  const at = join(root, 'test', 'conformance', dir);
+  return { suite: join(at, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js'), expectedFailures: join(at, 'expected-failures.yml'), select };
+}
+
+/** The suite of each revision the endpoint serves. */
+export const SUITES = {
+  '2025-11-25': suiteIn('mcp', []),
+  '2026-07-28': suiteIn('mcp-2026-07-28', ['--requirements', '2026-07-28']),
+} satisfies Record<string, ConformanceSuite>;
+export type Revision = keyof typeof SUITES;
+
+/** The suite's command line against an MCP endpoint URL. */
+export function suiteArgs(revision: Revision, url: string, extra: string[] = []): string[] {
+  const s = SUITES[revision];
+  return [s.suite, 'server', '--url', url, ...s.select, '--expected-failures', s.expectedFailures, ...extra];
+}
 const MCP_PATH = '/api/v1/mcp';
 
 /** A proxy on localhost that adds the bearer token and stands in for the target's Host and Origin. */
@@ -54,12 +82,18 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { target: { type: 'string' }, token: { type: 'string' }, 'expected-failures': { type: 'string', default: EXPECTED_FAILURES } },
+    options: { target: { type: 'string' }, token: { type: 'string' }, revision: { type: 'string' } },
   });
   if (!values.target || !values.token) {
-    console.error('usage: make mcp-conformance TARGET=http://127.0.0.1:8080 TOKEN=<a bearer token of that server> (pactum token --user <name> makes one)');
+    console.error('usage: make mcp-conformance TARGET=http://127.0.0.1:8080 TOKEN=<a bearer token of that server> [REVISION=2025-11-25|2026-07-28] (pactum token --user <name> makes one)');
     return 2;
   }
+  const revisions = Object.keys(SUITES) as Revision[];
+  if (values.revision !== undefined && !revisions.includes(values.revision as Revision)) {
+    console.error(`REVISION ${values.revision} is not one the suite checks here: ${revisions.join(' or ')}`);
+    return 2;
+  }
+  const chosen = values.revision ? [values.revision as Revision] : revisions;
   let target: URL;
   try {
     target = new URL(values.target);
@@ -67,7 +101,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(`TARGET ${values.target} is not a URL (the server's base URL, e.g. http://127.0.0.1:8080)`);
     return 2;
   }
-  if (!existsSync(SUITE)) {
+  if (chosen.some((r) => !existsSync(SUITES[r].suite))) {
     console.error('the MCP conformance suite is not installed: run make install-conformance');
     return 2;
   }
@@ -88,8 +122,14 @@ async function main(argv: string[]): Promise<number> {
   }
   const proxy = await bearerProxy(base, values.token);
   try {
-    const child = spawn(process.execPath, [SUITE, 'server', '--url', `${proxy.url}${MCP_PATH}`, '--expected-failures', values['expected-failures'], ...positionals], { stdio: 'inherit' });
-    return await new Promise<number>((done) => child.on('close', (code) => done(code ?? 1)));
+    let status = 0;
+    for (const revision of chosen) {
+      console.log(`== MCP ${revision}: the official conformance suite`);
+      const child = spawn(process.execPath, suiteArgs(revision, `${proxy.url}${MCP_PATH}`, positionals), { stdio: 'inherit' });
+      const code = await new Promise<number>((done) => child.on('close', (c) => done(c ?? 1)));
+      if (status === 0) status = code;
+    }
+    return status;
   } finally {
     proxy.close();
   }

@@ -37,7 +37,7 @@ quick_build_matches_tsc() {
   echo "the quick build emits the same $n files as tsc"
 }
 step "make run's quick build equals tsc's" quick_build_matches_tsc
-step "MCP conformance suite install" make -s install-conformance
+step "MCP conformance suites install (2025-11-25, 2026-07-28)" make -s install-conformance
 
 # Runs vitest with a JSON report and adds its counts; a file that fails before its tests run
 # (an import error, a failed beforeAll) counts as a failure too.
