@@ -11,8 +11,9 @@
  *    `pactum_principals` with the row's table and id when its transaction commits, and a dedicated
  *    connection LISTENs. While it is not listening (starting, reconnecting), nothing remembered is
  *    served: every request reads the rows, as without the cache.
- * A notification reaches the listening instances when the writer's commit answers (PostgreSQL
- * signals the listening sessions at commit); the request that follows the change arrives later.
+ * PostgreSQL sends a notification to the listening sessions after the commit, not within it: a
+ * request that reaches another instance before the notification does (normally within a
+ * millisecond; longer on a loaded machine) is still served the rows as they were.
  */
 import { createRequire } from 'node:module';
 import type pg from 'pg';
