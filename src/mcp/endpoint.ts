@@ -36,6 +36,8 @@ import type { Logger } from '../telemetry/log.js';
 import { lookupTable } from '../ground/lookup-table.js';
 import type { CallTool } from './dispatch.js';
 import { createMcpServer, MODERN_PROTOCOL_VERSIONS } from './server.js';
+import { createConfirmations } from './confirmation.js';
+import { loadOrCreateKey, parseKey } from '../ground/keys.js';
 
 /**
  * The SDK answers a known method whose params do not parse with -32603 (resources/read) or a dump
@@ -113,14 +115,19 @@ async function refusal(response: Response): Promise<HttpError> {
 }
 
 /** `callTool`: the dispatch with every tool's handler, built once by the composition (app/handlers.ts). */
-export function mcpEndpoint({ config, callTool }: { config: Pick<Config, 'publicUrl'>; callTool: CallTool }): Handler<'mcp.post'> {
+export function mcpEndpoint({ config, callTool }: { config: Pick<Config, 'publicUrl' | 'dataDir' | 'lfs'>; callTool: CallTool }): Handler<'mcp.post'> {
   const url = `${config.publicUrl}/api/v1/mcp`;
+  // The request state of a confirmation comes back to any instance: it is signed under a key
+  // derived from one they all share (TRANSFER_TOKEN_SECRET, or the key file in DATA_DIR/keys).
+  const confirmations = createConfirmations(
+    config.lfs.transferTokenSecret ? parseKey(config.lfs.transferTokenSecret, 'TRANSFER_TOKEN_SECRET') : loadOrCreateKey(config.dataDir, 'transfer-hmac', 32),
+  );
   // One handler for every 2026-07-28 request; each request gets a fresh server for its caller,
   // who rides in the request's AuthInfo (the SDK passes it through untouched).
   const modern = createMcpHandler(
     ({ authInfo }) => {
       const { caller, request } = authInfo?.extra as unknown as PerRequest;
-      return createMcpServer(callTool, caller, request);
+      return createMcpServer(callTool, caller, request, confirmations);
     },
     { legacy: 'reject', responseMode: 'auto' },
   );
@@ -165,7 +172,7 @@ export function mcpEndpoint({ config, callTool }: { config: Pick<Config, 'public
       // A client that goes away before the answer: the call's waiting and work for it stop (request.signal).
       return { status: 200, body: await directToolCall(callTool, identity!, request, body.id, checked.parsed as CallToolRequest) };
     }
-    const server = createMcpServer(callTool, identity!, request);
+    const server = createMcpServer(callTool, identity!, request, confirmations);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream });
     await server.connect(transport);
     const response = await transport.handleRequest(webRequest, { parsedBody: body });

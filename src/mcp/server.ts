@@ -11,13 +11,14 @@ import type { Identity } from '../domain/access/identity.js';
 import type { Logger } from '../telemetry/log.js';
 import { VERSION } from '../ground/version.js';
 import { visibleTools, type CallTool } from './dispatch.js';
+import { declaresFormElicitation, type Confirmations } from './confirmation.js';
 
 const INSTRUCTIONS = `pactum dashboard: manage orgs, users and service connections; run WCAG scans and read their progress and reports; read brand scores, regulations, proposals and coordinated PRs; draft fixes for WCAG issues.
 Tool failures come back as results with isError true and a JSON text {error, message}: read the message and correct the call.
 Scans run in the background: call dashboard_get_scan_progress (and dashboard_get_report) afresh each time you need their state.`;
 
 // The SDK builds a new Ajv for every Server unless given one; per request, that was a tenth of
-// the CPU. It is only used for elicitation, which this server never sends.
+// the CPU.
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 /** The per-request revisions served besides the 2025 era's (the SDK implements these). */
@@ -75,11 +76,22 @@ async function readResource(uri: string) {
   return { contents: [{ uri, mimeType: RESOURCE_MIME_TYPE, text: html, _meta: { ui: { csp: {}, prefersBorder: true } } }] };
 }
 
-/** `callTool`: the dispatch (dispatch.ts), which the composition builds once with every tool's handler. */
-export function createMcpServer(callTool: CallTool, caller: Identity, request: { requestId: string; log: Logger; signal?: AbortSignal }): Server {
+/**
+ * `callTool`: the dispatch (dispatch.ts), which the composition builds once with every tool's
+ * handler; `confirmations`: how a call is confirmed by the person behind a client that can ask
+ * (confirmation.ts), and how the request state of such a retry is verified.
+ */
+export function createMcpServer(callTool: CallTool, caller: Identity, request: { requestId: string; log: Logger; signal?: AbortSignal }, confirmations: Confirmations): Server {
   const server = new Server(
     { name: 'pactum-dashboard', title: 'pactum dashboard', version: VERSION },
-    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator, cacheHints: CACHE_HINTS },
+    {
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator,
+      cacheHints: CACHE_HINTS,
+      // A retry's requestState is refused (-32602) unless its signature, expiry and method hold.
+      requestState: { verify: (state, ctx) => confirmations.verify(state, ctx) },
+    },
   );
   // By name, so that a list is the same from one release to the next (clients cache it, and
   // models cache prompts that contain it).
@@ -89,6 +101,7 @@ export function createMcpServer(callTool: CallTool, caller: Identity, request: {
   server.setRequestHandler('tools/call', (req, ctx) => {
     const { name, arguments: args, _meta } = req.params;
     const token = _meta?.progressToken;
+    confirmations.assertBelongs(ctx, caller, name, args);
     return callTool(name, args, {
       caller,
       log: request.log,
@@ -99,6 +112,7 @@ export function createMcpServer(callTool: CallTool, caller: Identity, request: {
         if (token === undefined) return;
         await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } });
       },
+      ...(declaresFormElicitation(ctx) ? { confirm: (tool, toolArgs, question) => confirmations.answer(ctx, caller, tool, toolArgs, question) } : {}),
     });
   });
   return server;

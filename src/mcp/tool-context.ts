@@ -8,6 +8,7 @@ import type { ToolInputs, ToolName, ToolOutputs } from '../../generated/tools.js
 import type { Identity } from '../domain/access/identity.js';
 import { isSystemAdmin } from '../domain/access/identity.js';
 import type { Logger } from '../telemetry/log.js';
+import type { ConfirmationAnswer } from './confirmation.js';
 
 export type ToolErrorCode = components['schemas']['tool-error']['error'];
 
@@ -31,6 +32,11 @@ export interface ToolContext {
   progress: (progress: number, total?: number, message?: string) => Promise<void>;
   /** Aborts when the client went away (or cancelled the call): work queued for it is withdrawn. */
   signal?: AbortSignal;
+  /**
+   * Present when the person behind the client can be asked (a 2026-07-28 request whose client
+   * declares elicitation): where the confirmation of this call stands.
+   */
+  confirm?: (tool: ToolName, args: Record<string, unknown>, question: string) => Promise<ConfirmationAnswer>;
 }
 
 export type ToolHandler<N extends ToolName> = (input: ToolInputs[N], ctx: ToolContext) => Promise<ToolOutputs[N]>;
