@@ -71,7 +71,7 @@ export function createDispatch({ handlers, metrics, audit }: DispatchDeps): Call
     let outcome = 'ok';
     let message: string | undefined;
     try {
-      result = await inSpan(`tool ${name}`, { 'mcp.tool': name }, () => run(handlers, tool, args, ctx));
+      result = await inSpan(`tool ${name}`, { 'mcp.tool': name }, () => run(handlers, tool, args, ctx), ctx.trace ? { parent: ctx.trace } : undefined);
       if (isInputRequiredResult(result)) outcome = 'confirmation_asked';
     } catch (err) {
       if (err instanceof ToolFailure) {

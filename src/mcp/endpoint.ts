@@ -37,6 +37,7 @@ import { lookupTable } from '../ground/lookup-table.js';
 import type { CallTool } from './dispatch.js';
 import { createMcpServer, MODERN_PROTOCOL_VERSIONS } from './server.js';
 import { createConfirmations } from './confirmation.js';
+import { traceContextOf } from './tool-context.js';
 import { loadOrCreateKey, parseKey } from '../ground/keys.js';
 
 /**
@@ -76,7 +77,14 @@ const wantsProgress = (body: { params?: { _meta?: { progressToken?: unknown } } 
  */
 async function directToolCall(callTool: CallTool, caller: Identity, request: { requestId: string; log: Logger; signal: AbortSignal }, id: string | number, call: CallToolRequest) {
   try {
-    const result = await callTool(call.params.name, call.params.arguments, { caller, log: request.log, requestId: request.requestId, progress: () => Promise.resolve(), signal: request.signal });
+    const result = await callTool(call.params.name, call.params.arguments, {
+      caller,
+      log: request.log,
+      requestId: request.requestId,
+      progress: () => Promise.resolve(),
+      signal: request.signal,
+      trace: traceContextOf(call.params._meta),
+    });
     return { jsonrpc: '2.0', id, result };
   } catch (err) {
     if (err instanceof ProtocolError) return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };

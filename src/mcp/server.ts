@@ -12,6 +12,7 @@ import type { Logger } from '../telemetry/log.js';
 import { VERSION } from '../ground/version.js';
 import { visibleTools, type CallTool } from './dispatch.js';
 import { declaresFormElicitation, type Confirmations } from './confirmation.js';
+import { traceContextOf } from './tool-context.js';
 
 const INSTRUCTIONS = `pactum dashboard: manage orgs, users and service connections; run WCAG scans and read their progress and reports; read brand scores, regulations, proposals and coordinated PRs; draft fixes for WCAG issues.
 Tool failures come back as results with isError true and a JSON text {error, message}: read the message and correct the call.
@@ -104,6 +105,7 @@ export function createMcpServer(callTool: CallTool, caller: Identity, request: {
     confirmations.assertBelongs(ctx, caller, name, args);
     return callTool(name, args, {
       caller,
+      trace: traceContextOf(_meta),
       log: request.log,
       requestId: request.requestId,
       // The client cancelling the call (the SDK's signal), or going away.
