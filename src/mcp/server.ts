@@ -4,7 +4,7 @@
  */
 import { ResourceNotFoundError, Server, type Tool } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
+import { EXTENSION_ID as APPS_EXTENSION, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import { viewAssets, viewDocument } from '../report-view/document.js';
 import type { ToolSpec } from '../../generated/tools.js';
 import type { Identity } from '../domain/access/identity.js';
@@ -86,7 +86,9 @@ export function createMcpServer(callTool: CallTool, caller: Identity, request: {
   const server = new Server(
     { name: 'pactum-dashboard', title: 'pactum dashboard', version: VERSION },
     {
-      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+      // The report App is an MCP Apps resource: the server says it speaks the Apps extension
+      // (`io.modelcontextprotocol/ui`, no settings) in server/discover and initialize.
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, extensions: { [APPS_EXTENSION]: {} } },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator,
       cacheHints: CACHE_HINTS,
