@@ -9,13 +9,16 @@
  * The request state comes back from the client, so it is checked before anything reads it:
  * its HMAC (the SDK's codec, under a key every instance shares), its expiry, the method, and a
  * keyed digest of the caller, the tool and the arguments, so that a state minted for one call is
- * refused on any other (another user, another tool, other arguments).
+ * refused on any other (another user, another tool, other arguments); and a confirmed state runs
+ * its call once: its id is recorded (in the database every instance shares) when it is used.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { CLIENT_CAPABILITIES_META_KEY, createRequestStateCodec, inputRequired, inputResponse, ProtocolError, ProtocolErrorCode, type InputRequiredResult, type ServerContext } from '@modelcontextprotocol/server';
 import type { ElicitRequestFormParams } from '@modelcontextprotocol/server';
 import type { ToolName } from '../../generated/tools.js';
 import type { Identity } from '../domain/access/identity.js';
+import type { Db } from '../db/knex.js';
+import { isUniqueViolation } from '../db/users.js';
 
 /** The key of the confirmation among a result's `inputRequests` (and the retry's `inputResponses`). */
 export const CONFIRM = 'confirm';
@@ -44,9 +47,10 @@ const CONFIRM_SCHEMA: ElicitRequestFormParams['requestedSchema'] = {
   required: ['confirm'],
 };
 
-/** What a confirmation state carries: the digest of the call it was minted for. */
+/** What a confirmation state carries: the digest of the call it was minted for, and its own id. */
 interface ConfirmationState {
   call: string;
+  id: string;
 }
 
 /** What a call's confirmation stands at. */
@@ -66,16 +70,22 @@ export interface Confirmations {
   /** For ServerOptions.requestState.verify: refuses a state whose signature, expiry or method does not hold. */
   verify(state: string, ctx: ServerContext): Promise<unknown>;
   /**
-   * Refuses (JSON-RPC -32602) a verified state that was minted for another call: another caller,
-   * tool or arguments.
+   * Refuses (JSON-RPC -32602) a verified state that was minted for another call (another caller,
+   * tool or arguments), or one whose confirmation was already used; uses it when the retry
+   * carries the person's confirmation.
    */
-  assertBelongs(ctx: ServerContext, caller: Identity, tool: string, args: unknown): void;
+  checkState(ctx: ServerContext, caller: Identity, tool: string, args: unknown): Promise<void>;
   /** Where this call's confirmation stands: confirmed, declined (or cancelled), or the question to ask. */
   answer(ctx: ServerContext, caller: Identity, tool: ToolName, args: Args, question: string): Promise<ConfirmationAnswer>;
 }
 
-/** `key`: at least 32 bytes that every instance serving the endpoint shares. */
-export function createConfirmations(key: Buffer): Confirmations {
+const confirmed = (ctx: ServerContext) => {
+  const response = inputResponse(ctx.mcpReq.inputResponses, CONFIRM);
+  return response.kind === 'elicit' && response.action === 'accept' && response.content?.confirm === true;
+};
+
+/** `key`: at least 32 bytes that every instance serving the endpoint shares; `db`: where used confirmations are recorded. */
+export function createConfirmations(key: Buffer, db: Db): Confirmations {
   const stateKey = createHmac('sha256', key).update('pactum mcp request state v1').digest();
   const digestKey = createHmac('sha256', key).update('pactum mcp confirmed call v1').digest();
   const codec = createRequestStateCodec<ConfirmationState>({ key: stateKey, ttlSeconds: CONFIRMATION_TTL_SECONDS, bind: (ctx) => ctx.mcpReq.method });
@@ -85,26 +95,34 @@ export function createConfirmations(key: Buffer): Confirmations {
   return {
     verify: (state, ctx) => codec.verify(state, ctx),
 
-    assertBelongs(ctx, caller, tool, args) {
+    async checkState(ctx, caller, tool, args) {
       const state = ctx.mcpReq.requestState<ConfirmationState>();
       if (state === undefined) return;
-      if (typeof state !== 'object' || state === null || state.call !== digest(caller, tool, args)) {
+      if (typeof state !== 'object' || state === null || state.call !== digest(caller, tool, args) || typeof state.id !== 'string') {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'The requestState was issued for another call (another caller, tool or arguments); call the tool again without it');
+      }
+      if (!confirmed(ctx)) return;
+      const now = new Date();
+      await db('mcp_confirmations').where('expires_at', '<', now.toISOString()).delete();
+      try {
+        // A state lives CONFIRMATION_TTL_SECONDS at most; its row, as long.
+        await db('mcp_confirmations').insert({ id: state.id, expires_at: new Date(now.getTime() + CONFIRMATION_TTL_SECONDS * 1000).toISOString() });
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'The requestState was already used to confirm this call; call the tool again without it to be asked anew');
       }
     },
 
     async answer(ctx, caller, tool, args, question) {
-      // Only a state that verified and belongs to this call (assertBelongs) makes an answer count.
+      // Only a state that verified, belongs to this call and was not used (checkState) makes an answer count.
       if (ctx.mcpReq.requestState<ConfirmationState>() !== undefined) {
-        const response = inputResponse(ctx.mcpReq.inputResponses, CONFIRM);
-        if (response.kind === 'elicit') {
-          return response.action === 'accept' && response.content?.confirm === true ? 'confirmed' : 'declined';
-        }
+        if (confirmed(ctx)) return 'confirmed';
+        if (inputResponse(ctx.mcpReq.inputResponses, CONFIRM).kind === 'elicit') return 'declined';
       }
       // First round, or a retry without the answer: ask (again).
       return inputRequired({
         inputRequests: { [CONFIRM]: inputRequired.elicit({ mode: 'form', message: question, requestedSchema: CONFIRM_SCHEMA }) },
-        requestState: await codec.mint({ call: digest(caller, tool, args) }, ctx),
+        requestState: await codec.mint({ call: digest(caller, tool, args), id: randomUUID() }, ctx),
       });
     },
   };

@@ -31,6 +31,7 @@ import { negotiate } from '../http/media.js';
 import { stateOf } from '../http/state.js';
 import { writeStatus, type Handler } from '../http/router.js';
 import type { Config } from '../ground/config.js';
+import type { Db } from '../db/knex.js';
 import type { Identity } from '../domain/access/identity.js';
 import type { Logger } from '../telemetry/log.js';
 import { lookupTable } from '../ground/lookup-table.js';
@@ -123,12 +124,13 @@ async function refusal(response: Response): Promise<HttpError> {
 }
 
 /** `callTool`: the dispatch with every tool's handler, built once by the composition (app/handlers.ts). */
-export function mcpEndpoint({ config, callTool }: { config: Pick<Config, 'publicUrl' | 'dataDir' | 'lfs'>; callTool: CallTool }): Handler<'mcp.post'> {
+export function mcpEndpoint({ config, db, callTool }: { config: Pick<Config, 'publicUrl' | 'dataDir' | 'lfs'>; db: Db; callTool: CallTool }): Handler<'mcp.post'> {
   const url = `${config.publicUrl}/api/v1/mcp`;
   // The request state of a confirmation comes back to any instance: it is signed under a key
   // derived from one they all share (TRANSFER_TOKEN_SECRET, or the key file in DATA_DIR/keys).
   const confirmations = createConfirmations(
     config.lfs.transferTokenSecret ? parseKey(config.lfs.transferTokenSecret, 'TRANSFER_TOKEN_SECRET') : loadOrCreateKey(config.dataDir, 'transfer-hmac', 32),
+    db,
   );
   // One handler for every 2026-07-28 request; each request gets a fresh server for its caller,
   // who rides in the request's AuthInfo (the SDK passes it through untouched).

@@ -101,10 +101,10 @@ export function createMcpServer(callTool: CallTool, caller: Identity, request: {
   server.setRequestHandler('tools/list', () => ({ tools: visibleTools(caller.permissions).map(listing).sort(byName) }));
   server.setRequestHandler('resources/list', () => ({ resources: [REPORT_VIEW_RESOURCE] }));
   server.setRequestHandler('resources/read', (req) => readResource(req.params.uri));
-  server.setRequestHandler('tools/call', (req, ctx) => {
+  server.setRequestHandler('tools/call', async (req, ctx) => {
     const { name, arguments: args, _meta } = req.params;
     const token = _meta?.progressToken;
-    confirmations.assertBelongs(ctx, caller, name, args);
+    await confirmations.checkState(ctx, caller, name, args);
     return callTool(name, args, {
       caller,
       trace: traceContextOf(_meta),

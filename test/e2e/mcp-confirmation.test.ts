@@ -3,8 +3,8 @@
  * SDK Client that declares elicitation is asked, and its person's accept runs the call while a
  * decline or a cancel changes nothing and says so; a v2 Client without the capability, and a
  * 2025-11-25 client, see the tools exactly as before. The request state that carries the call
- * across the round trip is refused when forged, expired-looking, or presented on another call or
- * by another caller.
+ * across the round trip is refused when forged, when its expiry was moved, when presented on
+ * another call or by another caller, and when its confirmation was already used.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client as Client2026, StreamableHTTPClientTransport as Transport2026, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/client';
@@ -162,6 +162,9 @@ describe('the request state', () => {
     const done = await revoke({ userId: eve, token: id }, { requestState: first.body.result!.requestState, inputResponses: accepted });
     expect(done.body.result).toMatchObject({ resultType: 'complete', structuredContent: { revoked: 1 } });
     expect(await tokenState(id)).toBe('revoked');
+    // The same confirmed retry again: the confirmation was used.
+    const replayed = await revoke({ userId: eve, token: id }, { requestState: first.body.result!.requestState, inputResponses: accepted });
+    expect(replayed.body).toMatchObject({ error: { code: -32602, message: 'The requestState was already used to confirm this call; call the tool again without it to be asked anew' } });
   });
 
   it('is refused when forged', async () => {
