@@ -639,7 +639,7 @@ export interface paths {
         put?: never;
         /**
          * Change a user's role, state or password
-         * @description Changes a user's role, switches it on or off, or resets its password. A new password, deactivation and reactivation end the user's sessions and bearer tokens (tokens issued before stop at their next request, on every instance); deactivation also revokes its personal tokens, which reactivation does not bring back. A role change ends its sessions; its bearer tokens carry the new role.
+         * @description Changes a user's role, switches it on or off, or resets its password. A new password, deactivation and reactivation end the user's sessions and bearer tokens (tokens issued before stop at their next request, on every instance); deactivation also revokes its personal tokens, which reactivation does not bring back. A role change ends its sessions; its bearer tokens carry the new role. Under MCP 2026-07-28, a client that declares elicitation is first asked to have the person confirm a deactivation (active false) (an input-required result); a declined or cancelled confirmation changes nothing and answers the tool error declined.
          */
         post: operations["mcp.tool.dashboard_update_user"];
         delete?: never;
@@ -679,7 +679,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke a user's personal token
-         * @description Revokes one live personal token of a user, named by its id or its name (names are unique among a user's live tokens; when several older ones share a name, the answer is a conflict error listing their ids, and none is revoked). It stops working at its next request, on every instance; Git LFS credentials remembered for it are dropped. Only for a user the caller may manage; any other user is not_found, word for word like a missing one.
+         * @description Revokes one live personal token of a user, named by its id or its name (names are unique among a user's live tokens; when several older ones share a name, the answer is a conflict error listing their ids, and none is revoked). It stops working at its next request, on every instance; Git LFS credentials remembered for it are dropped. Only for a user the caller may manage; any other user is not_found, word for word like a missing one. Under MCP 2026-07-28, a client that declares elicitation is first asked to have the person confirm the revocation (an input-required result); a declined or cancelled confirmation changes nothing and answers the tool error declined.
          */
         post: operations["mcp.tool.dashboard_revoke_user_token"];
         delete?: never;
@@ -1239,7 +1239,7 @@ export interface paths {
         put?: never;
         /**
          * Queue a fix across sites
-         * @description Creates a coordinated PR for one WCAG criterion with one queued leg per site whose latest completed scan has issues of it. Read it back with dashboard_coordinated_pr_status.
+         * @description Creates a coordinated PR for one WCAG criterion with one queued leg per site whose latest completed scan has issues of it. Read it back with dashboard_coordinated_pr_status. Under MCP 2026-07-28, a client that declares elicitation is first asked to have the person confirm queuing it (an input-required result); a declined or cancelled confirmation changes nothing and answers the tool error declined.
          */
         post: operations["mcp.tool.dashboard_queue_bulk_fix"];
         delete?: never;
@@ -1498,10 +1498,10 @@ export interface components {
          */
         "tool-error": {
             /**
-             * @description invalid_arguments: correct the arguments; not_found: no such thing in the caller's scope (a thing of another org is answered exactly as a missing one); forbidden: the caller lacks the permission; conflict: a unique value is taken; unavailable: a dependency did not answer; rate_limited: the caller (or its organization) has too much in flight or queued, retry after retryAfterSeconds; too_large: an input is larger than the server accepts for this tool (the message names the limit and its setting); timed_out: the work took longer than the server allows for this tool; failed: the operation ran and failed.
+             * @description invalid_arguments: correct the arguments; not_found: no such thing in the caller's scope (a thing of another org is answered exactly as a missing one); forbidden: the caller lacks the permission; conflict: a unique value is taken; unavailable: a dependency did not answer; rate_limited: the caller (or its organization) has too much in flight or queued, retry after retryAfterSeconds; too_large: an input is larger than the server accepts for this tool (the message names the limit and its setting); timed_out: the work took longer than the server allows for this tool; declined: the person asked to confirm the call (through the client's elicitation) declined or cancelled it, and nothing was changed; failed: the operation ran and failed.
              * @enum {string}
              */
-            error: "invalid_arguments" | "not_found" | "forbidden" | "conflict" | "unavailable" | "rate_limited" | "too_large" | "timed_out" | "failed";
+            error: "invalid_arguments" | "not_found" | "forbidden" | "conflict" | "unavailable" | "rate_limited" | "too_large" | "timed_out" | "declined" | "failed";
             message: string;
             /** @description With rate_limited (and unavailable where known): when a retry may succeed. */
             retryAfterSeconds?: number;

@@ -36,7 +36,7 @@ export function bindHandlers(s: Services): Handlers {
     'mcp.post': loadedOnFirstUse(async () => {
       const [{ mcpEndpoint }, { createDispatch }, { toolHandlers }] = await Promise.all([import('../mcp/endpoint.js'), import('../mcp/dispatch.js'), import('../mcp/tools/index.js')]);
       // One dispatch for the server's life: every tool given the parts it uses.
-      return mcpEndpoint({ config: s.config, callTool: createDispatch({ handlers: toolHandlers(s), metrics: s.metrics, audit: s.audit }) });
+      return mcpEndpoint({ config: s.config, db: s.db, callTool: createDispatch({ handlers: toolHandlers(s), metrics: s.metrics, audit: s.audit }) });
     }),
     'auth.login': login(s),
     'auth.logout': logout(s),

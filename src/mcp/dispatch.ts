@@ -5,7 +5,7 @@
  * never a stack trace; only an unknown tool is a JSON-RPC error (-32602).
  */
 import { describeDatabaseError, isDatabaseError, summariseDatabaseError } from '../ground/database-errors.js';
-import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
+import { isInputRequiredResult, ProtocolError, ProtocolErrorCode, type CallToolResult, type InputRequiredResult } from '@modelcontextprotocol/server';
 import { tools, type ToolName, type ToolSpec } from '../../generated/tools.js';
 import { grants } from '../domain/access/permissions.js';
 import { CursorError } from '../db/pagination.js';
@@ -14,6 +14,7 @@ import { ToolFailure, type ToolContext, type ToolHandlers } from './tool-context
 import type { Metrics } from '../telemetry/metrics.js';
 import type { AuditLog } from './audit.js';
 import { inSpan } from '../telemetry/tracing.js';
+import { confirmationQuestion } from './confirmation.js';
 
 const isTool = (name: string): name is ToolName => Object.hasOwn(tools, name);
 
@@ -22,7 +23,10 @@ export const errorResult = (code: string, message: string, details?: unknown[], 
   isError: true,
 });
 
-async function run(handlers: ToolHandlers, tool: ToolSpec, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
+/** A tool's answer: its result, or (under 2026-07-28) the question its call waits on. */
+export type ToolAnswer = CallToolResult | InputRequiredResult;
+
+async function run(handlers: ToolHandlers, tool: ToolSpec, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolAnswer> {
   if (!grants(ctx.caller.permissions, tool.permission)) {
     throw new ToolFailure('forbidden', `${tool.name} needs the permission ${tool.permission}`);
   }
@@ -31,6 +35,13 @@ async function run(handlers: ToolHandlers, tool: ToolSpec, args: Record<string, 
   if (!tool.validateInput(args)) {
     const details = (tool.validateInput.errors ?? []).map((e) => ({ path: e.instancePath || '/', problem: e.message ?? e.keyword }));
     throw new ToolFailure('invalid_arguments', describeErrors(tool.validateInput.errors, 'arguments'), details);
+  }
+  // Asked once the call is known to be allowed and well formed, so the person confirms only what would run.
+  const question = ctx.confirm && confirmationQuestion(tool.name, args);
+  if (question) {
+    const answer = await ctx.confirm!(tool.name, args, question);
+    if (answer === 'declined') throw new ToolFailure('declined', `${tool.name} was not confirmed: the person declined or cancelled, and nothing was changed`);
+    if (answer !== 'confirmed') return answer;
   }
   const output = await (handlers[tool.name] as (i: unknown, c: ToolContext) => Promise<unknown>)(args, ctx);
   if (!tool.validateOutput(output)) {
@@ -41,7 +52,7 @@ async function run(handlers: ToolHandlers, tool: ToolSpec, args: Record<string, 
 }
 
 /** Calls a tool: `callTool(name, arguments, ctx)`, the result or the tool error it becomes. */
-export type CallTool = (name: string, rawArgs: unknown, ctx: ToolContext) => Promise<CallToolResult>;
+export type CallTool = (name: string, rawArgs: unknown, ctx: ToolContext) => Promise<ToolAnswer>;
 
 /** What the dispatch is given: every tool's handler, the metrics it counts calls in, the audit trail it writes. */
 export interface DispatchDeps {
@@ -56,11 +67,12 @@ export function createDispatch({ handlers, metrics, audit }: DispatchDeps): Call
     const tool = tools[name] as ToolSpec;
     const args = (rawArgs ?? {}) as Record<string, unknown>;
     const started = performance.now();
-    let result: CallToolResult;
+    let result: ToolAnswer;
     let outcome = 'ok';
     let message: string | undefined;
     try {
-      result = await inSpan(`tool ${name}`, { 'mcp.tool': name }, () => run(handlers, tool, args, ctx));
+      result = await inSpan(`tool ${name}`, { 'mcp.tool': name }, () => run(handlers, tool, args, ctx), ctx.trace ? { parent: ctx.trace } : undefined);
+      if (isInputRequiredResult(result)) outcome = 'confirmation_asked';
     } catch (err) {
       if (err instanceof ToolFailure) {
         [outcome, message] = [err.code, err.message];

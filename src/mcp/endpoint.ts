@@ -31,11 +31,15 @@ import { negotiate } from '../http/media.js';
 import { stateOf } from '../http/state.js';
 import { writeStatus, type Handler } from '../http/router.js';
 import type { Config } from '../ground/config.js';
+import type { Db } from '../db/knex.js';
 import type { Identity } from '../domain/access/identity.js';
 import type { Logger } from '../telemetry/log.js';
 import { lookupTable } from '../ground/lookup-table.js';
 import type { CallTool } from './dispatch.js';
 import { createMcpServer, MODERN_PROTOCOL_VERSIONS } from './server.js';
+import { createConfirmations } from './confirmation.js';
+import { traceContextOf } from './tool-context.js';
+import { loadOrCreateKey, parseKey } from '../ground/keys.js';
 
 /**
  * The SDK answers a known method whose params do not parse with -32603 (resources/read) or a dump
@@ -74,7 +78,14 @@ const wantsProgress = (body: { params?: { _meta?: { progressToken?: unknown } } 
  */
 async function directToolCall(callTool: CallTool, caller: Identity, request: { requestId: string; log: Logger; signal: AbortSignal }, id: string | number, call: CallToolRequest) {
   try {
-    const result = await callTool(call.params.name, call.params.arguments, { caller, log: request.log, requestId: request.requestId, progress: () => Promise.resolve(), signal: request.signal });
+    const result = await callTool(call.params.name, call.params.arguments, {
+      caller,
+      log: request.log,
+      requestId: request.requestId,
+      progress: () => Promise.resolve(),
+      signal: request.signal,
+      trace: traceContextOf(call.params._meta),
+    });
     return { jsonrpc: '2.0', id, result };
   } catch (err) {
     if (err instanceof ProtocolError) return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
@@ -113,14 +124,20 @@ async function refusal(response: Response): Promise<HttpError> {
 }
 
 /** `callTool`: the dispatch with every tool's handler, built once by the composition (app/handlers.ts). */
-export function mcpEndpoint({ config, callTool }: { config: Pick<Config, 'publicUrl'>; callTool: CallTool }): Handler<'mcp.post'> {
+export function mcpEndpoint({ config, db, callTool }: { config: Pick<Config, 'publicUrl' | 'dataDir' | 'lfs'>; db: Db; callTool: CallTool }): Handler<'mcp.post'> {
   const url = `${config.publicUrl}/api/v1/mcp`;
+  // The request state of a confirmation comes back to any instance: it is signed under a key
+  // derived from one they all share (TRANSFER_TOKEN_SECRET, or the key file in DATA_DIR/keys).
+  const confirmations = createConfirmations(
+    config.lfs.transferTokenSecret ? parseKey(config.lfs.transferTokenSecret, 'TRANSFER_TOKEN_SECRET') : loadOrCreateKey(config.dataDir, 'transfer-hmac', 32),
+    db,
+  );
   // One handler for every 2026-07-28 request; each request gets a fresh server for its caller,
   // who rides in the request's AuthInfo (the SDK passes it through untouched).
   const modern = createMcpHandler(
     ({ authInfo }) => {
       const { caller, request } = authInfo?.extra as unknown as PerRequest;
-      return createMcpServer(callTool, caller, request);
+      return createMcpServer(callTool, caller, request, confirmations);
     },
     { legacy: 'reject', responseMode: 'auto' },
   );
@@ -165,7 +182,7 @@ export function mcpEndpoint({ config, callTool }: { config: Pick<Config, 'public
       // A client that goes away before the answer: the call's waiting and work for it stop (request.signal).
       return { status: 200, body: await directToolCall(callTool, identity!, request, body.id, checked.parsed as CallToolRequest) };
     }
-    const server = createMcpServer(callTool, identity!, request);
+    const server = createMcpServer(callTool, identity!, request, confirmations);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream });
     await server.connect(transport);
     const response = await transport.handleRequest(webRequest, { parsedBody: body });

@@ -4,20 +4,22 @@
  */
 import { ResourceNotFoundError, Server, type Tool } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
+import { EXTENSION_ID as APPS_EXTENSION, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import { viewAssets, viewDocument } from '../report-view/document.js';
 import type { ToolSpec } from '../../generated/tools.js';
 import type { Identity } from '../domain/access/identity.js';
 import type { Logger } from '../telemetry/log.js';
 import { VERSION } from '../ground/version.js';
 import { visibleTools, type CallTool } from './dispatch.js';
+import { declaresFormElicitation, type Confirmations } from './confirmation.js';
+import { traceContextOf } from './tool-context.js';
 
 const INSTRUCTIONS = `pactum dashboard: manage orgs, users and service connections; run WCAG scans and read their progress and reports; read brand scores, regulations, proposals and coordinated PRs; draft fixes for WCAG issues.
 Tool failures come back as results with isError true and a JSON text {error, message}: read the message and correct the call.
 Scans run in the background: call dashboard_get_scan_progress (and dashboard_get_report) afresh each time you need their state.`;
 
 // The SDK builds a new Ajv for every Server unless given one; per request, that was a tenth of
-// the CPU. It is only used for elicitation, which this server never sends.
+// the CPU.
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 /** The per-request revisions served besides the 2025 era's (the SDK implements these). */
@@ -75,22 +77,37 @@ async function readResource(uri: string) {
   return { contents: [{ uri, mimeType: RESOURCE_MIME_TYPE, text: html, _meta: { ui: { csp: {}, prefersBorder: true } } }] };
 }
 
-/** `callTool`: the dispatch (dispatch.ts), which the composition builds once with every tool's handler. */
-export function createMcpServer(callTool: CallTool, caller: Identity, request: { requestId: string; log: Logger; signal?: AbortSignal }): Server {
+/**
+ * `callTool`: the dispatch (dispatch.ts), which the composition builds once with every tool's
+ * handler; `confirmations`: how a call is confirmed by the person behind a client that can ask
+ * (confirmation.ts), and how the request state of such a retry is verified.
+ */
+export function createMcpServer(callTool: CallTool, caller: Identity, request: { requestId: string; log: Logger; signal?: AbortSignal }, confirmations: Confirmations): Server {
   const server = new Server(
     { name: 'pactum-dashboard', title: 'pactum dashboard', version: VERSION },
-    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator, cacheHints: CACHE_HINTS },
+    {
+      // The report App is an MCP Apps resource: the server says it speaks the Apps extension
+      // (`io.modelcontextprotocol/ui`, no settings) in server/discover and initialize.
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, extensions: { [APPS_EXTENSION]: {} } },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator,
+      cacheHints: CACHE_HINTS,
+      // A retry's requestState is refused (-32602) unless its signature, expiry and method hold.
+      requestState: { verify: (state, ctx) => confirmations.verify(state, ctx) },
+    },
   );
   // By name, so that a list is the same from one release to the next (clients cache it, and
   // models cache prompts that contain it).
   server.setRequestHandler('tools/list', () => ({ tools: visibleTools(caller.permissions).map(listing).sort(byName) }));
   server.setRequestHandler('resources/list', () => ({ resources: [REPORT_VIEW_RESOURCE] }));
   server.setRequestHandler('resources/read', (req) => readResource(req.params.uri));
-  server.setRequestHandler('tools/call', (req, ctx) => {
+  server.setRequestHandler('tools/call', async (req, ctx) => {
     const { name, arguments: args, _meta } = req.params;
     const token = _meta?.progressToken;
+    await confirmations.checkState(ctx, caller, name, args);
     return callTool(name, args, {
       caller,
+      trace: traceContextOf(_meta),
       log: request.log,
       requestId: request.requestId,
       // The client cancelling the call (the SDK's signal), or going away.
@@ -99,6 +116,7 @@ export function createMcpServer(callTool: CallTool, caller: Identity, request: {
         if (token === undefined) return;
         await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } });
       },
+      ...(declaresFormElicitation(ctx) ? { confirm: (tool, toolArgs, question) => confirmations.answer(ctx, caller, tool, toolArgs, question) } : {}),
     });
   });
   return server;

@@ -8,6 +8,8 @@ import type { ToolInputs, ToolName, ToolOutputs } from '../../generated/tools.js
 import type { Identity } from '../domain/access/identity.js';
 import { isSystemAdmin } from '../domain/access/identity.js';
 import type { Logger } from '../telemetry/log.js';
+import type { TraceCarrier } from '../telemetry/tracing.js';
+import type { ConfirmationAnswer } from './confirmation.js';
 
 export type ToolErrorCode = components['schemas']['tool-error']['error'];
 
@@ -31,6 +33,21 @@ export interface ToolContext {
   progress: (progress: number, total?: number, message?: string) => Promise<void>;
   /** Aborts when the client went away (or cancelled the call): work queued for it is withdrawn. */
   signal?: AbortSignal;
+  /**
+   * Present when the person behind the client can be asked (a 2026-07-28 request whose client
+   * declares elicitation): where the confirmation of this call stands.
+   */
+  confirm?: (tool: ToolName, args: Record<string, unknown>, question: string) => Promise<ConfirmationAnswer>;
+  /** The W3C trace context of the request's `params._meta` (`traceparent`, `tracestate`), which the tool's span joins. */
+  trace?: TraceCarrier;
+}
+
+/** The trace context an MCP request carries in its `params._meta`, if any. */
+export function traceContextOf(meta: Record<string, unknown> | undefined): TraceCarrier | undefined {
+  const traceparent = meta?.traceparent;
+  if (typeof traceparent !== 'string') return undefined;
+  const tracestate = meta?.tracestate;
+  return typeof tracestate === 'string' ? { traceparent, tracestate } : { traceparent };
 }
 
 export type ToolHandler<N extends ToolName> = (input: ToolInputs[N], ctx: ToolContext) => Promise<ToolOutputs[N]>;

@@ -40,17 +40,22 @@ export function openTelemetry(endpoint: string, serviceVersion: string): Tracing
 
   return {
     inSpan: (name, attributes, fn, options) =>
-      tracer.startActiveSpan(name, { attributes: clean(attributes), root: options?.root }, async (span) => {
-        const h = handle(span);
-        try {
-          return await fn(h);
-        } catch (err) {
-          h.fail(err);
-          throw err;
-        } finally {
-          span.end();
-        }
-      }),
+      tracer.startActiveSpan(
+        name,
+        { attributes: clean(attributes), root: options?.root },
+        options?.parent?.traceparent ? propagation.extract(context.active(), options.parent) : context.active(),
+        async (span) => {
+          const h = handle(span);
+          try {
+            return await fn(h);
+          } catch (err) {
+            h.fail(err);
+            throw err;
+          } finally {
+            span.end();
+          }
+        },
+      ),
     serverSpan(headers: IncomingHttpHeaders, name, attributes) {
       const parent = propagation.extract(context.active(), headers);
       const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: clean(attributes) }, parent);

@@ -11,9 +11,20 @@ export interface SpanHandle {
   end(): void;
 }
 
+/** A W3C trace context as carried in a message (an MCP request's `params._meta`). */
+export interface TraceCarrier {
+  traceparent?: string;
+  tracestate?: string;
+}
+
 export interface SpanOptions {
   /** A trace of its own rather than a child of the current span (work that outlives the request that started it). */
   root?: boolean;
+  /**
+   * The trace context a message carries: the span joins it (as a child of its parent) instead of
+   * the current span. A missing or malformed `traceparent` leaves the current span the parent.
+   */
+  parent?: TraceCarrier;
 }
 
 export interface Tracing {

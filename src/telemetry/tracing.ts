@@ -4,14 +4,14 @@
  * does not grow. Everything here is a no-op until startTracing has run.
  *
  * Spans: the HTTP operation (named by its operationId, continuing a client's W3C traceparent),
- * the MCP tool, database queries, storage calls, and a scan (a trace of its own) with its pages. The trace context goes out
+ * the MCP tool (joining the trace context of the request's `params._meta` when it carries one), database queries, storage calls, and a scan (a trace of its own) with its pages. The trace context goes out
  * only on calls to connected services (injectTraceContext); scanned sites never receive it.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
-import type { Attributes, SpanHandle, SpanOptions, Tracing } from './tracing-types.js';
+import type { Attributes, SpanHandle, SpanOptions, TraceCarrier, Tracing } from './tracing-types.js';
 
-export type { Attributes, SpanHandle, SpanOptions, Tracing };
+export type { Attributes, SpanHandle, SpanOptions, TraceCarrier, Tracing };
 
 const NO_SPAN: SpanHandle = { setName() {}, setAttributes() {}, fail() {}, end() {} };
 

@@ -105,6 +105,7 @@ describe('a 2025-11-25 client (the v1 SDK Client)', () => {
     const res = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'curl', version: '1' } } });
     expect(res.status).toBe(200);
     expect(res.body.result.protocolVersion).toBe('2025-11-25');
+    expect(res.body.result.capabilities).toEqual({ tools: { listChanged: false }, resources: { listChanged: false }, extensions: { 'io.modelcontextprotocol/ui': {} } });
     expect(res.body.result).not.toHaveProperty('resultType');
 
     const { tools } = await legacy.listTools();
@@ -174,7 +175,7 @@ describe('2026-07-28 over plain HTTP', () => {
     expect(res.body.result).toMatchObject({
       resultType: 'complete',
       supportedVersions: [MODERN],
-      capabilities: { tools: {}, resources: {} },
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, extensions: { 'io.modelcontextprotocol/ui': {} } },
       instructions: expect.stringContaining('pactum dashboard'),
       ttlMs: 300_000,
       cacheScope: 'public',

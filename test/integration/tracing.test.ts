@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { lfsFixture } from '../helpers/git-lfs.js';
 import { bearer, mcpClient, ok } from '../helpers/mcp.js';
+import { Client as Client2026, StreamableHTTPClientTransport as Transport2026 } from '@modelcontextprotocol/client';
 import { injectTraceContext, inSpan, startTracing, stopTracing, tracingOn } from '../../src/telemetry/tracing.js';
 import { testConnection } from '../../src/domain/connections/client.js';
 import { fetchPage } from '../../src/domain/scan/fetch-page.js';
@@ -20,6 +21,7 @@ interface OtlpSpan {
   traceId: string;
   spanId: string;
   parentSpanId?: string;
+  traceState?: string;
   name: string;
   kind: number;
   attributes: { key: string; value: { stringValue?: string; intValue?: string | number; boolValue?: boolean } }[];
@@ -28,6 +30,8 @@ interface OtlpSpan {
 const GIT_LFS = 'application/vnd.git-lfs+json';
 const W = `Basic ${Buffer.from('wally:wally-password-1').toString('base64')}`;
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+/** The traces MCP requests name in their `params._meta` (2025-11-25 and 2026-07-28). */
+const META_TRACES = { legacy: '0af7651916cd43dd8448eb211c80319c', modern: '5e1f0c2ab8d34e6f9a7b3c2d1e0f4a5b' };
 const hex = (n: number) => randomBytes(n).toString('hex');
 
 let receiver: Server;
@@ -78,7 +82,7 @@ async function recordingSite() {
 
 describe('traces', () => {
   let s: TestServer;
-  const parents = { batch: hex(8), put: hex(8), mcp: hex(8), queue: hex(8) };
+  const parents = { batch: hex(8), put: hex(8), mcp: hex(8), queue: hex(8), metaHttp: hex(8), metaLegacy: hex(8), metaModern: hex(8) };
   let oid: string;
   let site: Awaited<ReturnType<typeof recordingSite>>;
   let scanId: string;
@@ -103,6 +107,16 @@ describe('traces', () => {
     const client = await mcpClient(s.url, { ...bearer(await s.token()), traceparent: `00-${TRACE}-${parents.mcp}-01` });
     ok(await client.callTool({ name: 'dashboard_list_reports', arguments: {} }));
     await client.close();
+    // Trace context in the request's _meta: a 2025-11-25 call whose HTTP headers name another trace, and a 2026-07-28 call.
+    const legacy = await mcpClient(s.url, { ...bearer(await s.token()), traceparent: `00-${TRACE}-${parents.metaHttp}-01` });
+    ok(await legacy.callTool({ name: 'dashboard_list_fleet', arguments: {}, _meta: { traceparent: `00-${META_TRACES.legacy}-${parents.metaLegacy}-01` } }));
+    await legacy.close();
+    const modern = new Client2026({ name: 'pactum-tests-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await modern.connect(new Transport2026(new URL(`${s.url}/api/v1/mcp`), { requestInit: { headers: bearer(await s.token()) } }));
+    ok(await modern.callTool({ name: 'dashboard_scan_summary_for_fleet', arguments: {}, _meta: { traceparent: `00-${META_TRACES.modern}-${parents.metaModern}-01`, tracestate: 'pactum=tests' } }));
+    // A malformed traceparent is not joined: the tool stays under the request's span.
+    ok(await modern.callTool({ name: 'dashboard_list_orgs', arguments: {}, _meta: { traceparent: 'not-a-traceparent' } }));
+    await modern.close();
     // A scan of the three pages, queued by a request that carries the client's trace.
     const queuer = await mcpClient(s.url, { ...bearer(await s.token()), traceparent: `00-${TRACE}-${parents.queue}-01` });
     scanId = (ok(await queuer.callTool({ name: 'dashboard_scan_site', arguments: { siteUrl: `${site.url}/`, scanMode: 'site', maxPages: 3 } })) as { scanId: string }).scanId;
@@ -147,6 +161,21 @@ describe('traces', () => {
     expect(request).toMatchObject({ name: 'mcp.post', traceId: TRACE, parentSpanId: parents.mcp, kind: 2 });
     expect(childrenOf(tool).some((c) => c.name.startsWith('db '))).toBe(true);
     console.log(`span tree of the MCP call:\n${tree(request).join('\n')}`);
+  });
+
+  it('of an MCP call with trace context in its _meta: the tool joins that trace, under either revision', () => {
+    const legacy = spans.find((x) => x.name === 'tool dashboard_list_fleet')!;
+    expect(legacy).toMatchObject({ traceId: META_TRACES.legacy, parentSpanId: parents.metaLegacy });
+    expect(childrenOf(legacy).some((c) => c.name.startsWith('db '))).toBe(true);
+    // The HTTP request stays in the trace its headers name.
+    expect(spans.find((x) => x.parentSpanId === parents.metaHttp)).toMatchObject({ name: 'mcp.post', traceId: TRACE });
+
+    const modern = spans.find((x) => x.name === 'tool dashboard_scan_summary_for_fleet')!;
+    expect(modern).toMatchObject({ traceId: META_TRACES.modern, parentSpanId: parents.metaModern, traceState: 'pactum=tests' });
+    expect(childrenOf(modern).some((c) => c.name.startsWith('db '))).toBe(true);
+
+    const malformed = spans.find((x) => x.name === 'tool dashboard_list_orgs')!;
+    expect(spans.find((x) => x.spanId === malformed.parentSpanId)).toMatchObject({ name: 'mcp.post', traceId: malformed.traceId });
   });
 
   it('of a scan: a trace of its own, a "scan page" span per page checked under it, and no trace context sent to the site', () => {
