@@ -91,7 +91,8 @@ describe('a 2026-07-28 client (the v2 SDK Client)', () => {
     expect(progress).toEqual([0, 1, 2]);
   });
 
-  it('reads the report App resource', async () => {
+  it('reads the report App resource, and an empty list of resource templates', async () => {
+    expect(await modern.listResourceTemplates()).toEqual({ resourceTemplates: [], ttlMs: 300_000, cacheScope: 'public', _meta: { 'io.modelcontextprotocol/serverInfo': expect.objectContaining({ name: 'pactum-dashboard' }) } });
     const { resources } = await modern.listResources();
     expect(resources).toEqual([expect.objectContaining({ uri: REPORT_VIEW, mimeType: 'text/html;profile=mcp-app' })]);
     const read = await modern.readResource({ uri: REPORT_VIEW });
@@ -115,7 +116,8 @@ describe('a 2025-11-25 client (the v1 SDK Client)', () => {
     expect(progress).toEqual([0, 1, 2]);
   });
 
-  it('reads the report App resource', async () => {
+  it('reads the report App resource, and an empty list of resource templates', async () => {
+    expect(await legacy.listResourceTemplates()).toEqual({ resourceTemplates: [] });
     const read = await legacy.readResource({ uri: REPORT_VIEW });
     expect(read.contents[0]).toMatchObject({ uri: REPORT_VIEW, mimeType: 'text/html;profile=mcp-app' });
   });
@@ -133,6 +135,9 @@ describe('a 2025-11-25 client (the v1 SDK Client)', () => {
     expect(res.contentType).toMatch(/^application\/json/);
     expect(res.body.result.tools.length).toBeGreaterThan(0);
     for (const field of ['resultType', 'ttlMs', 'cacheScope', '_meta']) expect(res.body.result).not.toHaveProperty(field);
+    const templates = await post({ jsonrpc: '2.0', id: 2, method: 'resources/templates/list' }, { 'mcp-protocol-version': '2025-11-25' });
+    expect(templates.status).toBe(200);
+    expect(templates.body).toEqual({ jsonrpc: '2.0', id: 2, result: { resourceTemplates: [] } });
   });
 });
 
@@ -154,9 +159,16 @@ describe('2026-07-28 over plain HTTP', () => {
     expect(member.body.result.cacheScope).toBe('private');
   });
 
-  it('gives resources/list and resources/read their cache hints, and every result its resultType', async () => {
+  it('gives resources/list, resources/templates/list and resources/read their cache hints, and every result its resultType', async () => {
     const list = await post({ jsonrpc: '2.0', id: 2, method: 'resources/list', params: { _meta: envelope() } }, modernHeaders('resources/list'));
     expect(list.body.result).toMatchObject({ resultType: 'complete', ttlMs: 300_000, cacheScope: 'public' });
+    const templates = await post({ jsonrpc: '2.0', id: 17, method: 'resources/templates/list', params: { _meta: envelope() } }, modernHeaders('resources/templates/list'));
+    expect(templates.status).toBe(200);
+    expect(templates.body).toEqual({
+      jsonrpc: '2.0',
+      id: 17,
+      result: { resourceTemplates: [], resultType: 'complete', ttlMs: 300_000, cacheScope: 'public', _meta: { 'io.modelcontextprotocol/serverInfo': expect.objectContaining({ name: 'pactum-dashboard' }) } },
+    });
     const read = await post({ jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: REPORT_VIEW, _meta: envelope() } }, modernHeaders('resources/read', REPORT_VIEW));
     expect(read.body.result).toMatchObject({ resultType: 'complete', ttlMs: 300_000, cacheScope: 'public' });
     const call = await post(
