@@ -75,7 +75,7 @@ PACTUM_VIA_PRISM=1 vitest_step "end-to-end through prism proxy" .tmp/vitest-pris
 rm -f .tmp/s3-server-*.txt
 PACTUM_TEST_S3_REPORT=.tmp/s3-server-single.txt PACTUM_TEST_BACKEND=postgres-s3 vitest_step "on PostgreSQL and S3" .tmp/vitest-postgres-s3.json npx vitest run
 PACTUM_TEST_S3_REPORT=.tmp/s3-server-pair.txt PACTUM_TEST_BACKEND=postgres-s3 PACTUM_TEST_TOPOLOGY=pair vitest_step "two instances behind a round-robin proxy" .tmp/vitest-pair.json \
-  npx vitest run test/e2e/git-lfs.test.ts test/e2e/mcp-admin-tools.test.ts test/e2e/mcp-accessibility.test.ts test/integration/objects-http.test.ts
+  npx vitest run test/e2e/git-lfs.test.ts test/e2e/mcp-admin-tools.test.ts test/e2e/mcp-accessibility.test.ts test/e2e/mcp-2026.test.ts test/integration/objects-http.test.ts
 
 # pactum outside its checkout, once: the npm package through a Verdaccio registry on loopback
 # (npx scan, npm install -g), the container images with podman (make image's script; skipped, with

@@ -17,14 +17,15 @@ export interface paths {
          *     and (for `tools/call` and `resources/read`) `Mcp-Name` headers must match the body;
          *     `server/discover` is served; every result carries `resultType` and the server's identity
          *     in `_meta` (`io.modelcontextprotocol/serverInfo`), and the results of `tools/list`,
-         *     `resources/list`, `resources/read` and `server/discover` carry `ttlMs` and
-         *     `cacheScope`. A refusal of such a request is a JSON-RPC error with an HTTP status: 400
+         *     `resources/list`, `resources/templates/list`, `resources/read` and `server/discover`
+         *     carry `ttlMs` and `cacheScope`. A refusal of such a request is a JSON-RPC error with an HTTP status: 400
          *     with -32022 for an unsupported version (its `data.supported` names the served ones),
          *     -32020 for headers that disagree with the body or are missing, -32602 for a malformed
          *     `_meta`; 404 with -32601 for an unknown method. Any other request is served under
          *     2025-11-25 (or the older revision it names): `initialize`, `notifications/initialized`,
          *     `ping` and the methods above are served and no session is kept, so `initialize` is not
-         *     required before other requests. `tools/list`, `tools/call`, `resources/list` and
+         *     required before other requests. `tools/list`, `tools/call`, `resources/list`,
+         *     `resources/templates/list` (empty: there are no resource templates) and
          *     `resources/read` are served in both. The one resource is the
          *     MCP App `ui://pactum/report` (`text/html;profile=mcp-app`): the report tools name it in
          *     their `_meta.ui.resourceUri`, and a host with the MCP Apps extension shows their results

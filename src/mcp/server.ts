@@ -29,12 +29,14 @@ export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'];
  * How long a 2026-07-28 client may keep each list (`ttlMs`) and who may share it (`cacheScope`).
  * tools/list depends on the caller's role, so it is private to the caller's credentials, and kept
  * 30 s: a role granted or withdrawn shows in the client's tool list within half a minute (the
- * server enforces the new role on the next call at once). The report view and the resource list
- * are the same for every caller and change only with a new release: public, for five minutes.
+ * server enforces the new role on the next call at once). The report view, the resource list and
+ * the (empty) list of resource templates are the same for every caller and change only with a new
+ * release: public, for five minutes.
  */
 export const CACHE_HINTS = {
   'tools/list': { ttlMs: 30_000, cacheScope: 'private' },
   'resources/list': { ttlMs: 300_000, cacheScope: 'public' },
+  'resources/templates/list': { ttlMs: 300_000, cacheScope: 'public' },
   'resources/read': { ttlMs: 300_000, cacheScope: 'public' },
   'server/discover': { ttlMs: 300_000, cacheScope: 'public' },
 } as const;
@@ -100,6 +102,8 @@ export function createMcpServer(callTool: CallTool, caller: Identity, request: {
   // models cache prompts that contain it).
   server.setRequestHandler('tools/list', () => ({ tools: visibleTools(caller.permissions).map(listing).sort(byName) }));
   server.setRequestHandler('resources/list', () => ({ resources: [REPORT_VIEW_RESOURCE] }));
+  // The resources capability covers the template list too; pactum has no templates.
+  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
   server.setRequestHandler('resources/read', (req) => readResource(req.params.uri));
   server.setRequestHandler('tools/call', async (req, ctx) => {
     const { name, arguments: args, _meta } = req.params;

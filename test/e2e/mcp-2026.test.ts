@@ -4,11 +4,14 @@
  * the v1 SDK's Client at 2025-11-25 (initialize first) list tools, call one with progress, and
  * read the report App; and the 2026-07-28 refusals, exactly: no _meta version, a header that
  * disagrees with the body, an unsupported version. Then server/discover and the cache hints.
+ *
+ * In the pair topology (two instances behind a round-robin proxy) consecutive requests reach
+ * alternating instances; one test shows a 2026-07-28 client served by both in turn.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client as Client2026, StreamableHTTPClientTransport as Transport2026 } from '@modelcontextprotocol/client';
 import type { Client as Client2025 } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, topology, type TestServer } from '../helpers/server.js';
 import { bearer, mcpClient, ok } from '../helpers/mcp.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/site.js';
 import { insertOrg } from '../../src/db/users.js';
@@ -20,19 +23,20 @@ let s: TestServer;
 let site: FixtureSite;
 let adminToken: string;
 let memberToken: string;
+let orgId: string;
 let modern: Client2026;
 let legacy: Client2025;
 
-async function modernClient(token: string): Promise<Client2026> {
+async function modernClient(token: string, fetchFn?: typeof fetch): Promise<Client2026> {
   const client = new Client2026({ name: 'pactum-tests-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
-  await client.connect(new Transport2026(new URL(`${s.url}/api/v1/mcp`), { requestInit: { headers: bearer(token) } }));
+  await client.connect(new Transport2026(new URL(`${s.url}/api/v1/mcp`), { requestInit: { headers: bearer(token) }, ...(fetchFn ? { fetch: fetchFn } : {}) }));
   return client;
 }
 
 beforeAll(async () => {
   site = await startFixtureSite(0);
   s = await startTestServer({ SCAN_ALLOW_PRIVATE_NETWORKS: 'true', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', SCAN_ENGINE: 'jsdom' });
-  const orgId = (await insertOrg(s.services.db, { name: 'Acme', slug: 'acme' })).id;
+  orgId = (await insertOrg(s.services.db, { name: 'Acme', slug: 'acme' })).id;
   adminToken = await s.token({ sub: 'svc_acme_admin', orgId, role: 'org_admin', perms: [] });
   memberToken = await s.token({ sub: 'svc_acme_member', orgId, role: 'member', perms: [] });
   modern = await modernClient(adminToken);
@@ -91,7 +95,8 @@ describe('a 2026-07-28 client (the v2 SDK Client)', () => {
     expect(progress).toEqual([0, 1, 2]);
   });
 
-  it('reads the report App resource', async () => {
+  it('reads the report App resource, and an empty list of resource templates', async () => {
+    expect(await modern.listResourceTemplates()).toEqual({ resourceTemplates: [], ttlMs: 300_000, cacheScope: 'public', _meta: { 'io.modelcontextprotocol/serverInfo': expect.objectContaining({ name: 'pactum-dashboard' }) } });
     const { resources } = await modern.listResources();
     expect(resources).toEqual([expect.objectContaining({ uri: REPORT_VIEW, mimeType: 'text/html;profile=mcp-app' })]);
     const read = await modern.readResource({ uri: REPORT_VIEW });
@@ -116,7 +121,8 @@ describe('a 2025-11-25 client (the v1 SDK Client)', () => {
     expect(progress).toEqual([0, 1, 2]);
   });
 
-  it('reads the report App resource', async () => {
+  it('reads the report App resource, and an empty list of resource templates', async () => {
+    expect(await legacy.listResourceTemplates()).toEqual({ resourceTemplates: [] });
     const read = await legacy.readResource({ uri: REPORT_VIEW });
     expect(read.contents[0]).toMatchObject({ uri: REPORT_VIEW, mimeType: 'text/html;profile=mcp-app' });
   });
@@ -134,6 +140,9 @@ describe('a 2025-11-25 client (the v1 SDK Client)', () => {
     expect(res.contentType).toMatch(/^application\/json/);
     expect(res.body.result.tools.length).toBeGreaterThan(0);
     for (const field of ['resultType', 'ttlMs', 'cacheScope', '_meta']) expect(res.body.result).not.toHaveProperty(field);
+    const templates = await post({ jsonrpc: '2.0', id: 2, method: 'resources/templates/list' }, { 'mcp-protocol-version': '2025-11-25' });
+    expect(templates.status).toBe(200);
+    expect(templates.body).toEqual({ jsonrpc: '2.0', id: 2, result: { resourceTemplates: [] } });
   });
 });
 
@@ -155,9 +164,16 @@ describe('2026-07-28 over plain HTTP', () => {
     expect(member.body.result.cacheScope).toBe('private');
   });
 
-  it('gives resources/list and resources/read their cache hints, and every result its resultType', async () => {
+  it('gives resources/list, resources/templates/list and resources/read their cache hints, and every result its resultType', async () => {
     const list = await post({ jsonrpc: '2.0', id: 2, method: 'resources/list', params: { _meta: envelope() } }, modernHeaders('resources/list'));
     expect(list.body.result).toMatchObject({ resultType: 'complete', ttlMs: 300_000, cacheScope: 'public' });
+    const templates = await post({ jsonrpc: '2.0', id: 17, method: 'resources/templates/list', params: { _meta: envelope() } }, modernHeaders('resources/templates/list'));
+    expect(templates.status).toBe(200);
+    expect(templates.body).toEqual({
+      jsonrpc: '2.0',
+      id: 17,
+      result: { resourceTemplates: [], resultType: 'complete', ttlMs: 300_000, cacheScope: 'public', _meta: { 'io.modelcontextprotocol/serverInfo': expect.objectContaining({ name: 'pactum-dashboard' }) } },
+    });
     const read = await post({ jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: REPORT_VIEW, _meta: envelope() } }, modernHeaders('resources/read', REPORT_VIEW));
     expect(read.body.result).toMatchObject({ resultType: 'complete', ttlMs: 300_000, cacheScope: 'public' });
     const call = await post(
@@ -248,5 +264,41 @@ describe('2026-07-28 over plain HTTP', () => {
     expect(unknown.body).toMatchObject({ id: 9, error: { code: -32601 } });
     const tool = await post({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'dashboard_nope', arguments: {}, _meta: envelope() } }, modernHeaders('tools/call', 'dashboard_nope'));
     expect(tool.body).toMatchObject({ id: 10, error: { code: -32602, message: 'Unknown tool: dashboard_nope' } });
+  });
+});
+
+describe(`a 2026-07-28 client against every instance (topology: ${topology})`, () => {
+  it('has its consecutive requests answered by the instances in turn, each one successfully', async () => {
+    // Which instance the round-robin proxy sent each of the client's HTTP requests to (its
+    // per-target counters); with a single instance, that one.
+    const servedBy: number[] = [];
+    const statuses: number[] = [];
+    const counting: typeof fetch = async (input, init) => {
+      const before = s.balancer ? [...s.balancer.counts] : [];
+      const res = await fetch(input, init);
+      servedBy.push(s.balancer ? s.balancer.counts.findIndex((n, i) => n !== (before[i] ?? 0)) : 0);
+      statuses.push(res.status);
+      return res;
+    };
+    const client = await modernClient(adminToken, counting);
+    try {
+      // The client keeps lists for their ttlMs: bypass its cache, so every call is a request.
+      const fresh = { cacheMode: 'bypass' } as const;
+      const names = (await client.listTools(undefined, fresh)).tools.map((t) => t.name);
+      expect(names).toContain('dashboard_get_org');
+      expect((await client.listTools(undefined, fresh)).tools.map((t) => t.name)).toEqual(names);
+      expect((await client.listResources(undefined, fresh)).resources.map((r) => r.uri)).toEqual([REPORT_VIEW]);
+      expect((await client.listResourceTemplates(undefined, fresh)).resourceTemplates).toEqual([]);
+      expect((await client.readResource({ uri: REPORT_VIEW }, fresh)).contents[0]).toMatchObject({ uri: REPORT_VIEW, mimeType: 'text/html;profile=mcp-app' });
+      // The org the client's token names, written through one instance and read through either.
+      for (let i = 0; i < 2; i++) expect(ok(await client.callTool({ name: 'dashboard_get_org', arguments: { targetOrgId: orgId } }))).toMatchObject({ id: orgId, slug: 'acme' });
+    } finally {
+      await client.close();
+    }
+    expect(statuses).toEqual(servedBy.map(() => 200));
+    expect(servedBy.length).toBeGreaterThanOrEqual(7);
+    const first = servedBy[0]!;
+    expect(servedBy).toEqual(servedBy.map((_, i) => (first + i) % s.instances.length));
+    expect(new Set(servedBy).size).toBe(topology === 'pair' ? 2 : 1);
   });
 });
