@@ -36,6 +36,7 @@ import type { Logger } from '../telemetry/log.js';
 import { lookupTable } from '../ground/lookup-table.js';
 import type { CallTool } from './dispatch.js';
 import { createMcpServer, MODERN_PROTOCOL_VERSIONS } from './server.js';
+import type { ScanTasks } from './tasks.js';
 
 /**
  * The SDK answers a known method whose params do not parse with -32603 (resources/read) or a dump
@@ -112,15 +113,18 @@ async function refusal(response: Response): Promise<HttpError> {
   return new HttpError(response.status, message || `The MCP transport refused the request (${response.status})`);
 }
 
-/** `callTool`: the dispatch with every tool's handler, built once by the composition (app/handlers.ts). */
-export function mcpEndpoint({ config, callTool }: { config: Pick<Config, 'publicUrl'>; callTool: CallTool }): Handler<'mcp.post'> {
+/**
+ * `callTool`: the dispatch with every tool's handler, built once by the composition
+ * (app/handlers.ts); `tasks`: the Tasks extension, served to 2026-07-28 requests.
+ */
+export function mcpEndpoint({ config, callTool, tasks }: { config: Pick<Config, 'publicUrl'>; callTool: CallTool; tasks?: ScanTasks }): Handler<'mcp.post'> {
   const url = `${config.publicUrl}/api/v1/mcp`;
   // One handler for every 2026-07-28 request; each request gets a fresh server for its caller,
   // who rides in the request's AuthInfo (the SDK passes it through untouched).
   const modern = createMcpHandler(
     ({ authInfo }) => {
       const { caller, request } = authInfo?.extra as unknown as PerRequest;
-      return createMcpServer(callTool, caller, request);
+      return createMcpServer(callTool, caller, request, tasks);
     },
     { legacy: 'reject', responseMode: 'auto' },
   );

@@ -11,6 +11,7 @@ import type { Identity } from '../domain/access/identity.js';
 import type { Logger } from '../telemetry/log.js';
 import { VERSION } from '../ground/version.js';
 import { visibleTools, type CallTool } from './dispatch.js';
+import type { ScanTasks } from './tasks.js';
 
 const INSTRUCTIONS = `pactum dashboard: manage orgs, users and service connections; run WCAG scans and read their progress and reports; read brand scores, regulations, proposals and coordinated PRs; draft fixes for WCAG issues.
 Tool failures come back as results with isError true and a JSON text {error, message}: read the message and correct the call.
@@ -75,8 +76,11 @@ async function readResource(uri: string) {
   return { contents: [{ uri, mimeType: RESOURCE_MIME_TYPE, text: html, _meta: { ui: { csp: {}, prefersBorder: true } } }] };
 }
 
-/** `callTool`: the dispatch (dispatch.ts), which the composition builds once with every tool's handler. */
-export function createMcpServer(callTool: CallTool, caller: Identity, request: { requestId: string; log: Logger; signal?: AbortSignal }): Server {
+/**
+ * `callTool`: the dispatch (dispatch.ts), which the composition builds once with every tool's
+ * handler. `tasks`: given for a 2026-07-28 server, which then serves scans as tasks (tasks.ts).
+ */
+export function createMcpServer(callTool: CallTool, caller: Identity, request: { requestId: string; log: Logger; signal?: AbortSignal }, tasks?: ScanTasks): Server {
   const server = new Server(
     { name: 'pactum-dashboard', title: 'pactum dashboard', version: VERSION },
     { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator, cacheHints: CACHE_HINTS },
@@ -86,10 +90,11 @@ export function createMcpServer(callTool: CallTool, caller: Identity, request: {
   server.setRequestHandler('tools/list', () => ({ tools: visibleTools(caller.permissions).map(listing).sort(byName) }));
   server.setRequestHandler('resources/list', () => ({ resources: [REPORT_VIEW_RESOURCE] }));
   server.setRequestHandler('resources/read', (req) => readResource(req.params.uri));
-  server.setRequestHandler('tools/call', (req, ctx) => {
+  tasks?.register(server, caller);
+  server.setRequestHandler('tools/call', async (req, ctx) => {
     const { name, arguments: args, _meta } = req.params;
     const token = _meta?.progressToken;
-    return callTool(name, args, {
+    const result = await callTool(name, args, {
       caller,
       log: request.log,
       requestId: request.requestId,
@@ -100,6 +105,7 @@ export function createMcpServer(callTool: CallTool, caller: Identity, request: {
         await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } });
       },
     });
+    return tasks ? tasks.answer(caller, name, ctx.mcpReq.envelope, result) : result;
   });
   return server;
 }

@@ -18,6 +18,7 @@ import * as m016 from './016_scan_screenshots.js';
 import * as m017 from './017_principal_changes.js';
 import * as m018 from './018_screenshot_quota.js';
 import * as m019 from './019_report_shares.js';
+import * as m020 from './020_mcp_tasks.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_core': m001,
@@ -38,6 +39,7 @@ const migrations: Record<string, Knex.Migration> = {
   '017_principal_changes': m017,
   '018_screenshot_quota': m018,
   '019_report_shares': m019,
+  '020_mcp_tasks': m020,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
