@@ -15,6 +15,7 @@ import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, Pro
 import type { Db } from '../db/knex.js';
 import { findScan, toScan, type ScanRow } from '../db/scans.js';
 import { cancelScan } from '../scans/execute.js';
+import { lockClaims } from '../scans/claims.js';
 import type { ScanRunner } from '../scans/runner.js';
 import type { Identity } from '../domain/access/identity.js';
 import { errorResult } from './dispatch.js';
@@ -172,6 +173,8 @@ export function createScanTasks({ db, scans }: { db: Db; scans: Pick<ScanRunner,
         // The scan's row and the task's change together, on whichever instance: a scan that
         // finished first keeps its result, and the task completes instead.
         const stopped = await db.transaction(async (tx) => {
+          // Not between a claim's reading the scan as waiting and its marking it running.
+          await lockClaims(db, tx);
           if (!(await cancelScan(tx, task.scan_id!, CANCELLED_REASON))) return false;
           await tx('mcp_tasks').where({ id: task.id }).update({ status: 'cancelled', last_updated_at: new Date().toISOString() });
           return true;

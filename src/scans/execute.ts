@@ -145,7 +145,8 @@ export async function executeScan(deps: ScanDeps, scan: ScanRow, signal: AbortSi
 
 export async function requeueScan(db: Db, id: string) {
   await db('scan_pages').where({ scan_id: id }).delete();
-  await db('scans').where({ id }).update({ status: 'queued', pages_scanned: 0, total_pages: null, started_at: null, last_updated: now() });
+  // Not a scan that finished meanwhile (cancelled): it stays as it is.
+  await db('scans').where({ id }).whereIn('status', ['queued', 'running']).update({ status: 'queued', pages_scanned: 0, total_pages: null, started_at: null, last_updated: now() });
 }
 
 /**

@@ -10,6 +10,10 @@
  *
  * Either way a scan is never left "running".
  *
+ * A scan is cancelled through its row (execute.ts cancelScan, for tasks/cancel): its place frees at
+ * once, the instance that cancelled it stops it if it runs there, and any other instance running
+ * it sees the row every SCAN_QUEUE_POLL_SECONDS and stops it then.
+ *
  * Fairness between orgs (one org's flood must not hold every other org's scans): neither queue
  * decides which scan runs next by arrival. A free worker asks claims.ts, which picks from the
  * scans table: among orgs with a scan waiting and fewer than SCAN_MAX_RUNNING_PER_ORG running, the

@@ -116,8 +116,9 @@ describe('scans as tasks, one server', () => {
   let globexClient: Client;
 
   beforeAll(async () => {
-    // One scan of an org runs at a time: a cancelled scan has to give its place for the next to start.
-    s = await startTestServer({ SCAN_ALLOW_PRIVATE_NETWORKS: 'true', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', SCAN_ENGINE: 'jsdom', SCAN_CONCURRENCY: '3', SCAN_MAX_RUNNING_PER_ORG: '1' });
+    // One scan runs at a time: the next one starts only once a cancelled scan has stopped and given
+    // back both its org's running place and the worker.
+    s = await startTestServer({ SCAN_ALLOW_PRIVATE_NETWORKS: 'true', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', SCAN_ENGINE: 'jsdom', SCAN_CONCURRENCY: '1', SCAN_MAX_RUNNING_PER_ORG: '1' });
     const acmeOrg = (await insertOrg(s.services.db, { name: 'Acme', slug: 'acme' })).id;
     const globexOrg = (await insertOrg(s.services.db, { name: 'Globex', slug: 'globex' })).id;
     acme = await s.token({ sub: 'svc_acme', orgId: acmeOrg, role: 'org_admin', perms: [] });
@@ -142,6 +143,9 @@ describe('scans as tasks, one server', () => {
   it('runs a site scan as a task to its result', { timeout: 120_000 }, async () => {
     const created = await startScanTask(s.url, acme, { siteUrl: site.url('/'), scanMode: 'site', maxPages: 4 });
     expect(created).toMatchObject({ resultType: 'task', status: 'working', ttlMs: 86_400_000, pollIntervalMs: 2000 });
+    // The SDK gives every tools/call result a content array: here an empty one.
+    expect(Object.keys(created).sort()).toEqual(['_meta', 'content', 'createdAt', 'lastUpdatedAt', 'pollIntervalMs', 'resultType', 'status', 'statusMessage', 'taskId', 'ttlMs']);
+    expect(created.content).toEqual([]);
     expect(created.taskId).toMatch(/^task_[A-Za-z0-9_-]{32}$/);
     const done = await settled(client, created.taskId as string);
     expect(done.status).toBe('completed');
@@ -166,7 +170,7 @@ describe('scans as tasks, one server', () => {
       return t.statusMessage?.includes('pages checked') || t.statusMessage?.includes('finding the pages') ? t : undefined;
     });
     expect(running.status).toBe('working');
-    // The org's one running place is taken: a second scan (from a client without tasks) waits.
+    // The one worker and the org's one running place are taken: a second scan (from a client without tasks) waits.
     const next = (await plain.callTool({ name: 'dashboard_scan_site', arguments: { siteUrl: site.url('/clean.html'), scanMode: 'single' } })).structuredContent as { scanId: string; status: string };
     expect(next.status).toBe('queued');
 
@@ -184,11 +188,23 @@ describe('scans as tasks, one server', () => {
     });
     expect(nextDone.status).toBe('completed');
     const row = await s.services.db('scans').where({ id: (await s.services.db('mcp_tasks').where({ id: taskId }).first()).scan_id }).first();
+    // The stopped scan stays as its cancellation left it.
     expect(row).toMatchObject({ status: 'failed', error: 'cancelled by its caller (tasks/cancel)' });
-    // The stopped scan stays as its cancellation left it: no more pages are written.
-    const pages = row.pages_scanned as number;
-    await new Promise((r) => setTimeout(r, 3500));
-    expect((await s.services.db('scans').where({ id: row.id }).first()).pages_scanned).toBe(pages);
+  });
+
+  it('completes a task whose scan failed with the tool\'s error result', { timeout: 60_000 }, async () => {
+    const closed = await startFixtureSite(0);
+    const url = closed.url('/');
+    await closed.close();
+    const created = await startScanTask(s.url, acme, { siteUrl: url, scanMode: 'single' });
+    const done = await settled(client, created.taskId as string);
+    expect(done.status).toBe('completed');
+    expect(done.result!.isError).toBe(true);
+    expect(done.result!.structuredContent).toBeUndefined();
+    const error = JSON.parse((done.result!.content[0] as { text: string }).text) as { error: string; message: string };
+    expect(error.error).toBe('failed');
+    expect(error.message).toMatch(/^Scan scn_[0-9a-z]+ failed: /);
+    expect(done.statusMessage).toMatch(/^Scan scn_[0-9a-z]+ failed\.$/);
   });
 
   it('answers an unknown task id and another org\'s alike', async () => {
