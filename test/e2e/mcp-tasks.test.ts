@@ -250,6 +250,25 @@ describe('scans as tasks, one server', () => {
     expect(scan.structuredContent).toMatchObject({ status: 'queued' });
   });
 
+  it('offers no tasks to a 2025-11-25 client: its scan call and tasks/get are answered as before', async () => {
+    const created = await startScanTask(s.url, acme, { siteUrl: site.url('/clean.html'), scanMode: 'single' });
+    const legacy = async (method: string, params: object) => {
+      const res = await fetch(`${s.url}/api/v1/mcp`, {
+        method: 'POST',
+        headers: { ...bearer(acme), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }),
+      });
+      return { status: res.status, body: (await res.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } } };
+    };
+    const get = await legacy('tasks/get', { taskId: created.taskId });
+    expect(get.status).toBe(200);
+    expect(get.body.error).toMatchObject({ code: -32601 });
+    const call = await legacy('tools/call', { name: 'dashboard_scan_site', arguments: { siteUrl: site.url('/clean.html'), scanMode: 'single' } });
+    expect(call.body.result).toMatchObject({ structuredContent: { status: 'queued' } });
+    expect(call.body.result).not.toHaveProperty('taskId');
+    expect(call.body.result).not.toHaveProperty('resultType');
+  });
+
   it('answers a tool error of a task-capable tool as the error result, without a task', async () => {
     const res = await post(s.url, acme, 'tools/call', { name: 'dashboard_scan_site', arguments: { siteUrl: 'ftp://example.com/' } }, 'dashboard_scan_site');
     expect(res.body.result).toMatchObject({ resultType: 'complete', isError: true });
