@@ -224,6 +224,11 @@ describe('scans as tasks, one server', () => {
     expect((await settled(client, created.taskId as string)).status).toBe('completed');
   });
 
+  it('refuses a tasks/get whose taskId is not a string', async () => {
+    const res = await post(s.url, acme, 'tasks/get', { taskId: 42 }, '42');
+    expect(res).toEqual({ status: 200, body: { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Invalid params for tasks/get: taskId: Invalid input: expected string, received number' } } });
+  });
+
   it('refuses a tasks/get whose Mcp-Name disagrees with its taskId', async () => {
     const created = await startScanTask(s.url, acme, { siteUrl: site.url('/clean.html'), scanMode: 'single' });
     const res = await post(s.url, acme, 'tasks/get', { taskId: created.taskId }, 'task_other');
