@@ -17,6 +17,7 @@ import { startTestServer, topology, type TestServer } from '../helpers/server.js
 import { bearer } from '../helpers/mcp.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/site.js';
 import { insertOrg } from '../../src/db/users.js';
+import { cancelScan } from '../../src/scans/execute.js';
 import { databaseUrlFor, ensureDatabase, TEST_DB_PREFIX } from '../helpers/backends.js';
 
 const MODERN = '2026-07-28';
@@ -190,6 +191,23 @@ describe('scans as tasks, one server', () => {
     const row = await s.services.db('scans').where({ id: (await s.services.db('mcp_tasks').where({ id: taskId }).first()).scan_id }).first();
     // The stopped scan stays as its cancellation left it.
     expect(row).toMatchObject({ status: 'failed', error: 'cancelled by its caller (tasks/cancel)' });
+  });
+
+  it('stops a running scan cancelled through another instance at its next look at the row', { timeout: 120_000 }, async () => {
+    // Each page answered after 5 s: the site's 6 pages would take the scan half a minute.
+    const slower = await startFixtureSite(5000);
+    const first = (await plain.callTool({ name: 'dashboard_scan_site', arguments: { siteUrl: slower.url('/'), scanMode: 'site', maxPages: 10 } })).structuredContent as { scanId: string };
+    await until('the scan to run', async () => ((await s.services.db('scans').where({ id: first.scanId }).first()).status === 'running' ? true : undefined));
+    const next = (await plain.callTool({ name: 'dashboard_scan_site', arguments: { siteUrl: site.url('/clean.html'), scanMode: 'single' } })).structuredContent as { scanId: string; status: string };
+    expect(next.status).toBe('queued');
+    // What tasks/cancel on another instance does to the shared database; this instance is not told.
+    expect(await cancelScan(s.services.db, first.scanId, 'cancelled elsewhere')).toBe(true);
+    // With one worker, the next scan runs only once the cancelled one has stopped.
+    await until('the next scan to finish', async () => ((await s.services.db('scans').where({ id: next.scanId }).first()).status === 'completed' ? true : undefined));
+    expect(await s.services.db('scans').where({ id: first.scanId }).first()).toMatchObject({ status: 'failed', error: 'cancelled elsewhere' });
+    // It stopped rather than ran to its end: it had not asked the site for all of its pages.
+    expect(slower.requests).toBeLessThan(6);
+    await slower.close();
   });
 
   it('completes a task whose scan failed with the tool\'s error result', { timeout: 60_000 }, async () => {
