@@ -115,7 +115,8 @@ export async function executeScan(deps: ScanDeps, scan: ScanRow, signal: AbortSi
     // What follows a scan (its brand score) is done before the scan says it is complete, so that a
     // client that sees "completed" finds everything a completed scan has.
     const row = await findScan(db, id);
-    if (row && deps.onCompleted) {
+    // A scan cancelled meanwhile has no report to follow up.
+    if (row?.status === 'running' && deps.onCompleted) {
       await deps.onCompleted({ ...row, status, engine: report.engine ?? null, total_issues: report.summary.totalIssues }).catch((err) => log.error({ err, scanId: id }, 'after-scan work failed'));
     }
     const finished = now();
