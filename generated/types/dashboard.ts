@@ -21,7 +21,18 @@ export interface paths {
          *     carry `ttlMs` and `cacheScope`. A refusal of such a request is a JSON-RPC error with an HTTP status: 400
          *     with -32022 for an unsupported version (its `data.supported` names the served ones),
          *     -32020 for headers that disagree with the body or are missing, -32602 for a malformed
-         *     `_meta`; 404 with -32601 for an unknown method. Any other request is served under
+         *     `_meta`; 404 with -32601 for an unknown method. Under 2026-07-28 the server also offers the
+         *     Tasks extension (`io.modelcontextprotocol/tasks`, declared in `server/discover`'s
+         *     `capabilities.extensions`): a `tools/call` of `dashboard_scan_site` whose request declares
+         *     the extension in `_meta["io.modelcontextprotocol/clientCapabilities"].extensions` is
+         *     answered with a task (`resultType: "task"`, `taskId`, `status`, `createdAt`,
+         *     `lastUpdatedAt`, `ttlMs`, `pollIntervalMs`) instead of the queued scan; `tasks/get`
+         *     (`params.taskId`) answers the task with its `status` (`working`, `completed` with the
+         *     tool's `result`, or `cancelled`) and a `statusMessage` saying how far the scan is;
+         *     `tasks/cancel` stops the scan and frees its place in the organization's queue, answered
+         *     with an empty result; `tasks/update` is acknowledged (no task asks for input). An unknown
+         *     task id, another organization's and an expired one are -32602; a `tasks/*` request that
+         *     does not declare the extension is -32021. Any other request is served under
          *     2025-11-25 (or the older revision it names): `initialize`, `notifications/initialized`,
          *     `ping` and the methods above are served and no session is kept, so `initialize` is not
          *     required before other requests. `tools/list`, `tools/call`, `resources/list`,
@@ -4384,7 +4395,7 @@ export interface components {
         MCPProtocolVersion: string;
         /** @description Under 2026-07-28, required, and equal to the body's `method`. */
         McpMethod: string;
-        /** @description Under 2026-07-28, required for `tools/call` (equal to `params.name`) and `resources/read` (equal to `params.uri`). */
+        /** @description Under 2026-07-28, required for `tools/call` (equal to `params.name`), `resources/read` (equal to `params.uri`), and `tasks/get`, `tasks/update` and `tasks/cancel` (equal to `params.taskId`). */
         McpName: string;
     };
     requestBodies: never;
@@ -4423,7 +4434,7 @@ export interface operations {
                 "MCP-Protocol-Version"?: components["parameters"]["MCPProtocolVersion"];
                 /** @description Under 2026-07-28, required, and equal to the body's `method`. */
                 "Mcp-Method"?: components["parameters"]["McpMethod"];
-                /** @description Under 2026-07-28, required for `tools/call` (equal to `params.name`) and `resources/read` (equal to `params.uri`). */
+                /** @description Under 2026-07-28, required for `tools/call` (equal to `params.name`), `resources/read` (equal to `params.uri`), and `tasks/get`, `tasks/update` and `tasks/cancel` (equal to `params.taskId`). */
                 "Mcp-Name"?: components["parameters"]["McpName"];
             };
             path?: never;

@@ -34,9 +34,11 @@ export function bindHandlers(s: Services): Handlers {
   return {
     ...stubs,
     'mcp.post': loadedOnFirstUse(async () => {
-      const [{ mcpEndpoint }, { createDispatch }, { toolHandlers }] = await Promise.all([import('../mcp/endpoint.js'), import('../mcp/dispatch.js'), import('../mcp/tools/index.js')]);
+      const [{ mcpEndpoint }, { createDispatch }, { toolHandlers }, { createScanTasks }] = await Promise.all([
+        import('../mcp/endpoint.js'), import('../mcp/dispatch.js'), import('../mcp/tools/index.js'), import('../mcp/tasks.js'),
+      ]);
       // One dispatch for the server's life: every tool given the parts it uses.
-      return mcpEndpoint({ config: s.config, db: s.db, callTool: createDispatch({ handlers: toolHandlers(s), metrics: s.metrics, audit: s.audit }) });
+      return mcpEndpoint({ config: s.config, db: s.db, callTool: createDispatch({ handlers: toolHandlers(s), metrics: s.metrics, audit: s.audit }), tasks: createScanTasks({ db: s.db, scans: s.scans }) });
     }),
     'auth.login': login(s),
     'auth.logout': logout(s),

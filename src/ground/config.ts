@@ -124,7 +124,7 @@ const schema = z.object({
   SCAN_TIMEOUT_SECONDS: z._default(int(10, 7 * 86400), 3600),
   /** PostgreSQL only: how often the job queue looks for expired jobs (workers that died). */
   SCAN_QUEUE_MAINTENANCE_SECONDS: z._default(int(1, 3600), 60),
-  /** PostgreSQL only: how often an idle instance asks the job queue for scans. */
+  /** PostgreSQL: how often an idle instance asks the job queue for scans. Either database: how often a running scan looks at its row (a scan cancelled elsewhere stops). */
   SCAN_QUEUE_POLL_SECONDS: z._default(int(1, 60), 2),
   /** What checks pages: chromium (headless Chromium), jsdom (no browser), auto (Chromium when its executable is there). */
   SCAN_ENGINE: z._default(z.enum(['auto', 'chromium', 'jsdom']), 'auto'),

@@ -40,6 +40,7 @@ import { createMcpServer, MODERN_PROTOCOL_VERSIONS } from './server.js';
 import { createConfirmations } from './confirmation.js';
 import { traceContextOf } from './tool-context.js';
 import { loadOrCreateKey, parseKey } from '../ground/keys.js';
+import type { ScanTasks } from './tasks.js';
 
 /**
  * The SDK answers a known method whose params do not parse with -32603 (resources/read) or a dump
@@ -123,8 +124,11 @@ async function refusal(response: Response): Promise<HttpError> {
   return new HttpError(response.status, message || `The MCP transport refused the request (${response.status})`);
 }
 
-/** `callTool`: the dispatch with every tool's handler, built once by the composition (app/handlers.ts). */
-export function mcpEndpoint({ config, db, callTool }: { config: Pick<Config, 'publicUrl' | 'dataDir' | 'lfs'>; db: Db; callTool: CallTool }): Handler<'mcp.post'> {
+/**
+ * `callTool`: the dispatch with every tool's handler, built once by the composition
+ * (app/handlers.ts); `tasks`: the Tasks extension, served to 2026-07-28 requests.
+ */
+export function mcpEndpoint({ config, db, callTool, tasks }: { config: Pick<Config, 'publicUrl' | 'dataDir' | 'lfs'>; db: Db; callTool: CallTool; tasks?: ScanTasks }): Handler<'mcp.post'> {
   const url = `${config.publicUrl}/api/v1/mcp`;
   // The request state of a confirmation comes back to any instance: it is signed under a key
   // derived from one they all share (TRANSFER_TOKEN_SECRET, or the key file in DATA_DIR/keys).
@@ -137,7 +141,7 @@ export function mcpEndpoint({ config, db, callTool }: { config: Pick<Config, 'pu
   const modern = createMcpHandler(
     ({ authInfo }) => {
       const { caller, request } = authInfo?.extra as unknown as PerRequest;
-      return createMcpServer(callTool, caller, request, confirmations);
+      return createMcpServer(callTool, caller, request, { confirmations, tasks });
     },
     { legacy: 'reject', responseMode: 'auto' },
   );
@@ -182,7 +186,7 @@ export function mcpEndpoint({ config, db, callTool }: { config: Pick<Config, 'pu
       // A client that goes away before the answer: the call's waiting and work for it stop (request.signal).
       return { status: 200, body: await directToolCall(callTool, identity!, request, body.id, checked.parsed as CallToolRequest) };
     }
-    const server = createMcpServer(callTool, identity!, request, confirmations);
+    const server = createMcpServer(callTool, identity!, request, { confirmations });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream });
     await server.connect(transport);
     const response = await transport.handleRequest(webRequest, { parsedBody: body });

@@ -2,7 +2,7 @@
  * One MCP server per request (stateless Streamable HTTP): nothing mutable is shared between
  * requests, so any number of instances can serve the endpoint. The caller is fixed at creation.
  */
-import { ResourceNotFoundError, Server, type Tool } from '@modelcontextprotocol/server';
+import { isInputRequiredResult, ResourceNotFoundError, Server, type Tool } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { EXTENSION_ID as APPS_EXTENSION, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import { viewAssets, viewDocument } from '../report-view/document.js';
@@ -13,6 +13,7 @@ import { VERSION } from '../ground/version.js';
 import { visibleTools, type CallTool } from './dispatch.js';
 import { declaresFormElicitation, type Confirmations } from './confirmation.js';
 import { traceContextOf } from './tool-context.js';
+import type { ScanTasks } from './tasks.js';
 
 const INSTRUCTIONS = `pactum dashboard: manage orgs, users and service connections; run WCAG scans and read their progress and reports; read brand scores, regulations, proposals and coordinated PRs; draft fixes for WCAG issues.
 Tool failures come back as results with isError true and a JSON text {error, message}: read the message and correct the call.
@@ -82,9 +83,15 @@ async function readResource(uri: string) {
 /**
  * `callTool`: the dispatch (dispatch.ts), which the composition builds once with every tool's
  * handler; `confirmations`: how a call is confirmed by the person behind a client that can ask
- * (confirmation.ts), and how the request state of such a retry is verified.
+ * (confirmation.ts), and how the request state of such a retry is verified; `tasks`: given for a
+ * 2026-07-28 server, which then serves scans as tasks (tasks.ts).
  */
-export function createMcpServer(callTool: CallTool, caller: Identity, request: { requestId: string; log: Logger; signal?: AbortSignal }, confirmations: Confirmations): Server {
+export function createMcpServer(
+  callTool: CallTool,
+  caller: Identity,
+  request: { requestId: string; log: Logger; signal?: AbortSignal },
+  { confirmations, tasks }: { confirmations: Confirmations; tasks?: ScanTasks },
+): Server {
   const server = new Server(
     { name: 'pactum-dashboard', title: 'pactum dashboard', version: VERSION },
     {
@@ -105,11 +112,12 @@ export function createMcpServer(callTool: CallTool, caller: Identity, request: {
   // The resources capability covers the template list too; pactum has no templates.
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
   server.setRequestHandler('resources/read', (req) => readResource(req.params.uri));
+  tasks?.register(server, caller);
   server.setRequestHandler('tools/call', async (req, ctx) => {
     const { name, arguments: args, _meta } = req.params;
     const token = _meta?.progressToken;
     await confirmations.checkState(ctx, caller, name, args);
-    return callTool(name, args, {
+    const result = await callTool(name, args, {
       caller,
       trace: traceContextOf(_meta),
       log: request.log,
@@ -122,6 +130,8 @@ export function createMcpServer(callTool: CallTool, caller: Identity, request: {
       },
       ...(declaresFormElicitation(ctx) ? { confirm: (tool, toolArgs, question) => confirmations.answer(ctx, caller, tool, toolArgs, question) } : {}),
     });
+    // A question (input required) is no tool result yet: a task is made of a result only.
+    return tasks && !isInputRequiredResult(result) ? tasks.answer(caller, name, ctx.mcpReq.envelope, result) : result;
   });
   return server;
 }

@@ -54,6 +54,15 @@ export async function claimScan(db: Db, claimant: string, opts: ClaimOptions): P
   });
 }
 
+/**
+ * Takes the claims' lock in `tx` (PostgreSQL; SQLite's one connection serializes anyway): what `tx`
+ * then changes of a scan's status cannot interleave with a claim, which reads a waiting scan and
+ * then marks it running.
+ */
+export async function lockClaims(db: Db, tx: Knex.Transaction) {
+  if (isPostgres(db)) await tx.raw('select pg_advisory_xact_lock(hashtext(?))', [CLAIM_LOCK]);
+}
+
 async function runningOf(tx: Tx, orgId: string): Promise<number> {
   const row = await tx('scans').where({ org_id: orgId, status: 'running' }).count<{ n: number | string }[]>({ n: '*' }).first();
   return Number(row?.n ?? 0);

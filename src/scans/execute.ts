@@ -4,6 +4,7 @@
  * queue called it, which scan it chose and how often it was tried is the caller's business
  * (runner.ts, claims.ts).
  */
+import type { Knex } from 'knex';
 import type { Config } from '../ground/config.js';
 import type { Db } from '../db/knex.js';
 import { findScan, type ScanRow } from '../db/scans.js';
@@ -63,6 +64,13 @@ export class ScanInterrupted extends Error {
   }
 }
 
+/** Why a scan stopped without finishing: its caller cancelled it (cancelScan); its row already says so. */
+export class ScanCancelled extends Error {
+  constructor() {
+    super('cancelled by its caller');
+  }
+}
+
 /**
  * Runs scan `scan`, already claimed and marked running (claims.ts). Returns 'interrupted' when
  * `signal` aborted it for shutdown: the scan is back in the queue state, still claimed by the same
@@ -107,16 +115,20 @@ export async function executeScan(deps: ScanDeps, scan: ScanRow, signal: AbortSi
     // What follows a scan (its brand score) is done before the scan says it is complete, so that a
     // client that sees "completed" finds everything a completed scan has.
     const row = await findScan(db, id);
-    if (row && deps.onCompleted) {
+    // A scan cancelled meanwhile has no report to follow up.
+    if (row?.status === 'running' && deps.onCompleted) {
       await deps.onCompleted({ ...row, status, engine: report.engine ?? null, total_issues: report.summary.totalIssues }).catch((err) => log.error({ err, scanId: id }, 'after-scan work failed'));
     }
     const finished = now();
-    await db('scans').where({ id }).update({
+    // Only a scan still running: one cancelled meanwhile stays as its cancellation left it.
+    await db('scans').where({ id, status: 'running' }).update({
       status, engine: report.engine ?? null, finished_at: finished, last_updated: finished, total_issues: report.summary.totalIssues, error: null,
       summary: JSON.stringify({ ...report.summary, ...(skipped.count ? { screenshotsSkipped: { count: skipped.count, reason: skipped.reason } } : {}) }),
     });
     return 'done';
   } catch (err) {
+    // Cancelled: the row was marked when it was cancelled, and this run only stops.
+    if (signal.aborted && signal.reason instanceof ScanCancelled) return 'done';
     if (signal.aborted) {
       await requeueScan(db, id);
       return 'interrupted';
@@ -134,7 +146,19 @@ export async function executeScan(deps: ScanDeps, scan: ScanRow, signal: AbortSi
 
 export async function requeueScan(db: Db, id: string) {
   await db('scan_pages').where({ scan_id: id }).delete();
-  await db('scans').where({ id }).update({ status: 'queued', pages_scanned: 0, total_pages: null, started_at: null, last_updated: now() });
+  // Not a scan that finished meanwhile (cancelled): it stays as it is.
+  await db('scans').where({ id }).whereIn('status', ['queued', 'running']).update({ status: 'queued', pages_scanned: 0, total_pages: null, started_at: null, last_updated: now() });
+}
+
+/**
+ * Cancels a scan that has not finished: marked failed with `reason`, which frees its place at once
+ * (among the org's waiting scans, or among its running ones); the worker running it, on whichever
+ * instance, stops when it next looks (runner.ts). False when it had already finished.
+ */
+export async function cancelScan(db: Db | Knex.Transaction, id: string, reason: string): Promise<boolean> {
+  const t = now();
+  const changed = await db('scans').where({ id }).whereIn('status', ['queued', 'running']).update({ status: 'failed', error: reason, finished_at: t, last_updated: t });
+  return changed > 0;
 }
 
 /** Marks a scan failed with its reason, unless it already finished. */

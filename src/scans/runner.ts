@@ -10,6 +10,10 @@
  *
  * Either way a scan is never left "running".
  *
+ * A scan is cancelled through its row (execute.ts cancelScan, for tasks/cancel): its place frees at
+ * once, the instance that cancelled it stops it if it runs there, and any other instance running
+ * it sees the row every SCAN_QUEUE_POLL_SECONDS and stops it then.
+ *
  * Fairness between orgs (one org's flood must not hold every other org's scans): neither queue
  * decides which scan runs next by arrival. A free worker asks claims.ts, which picks from the
  * scans table: among orgs with a scan waiting and fewer than SCAN_MAX_RUNNING_PER_ORG running, the
@@ -48,7 +52,7 @@ import { measuredEngine } from './engine-metrics.js';
 import type { Metrics } from '../telemetry/metrics.js';
 import type { Logger } from '../telemetry/log.js';
 import { claimedBy, claimScan, releaseScans } from './claims.js';
-import { executeScan, failScan, type ScanDeps } from './execute.js';
+import { executeScan, failScan, ScanCancelled, type ScanDeps } from './execute.js';
 import { inSpan } from '../telemetry/tracing.js';
 import type { ScreenshotStore } from '../reports/screenshots.js';
 
@@ -76,6 +80,11 @@ export interface ScanRunner {
   recover(): Promise<void>;
   /** Stops: scans in flight are aborted and go back to the queue. */
   stop(): Promise<void>;
+  /**
+   * Scan `id` was cancelled (cancelScan): stops it at once if it runs here, and lets the next
+   * eligible scan start. An instance that runs it elsewhere stops it at its next look at the row.
+   */
+  cancelled(id: string): void;
   /** What the operator must hear once the server serves (Chromium without its sandbox). */
   startupWarnings(): void;
   /** For scan_page: the engine and fetch settings. */
@@ -122,7 +131,7 @@ export function createScanRunner(opts: ScanRunnerOptions): ScanRunner {
   };
 }
 
-type Queue = Pick<ScanRunner, 'enqueue' | 'recover' | 'stop'>;
+type Queue = Pick<ScanRunner, 'enqueue' | 'recover' | 'stop' | 'cancelled'>;
 
 /** Tracks the scans this process is running, so stop() can abort them and wait. */
 function inFlight() {
@@ -137,17 +146,33 @@ function inFlight() {
       const onLost = () => controller.abort(new Error('the job of this scan was failed elsewhere'));
       lost?.addEventListener('abort', onLost, { once: true });
       running.set(scan.id, controller);
+      // Cancelled through another instance: the row says so, and the run stops at the next look.
+      const watch = setInterval(() => {
+        deps.db<ScanRow>('scans').where({ id: scan.id }).first('status')
+          .then((row) => {
+            if (!row || (row.status !== 'running' && row.status !== 'queued')) controller.abort(new ScanCancelled());
+          })
+          .catch(() => {});
+      }, deps.config.scanQueue.pollSeconds * 1000);
+      watch.unref();
       try {
         // A trace of its own: the request that queued the scan (or finished the one before) has long ended.
         const attributes = { 'pactum.scan.id': scan.id, 'pactum.scan.mode': scan.scan_mode, 'pactum.scan.attempt': scan.attempts };
         return await inSpan('scan', attributes, () => executeScan(deps, scan, controller.signal), { root: true });
       } finally {
+        clearInterval(watch);
         lost?.removeEventListener('abort', onLost);
         running.delete(scan.id);
       }
     },
     get size() {
       return running.size;
+    },
+    /** Stops scan `id` if it runs here; whether it did. */
+    cancel(id: string) {
+      const controller = running.get(id);
+      controller?.abort(new ScanCancelled());
+      return controller !== undefined;
     },
     async abortAll(waitMs: number) {
       closing = true;
@@ -197,6 +222,10 @@ function inProcessQueue(deps: ScanDeps): Queue {
     enqueue() {
       pump();
       return Promise.resolve();
+    },
+    cancelled(id) {
+      // Its worker frees when the run ends (and pumps then); a waiting scan frees nothing here.
+      if (!flight.cancel(id)) pump();
     },
     async recover() {
       for (const s of await db<ScanRow>('scans').where({ status: 'running' })) {
@@ -341,6 +370,11 @@ function pgBossQueue(deps: ScanDeps): Queue {
     async enqueue() {
       await start();
       await sendTurn();
+      wake();
+    },
+    cancelled(id) {
+      flight.cancel(id);
+      // Its org may now run another: waiting turns look again.
       wake();
     },
     async recover() {

@@ -12,6 +12,8 @@ export interface FixtureSite {
   origin: string;
   url(path: string): string;
   delayMs: number;
+  /** Requests received so far. */
+  requests: number;
   close(): Promise<void>;
 }
 
@@ -21,9 +23,11 @@ export async function startFixtureSite(delayMs = 0): Promise<FixtureSite> {
     origin: '',
     url: (p) => `${origin}${p}`,
     delayMs,
+    requests: 0,
     close: () => new Promise((r) => server.close(() => r())),
   };
   const answer = async (req: IncomingMessage, res: ServerResponse) => {
+    site.requests++;
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const file = path === '/' ? 'index.html' : path.slice(1);
     await new Promise((r) => setTimeout(r, site.delayMs));

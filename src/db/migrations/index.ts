@@ -19,6 +19,7 @@ import * as m017 from './017_principal_changes.js';
 import * as m018 from './018_screenshot_quota.js';
 import * as m019 from './019_report_shares.js';
 import * as m020 from './020_mcp_confirmations.js';
+import * as m021 from './021_mcp_tasks.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_core': m001,
@@ -40,6 +41,7 @@ const migrations: Record<string, Knex.Migration> = {
   '018_screenshot_quota': m018,
   '019_report_shares': m019,
   '020_mcp_confirmations': m020,
+  '021_mcp_tasks': m021,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
