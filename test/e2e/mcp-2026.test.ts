@@ -191,7 +191,7 @@ describe('2026-07-28 over plain HTTP', () => {
     expect(res.body.result).toMatchObject({
       resultType: 'complete',
       supportedVersions: [MODERN],
-      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, extensions: { 'io.modelcontextprotocol/ui': {} } },
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, extensions: { 'io.modelcontextprotocol/ui': {}, 'io.modelcontextprotocol/tasks': {} } },
       instructions: expect.stringContaining('pactum dashboard'),
       ttlMs: 300_000,
       cacheScope: 'public',
