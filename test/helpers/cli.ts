@@ -16,6 +16,8 @@ export function pactum(args: string[], env: Record<string, string>, stdin?: stri
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    // A command that exits without reading stdin closes the pipe (EPIPE): its exit says what happened.
+    child.stdin.on('error', () => {});
     child.stdin.end(stdin ?? '');
   });
 }

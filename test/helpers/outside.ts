@@ -33,6 +33,9 @@ export function run(command: string, args: readonly string[], options: SpawnOpti
       clearTimeout(timer);
       resolve({ code, stdout, stderr, ms: performance.now() - started });
     });
+    // A command that exits without reading its input closes the pipe (EPIPE): its exit status
+    // and output say what happened, so the write's error is not the result.
+    child.stdin.on('error', () => {});
     child.stdin.end(options.input ?? '');
   });
 }
