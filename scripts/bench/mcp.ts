@@ -60,7 +60,8 @@ function callRequest(t: McpTarget, revision: Revision) {
   return { url: t.url, method: 'POST' as const, headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }), connections: 32 };
 }
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '10' } } });
+// --revision measures one revision alone (a CPU profile of one path: BENCH_NODE_ARGS, profile-top.ts).
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '10' }, revision: { type: 'string' } } });
 const rounds = Number(values.rounds);
 const duration = Number(values.duration);
 const script = new URL('./targets/mcp-servers.ts', import.meta.url).href;
@@ -70,7 +71,7 @@ for (let round = 1; round <= rounds; round++) {
   for (const kind of ['sdk', 'pactum'] as const) {
     const t = kind === 'sdk' ? await sdkTarget() : await pactumTarget();
     try {
-      for (const revision of REVISIONS) {
+      for (const revision of REVISIONS.filter((r) => !values.revision || r === values.revision)) {
         const request = callRequest(t, revision);
         await load({ ...request, duration: 2 }); // warm-up
         const r = await load({ ...request, duration });
@@ -87,6 +88,8 @@ for (let round = 1; round <= rounds; round++) {
     }
   }
 }
+// One revision alone is a probe (a profile), not a measurement: no ratios, nothing recorded.
+if (values.revision) process.exit(0);
 const summary = (xs: LoadResult[]) => ({ rps: median(xs.map((x) => x.rps)), p50: median(xs.map((x) => x.p50)), p99: median(xs.map((x) => x.p99)) });
 const legacy = { sdk: summary(results['2025-11-25'].sdk), pactum: summary(results['2025-11-25'].pactum) };
 const modern = { sdk: summary(results[MODERN].sdk), pactum: summary(results[MODERN].pactum) };

@@ -103,6 +103,18 @@ function isServedModern(body: { params?: unknown }): boolean {
   return typeof version === 'string' && MODERN_PROTOCOL_VERSIONS.includes(version);
 }
 
+/**
+ * A request that names no 2026-07-28 version anywhere (no `_meta` protocol version, and no
+ * `MCP-Protocol-Version` header or a 2025-era one) is 2025-era without asking the SDK, whose
+ * classification wants a web Request built for it (a tenth of a plain tools/call's time). Every
+ * other request is classified by the SDK.
+ */
+function plainly2025(body: { params?: unknown }, versionHeader: string): boolean {
+  const meta = (body.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  if (meta !== undefined && meta !== null && typeof meta === 'object' && 'io.modelcontextprotocol/protocolVersion' in meta) return false;
+  return !versionHeader || SUPPORTED_PROTOCOL_VERSIONS.includes(versionHeader);
+}
+
 /** What a request hands the server it is served by: the caller, and the request's log, id and signal. */
 interface PerRequest {
   caller: Identity;
@@ -155,10 +167,13 @@ export function mcpEndpoint({ config, db, callTool, tasks }: { config: Pick<Conf
     const headers: Record<string, string> = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
     for (const name of FORWARDED_HEADERS) if (ctx.get(name)) headers[name] = ctx.get(name);
     const request = { requestId: stateOf(ctx).requestId, log: stateOf(ctx).log, signal: clientGone(ctx) };
-    // A missing Accept or */* admits both types, which the transports want spelled out.
-    const webRequest = new Request(url, { method: 'POST', headers, signal: request.signal });
+    // The web Request the SDK reads, built only when the SDK serves the request (a tools/call
+    // called straight needs none). A missing Accept or */* admits both types, which the
+    // transports want spelled out.
+    let built: Request | undefined;
+    const webRequest = () => (built ??= new Request(url, { method: 'POST', headers, signal: request.signal }));
 
-    if (!(await isLegacyRequest(webRequest, body))) {
+    if (!plainly2025(body, version) && !(await isLegacyRequest(webRequest(), body))) {
       // Params are checked once the request names a served version, so that an unsupported one
       // is still refused as such (-32022) whatever its params.
       if (SHARED_METHODS.has(body.method) && isServedModern(body)) {
@@ -166,7 +181,7 @@ export function mcpEndpoint({ config, db, callTool, tasks }: { config: Pick<Conf
         if ('refusal' in checked) return { status: 200, body: checked.refusal };
       }
       const authInfo: AuthInfo = { token: '', clientId: identity!.subject, scopes: [], extra: { caller: identity!, request } satisfies PerRequest };
-      const response = await modern.fetch(webRequest, { parsedBody: body, authInfo });
+      const response = await modern.fetch(webRequest(), { parsedBody: body, authInfo });
       // A refusal of the 2026-07-28 ladder (unsupported version -32022, header mismatch -32020,
       // missing _meta -32602, unknown method -32601) is a JSON-RPC error body with its HTTP
       // status, as that revision prescribes: a client recognises the server's era by it.
@@ -189,7 +204,7 @@ export function mcpEndpoint({ config, db, callTool, tasks }: { config: Pick<Conf
     const server = createMcpServer(callTool, identity!, request, { confirmations });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream });
     await server.connect(transport);
-    const response = await transport.handleRequest(webRequest, { parsedBody: body });
+    const response = await transport.handleRequest(webRequest(), { parsedBody: body });
     // Whatever the transport still refuses gets the spec's HTTP error shape, not a JSON-RPC body.
     if (response.status >= 400) throw await refusal(response);
     return write(ctx, response, () => void server.close());
