@@ -151,6 +151,22 @@ function judged(idle: number[], seen: Awaited<ReturnType<typeof bystanderDuring>
   );
 }
 
+/**
+ * An attacker keeps at it: `attack` again and again until `SUSTAIN_MS` have passed (once, when
+ * it takes longer), so that a bystander beside an attack refused at once is judged on more than
+ * the one or two requests it sends in that instant.
+ */
+const SUSTAIN_MS = 3000;
+async function sustained(attack: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  let rounds = 0;
+  do {
+    await attack();
+    rounds++;
+  } while (performance.now() - t0 < SUSTAIN_MS);
+  return rounds;
+}
+
 /** The markup whose drafting cost grew with its nesting or its fields, and one member's flood of it. */
 export async function costlyMarkup(dist: string) {
   const site = await bystanderSite();
@@ -182,9 +198,11 @@ export async function costlyMarkup(dist: string) {
         ['dashboard_generate_fix, 2,000 <input> for 4.1.2', WIDE_FIX],
       ] as const) {
         let answer = '';
+        let rounds = 0;
         const t0 = performance.now();
-        const seen = await bystanderDuring(url, bystander, scanId, draft(url, token, args, CLIENT_PATIENCE_MS).then((o) => (answer = `${o} after ${((performance.now() - t0) / 1000).toFixed(1)} s`)));
-        report(attack, `call: ${answer}; ${judged(idle, seen)}`);
+        const calls = sustained(() => draft(url, token, args, CLIENT_PATIENCE_MS).then((o) => (answer ||= `${o} after ${((performance.now() - t0) / 1000).toFixed(1)} s`)));
+        const seen = await bystanderDuring(url, bystander, scanId, calls.then((n) => (rounds = n)));
+        report(attack, `call: ${answer}${rounds > 1 ? ` (sent ${rounds} times over ${SUSTAIN_MS / 1000} s)` : ''}; ${judged(idle, seen)}`);
       }
 
       for (const [attack, args] of [
@@ -192,10 +210,11 @@ export async function costlyMarkup(dist: string) {
         ['one member sends 17 of the 2,000-<input> drafts at once', WIDE_FIX],
       ] as const) {
         const outcomes: string[] = [];
+        let rounds = 0;
         const t0 = performance.now();
-        const flood = Promise.all(Array.from({ length: 17 }, () => draft(url, token, args, CLIENT_PATIENCE_MS).then((o) => outcomes.push(o))));
-        const seen = await bystanderDuring(url, bystander, scanId, flood);
-        report(attack, `calls: ${tally(outcomes)} (all in ${((performance.now() - t0) / 1000).toFixed(1)} s); ${judged(idle, seen)}`);
+        const burst = () => Promise.all(Array.from({ length: 17 }, () => draft(url, token, args, CLIENT_PATIENCE_MS).then((o) => outcomes.push(o))));
+        const seen = await bystanderDuring(url, bystander, scanId, sustained(burst).then((n) => (rounds = n)));
+        report(attack, `calls: ${tally(outcomes)} (${rounds} burst${rounds > 1 ? 's' : ''}, all in ${((performance.now() - t0) / 1000).toFixed(1)} s); ${judged(idle, seen)}`);
       }
     });
   } finally {
