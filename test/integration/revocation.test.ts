@@ -55,7 +55,7 @@ const tokenOf = (u: { id: string; orgId: string; role: Role }, orgId = u.orgId) 
  * PostgreSQL, which sends it after the commit (docs/security.md).
  */
 async function statusAfterOtherProcess(request: () => Promise<number>, expected: number) {
-  if (backendMode !== 'postgres-s3') return expect(await request()).toBe(expected);
+  if (backendMode === 'embedded') return expect(await request()).toBe(expected);
   await expect.poll(request, { timeout: 5000, interval: 50 }).toBe(expected);
 }
 
