@@ -1968,6 +1968,8 @@ export interface components {
              * @description Set where issues of several pages are listed together.
              */
             pageUrl?: string;
+            /** @description The finding's name across scans: a hash of the rule, the page's canonical URL, the element's selector without positional parts and its start tag (docs/accessibility.md). The same finding in a later scan has the same fingerprint; a reviewer's mark (dashboard_mark_finding) is attached to it. */
+            fingerprint?: string;
         };
         /**
          * Jurisdiction

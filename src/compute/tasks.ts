@@ -16,6 +16,7 @@ import { digest, type ReportDigest } from '../domain/scan/summary.js';
 import type { EngineName, Issue, PageReport, Report } from '../domain/scan/types.js';
 import { toPageReport, type PageRow } from '../db/scans.js';
 import { buildReportView, viewPart, type ReportView, type ReportViewInput, type ViewPart } from '../domain/report/view-model.js';
+import { withFingerprints } from '../domain/report/fingerprint.js';
 import { exportPages, type ExportFormat, type ExportPass, type ExportState } from '../domain/report/exports.js';
 
 /** A page row as stored, without the columns the tasks do not read. */
@@ -111,7 +112,7 @@ export function runComputeTask(task: ComputeTask): ComputeOutputs[ComputeKind] {
       return { chunks, state: task.state };
     }
     case 'query-issues':
-      return queryIssues(task.pages.map((p) => ({ url: p.url, issues: issuesOf(p.issues) })), task.filter, task.start, task.limit);
+      return queryIssues(task.pages.map((p) => ({ url: p.url, issues: withFingerprints(p.url, issuesOf(p.issues)) })), task.filter, task.start, task.limit);
     case 'brand-score':
       return scoreBrand(task.guideline, task.pages.map((p) => ({ issues: issuesOf(p.issues), style: JSON.parse(p.style) as StyleStats })), task.meta);
     case 'scans-with-criterion':

@@ -4,6 +4,7 @@
  */
 import type { components } from '../../generated/types/dashboard.js';
 import { newId } from '../ground/ids.js';
+import { withFingerprints } from '../domain/report/fingerprint.js';
 import type { Db } from './knex.js';
 
 type S = components['schemas'];
@@ -171,7 +172,8 @@ export const toPageReport = (p: PageRow) => ({
   issueCount: p.issue_count,
   error: p.error,
   notEvaluated: p.not_evaluated ? (JSON.parse(p.not_evaluated) as NonNullable<S['page-report']['notEvaluated']>) : [],
-  issues: JSON.parse(p.issues) as Issue[],
+  // Computed as read: the same scheme names findings of every scan, old or new.
+  issues: withFingerprints(p.url, JSON.parse(p.issues) as Issue[]),
 });
 
 /** What every view of a scan's report starts with; the report itself only once the scan has one. */

@@ -13,9 +13,9 @@
  * the pages before the writing one; that pass also settles each rule's impact and help text,
  * which its failures carry.
  */
-import { createHash } from 'node:crypto';
 import { VERSION } from '../../ground/version.js';
 import type { PageReport, ReportSummary } from '../scan/types.js';
+import { pagePrints } from './fingerprint.js';
 import { artifactUri, type SourceMapping } from './locations.js';
 import { criterionOf, ruleOf, strongerImpact, viewIssue, type ReportView, type ReportViewIssue, type ViewPartRule } from './view-model.js';
 
@@ -186,8 +186,6 @@ const ruleTags = (rule: ExportRule) => [
   ...(rule.impact ? [`impact-${rule.impact}`] : []),
 ].slice(0, MAX_TAGS);
 
-/** A stable fingerprint of one finding across scans: the page, the rule and the element. */
-const fingerprint = (code: string, issue: Pick<ReportViewIssue, 'pageUrl' | 'selector'>) => createHash('sha256').update(`${issue.pageUrl}\0${code}\0${issue.selector}`).digest('hex');
 
 /** The region of a page's finding: line 1 (GitHub wants all four positions; a page's element has no line in a source file). */
 const PAGE_REGION = { startLine: 1, startColumn: 1, endLine: 1, endColumn: 1 };
@@ -204,6 +202,7 @@ function sarifPages(pages: readonly PageReport[], state: ExportState, out: Chunk
   const index = indexOf(state);
   for (const page of pages) {
     const uri = artifactUri(page.url, state.options.sourceMap);
+    const prints = pagePrints(page);
     page.issues.forEach((issue, i) => {
       const { rule, at } = ruleIn(state, index, issue);
       if (state.written >= state.options.sarifMaxResults) {
@@ -211,7 +210,8 @@ function sarifPages(pages: readonly PageReport[], state: ExportState, out: Chunk
         return;
       }
       const shown = viewIssue(issue, page.url, `i${i}`);
-      const hash = fingerprint(rule.code, shown);
+      // The finding's fingerprint (fingerprint.ts): GitHub then keeps an alert open across scans as pactum keeps a mark.
+      const hash = prints[i]!;
       const result = {
         ruleId: rule.code,
         ruleIndex: at,
@@ -222,7 +222,7 @@ function sarifPages(pages: readonly PageReport[], state: ExportState, out: Chunk
           logicalLocations: [{ fullyQualifiedName: shown.selector, kind: 'element' }],
           message: { text: `The element ${shown.selector} of ${shown.pageUrl}: ${shown.context}` },
         }],
-        partialFingerprints: { primaryLocationLineHash: `${hash.slice(0, 16)}:1`, 'pactumElement/v1': hash.slice(0, 32) },
+        partialFingerprints: { primaryLocationLineHash: `${hash.slice(0, 16)}:1`, 'pactumFinding/v1': hash },
         properties: {
           pageUrl: shown.pageUrl, selector: shown.selector, context: shown.context, impact: shown.impact, wcagCriterion: criterionOf(issue),
           ...(shown.contrast ? { contrast: shown.contrast } : {}),

@@ -5,6 +5,7 @@ import { findScan, finishedWithReport, hasReport, readPages, readReport, reportB
 import { newId } from '../../ground/ids.js';
 import { fetchPage, ScanFetchError } from '../../domain/scan/fetch-page.js';
 import { summarize } from '../../domain/scan/summary.js';
+import { withFingerprints } from '../../domain/report/fingerprint.js';
 import { CheckError } from '../../domain/scan/engine.js';
 import { admitScan, queuedOf, retryAfter } from '../../scans/claims.js';
 import { checkScanTarget } from '../../scans/target.js';
@@ -188,6 +189,6 @@ async function scanPage(s: Pick<McpDeps, 'config' | 'scans'>, url: string, stand
   const { byLevel } = summarize([{ url: checked.url, title: checked.title, issueCount: checked.issues.length, issues: checked.issues }]);
   return {
     url: checked.url, title: checked.title, standard, engine: engine.name, scannedAt: new Date().toISOString(), byLevel,
-    issueCount: checked.issues.length, notEvaluated: checked.notEvaluated, issues: checked.issues,
+    issueCount: checked.issues.length, notEvaluated: checked.notEvaluated, issues: withFingerprints(checked.url, checked.issues),
   };
 }
