@@ -116,6 +116,10 @@ export type OperationId =
   | 'mcp.tool.dashboard_share_report'
   | 'mcp.tool.dashboard_revoke_report_share'
   | 'mcp.tool.dashboard_get_report'
+  | 'mcp.tool.dashboard_list_findings'
+  | 'mcp.tool.dashboard_mark_finding'
+  | 'mcp.tool.dashboard_review_finding'
+  | 'mcp.tool.dashboard_verify_fixes'
   | 'mcp.tool.dashboard_list_reports'
   | 'mcp.tool.dashboard_query_issues'
   | 'mcp.tool.dashboard_scan_page'
@@ -823,6 +827,66 @@ export const operations: readonly OperationSpec[] = [
   },
   {
     apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_list_findings',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_list_findings',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_list_findings') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_list_findings_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_list_findings_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_list_findings',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_mark_finding',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_mark_finding',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_mark_finding') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_mark_finding_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_mark_finding_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_mark_finding',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_review_finding',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_review_finding',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_review_finding') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_review_finding_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_review_finding_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_review_finding',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_verify_fixes',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_verify_fixes',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_verify_fixes') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_verify_fixes_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_verify_fixes_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_verify_fixes',
+  },
+  {
+    apis: ["dashboard"],
     operationId: 'mcp.tool.dashboard_list_reports',
     method: 'POST',
     path: '/api/v1/mcp/tools/dashboard_list_reports',
@@ -1445,6 +1509,10 @@ export interface OperationInputs {
   'mcp.tool.dashboard_share_report': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_share_report']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_revoke_report_share': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_revoke_report_share']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_get_report': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_report']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_list_findings': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_findings']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_mark_finding': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_mark_finding']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_review_finding': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_review_finding']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_verify_fixes': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_verify_fixes']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_list_reports': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_reports']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_query_issues': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_query_issues']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_scan_page': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_scan_page']['requestBody']>['content']["application/json"] };
@@ -1512,11 +1580,15 @@ export const routes: readonly RouteSpec[] = [
   { template: '/api/v1/mcp/tools/dashboard_get_screenshot', routerPath: '/api/v1/mcp/tools/dashboard_get_screenshot', methods: { POST: 'mcp.tool.dashboard_get_screenshot' } },
   { template: '/api/v1/mcp/tools/dashboard_list_proposals', routerPath: '/api/v1/mcp/tools/dashboard_list_proposals', methods: { POST: 'mcp.tool.dashboard_list_proposals' } },
   { template: '/api/v1/mcp/tools/dashboard_queue_bulk_fix', routerPath: '/api/v1/mcp/tools/dashboard_queue_bulk_fix', methods: { POST: 'mcp.tool.dashboard_queue_bulk_fix' } },
+  { template: '/api/v1/mcp/tools/dashboard_review_finding', routerPath: '/api/v1/mcp/tools/dashboard_review_finding', methods: { POST: 'mcp.tool.dashboard_review_finding' } },
+  { template: '/api/v1/mcp/tools/dashboard_list_findings', routerPath: '/api/v1/mcp/tools/dashboard_list_findings', methods: { POST: 'mcp.tool.dashboard_list_findings' } },
   { template: '/api/v1/mcp/tools/dashboard_generate_fix', routerPath: '/api/v1/mcp/tools/dashboard_generate_fix', methods: { POST: 'mcp.tool.dashboard_generate_fix' } },
   { template: '/api/v1/mcp/tools/dashboard_get_proposal', routerPath: '/api/v1/mcp/tools/dashboard_get_proposal', methods: { POST: 'mcp.tool.dashboard_get_proposal' } },
   { template: '/api/v1/mcp/tools/dashboard_list_reports', routerPath: '/api/v1/mcp/tools/dashboard_list_reports', methods: { POST: 'mcp.tool.dashboard_list_reports' } },
+  { template: '/api/v1/mcp/tools/dashboard_mark_finding', routerPath: '/api/v1/mcp/tools/dashboard_mark_finding', methods: { POST: 'mcp.tool.dashboard_mark_finding' } },
   { template: '/api/v1/mcp/tools/dashboard_query_issues', routerPath: '/api/v1/mcp/tools/dashboard_query_issues', methods: { POST: 'mcp.tool.dashboard_query_issues' } },
   { template: '/api/v1/mcp/tools/dashboard_share_report', routerPath: '/api/v1/mcp/tools/dashboard_share_report', methods: { POST: 'mcp.tool.dashboard_share_report' } },
+  { template: '/api/v1/mcp/tools/dashboard_verify_fixes', routerPath: '/api/v1/mcp/tools/dashboard_verify_fixes', methods: { POST: 'mcp.tool.dashboard_verify_fixes' } },
   { template: '/api/v1/mcp/tools/dashboard_create_user', routerPath: '/api/v1/mcp/tools/dashboard_create_user', methods: { POST: 'mcp.tool.dashboard_create_user' } },
   { template: '/api/v1/mcp/tools/dashboard_update_user', routerPath: '/api/v1/mcp/tools/dashboard_update_user', methods: { POST: 'mcp.tool.dashboard_update_user' } },
   { template: '/api/v1/mcp/tools/dashboard_create_org', routerPath: '/api/v1/mcp/tools/dashboard_create_org', methods: { POST: 'mcp.tool.dashboard_create_org' } },

@@ -17,6 +17,7 @@ import type { EngineName, Issue, PageReport, Report } from '../domain/scan/types
 import { toPageReport, type PageRow } from '../db/scans.js';
 import { buildReportView, viewPart, type ReportView, type ReportViewInput, type ViewPart } from '../domain/report/view-model.js';
 import { withFingerprints } from '../domain/report/fingerprint.js';
+import { compareFindings, findingsOf, isOpen, listFindings, type FindingCounts, type FindingFilter, type MarkIndex, type Finding, type Verified } from '../domain/report/marks.js';
 import { exportPages, type ExportFormat, type ExportPass, type ExportState } from '../domain/report/exports.js';
 
 /** A page row as stored, without the columns the tasks do not read. */
@@ -39,6 +40,12 @@ export type ComputeTask =
   | { kind: 'query-issues'; pages: Pick<StoredPage, 'url' | 'issues'>[]; filter: IssueFilter; start: number; limit: number }
   /** A completed scan's brand score (pages without style statistics already left out). */
   | { kind: 'brand-score'; guideline: BrandGuideline | null; pages: { issues: string; style: string }[]; meta: BrandScoreMeta }
+  /** A page of dashboard_list_findings: the scan's findings with where each stands after `marks` at `now`. */
+  | { kind: 'findings'; pages: Pick<StoredPage, 'url' | 'issues'>[]; marks: MarkIndex; now: string; filter: FindingFilter; start: number; limit: number }
+  /** The pages (in order) with a finding still to fix (open or confirmed). */
+  | { kind: 'pages-with-open-findings'; pages: Pick<StoredPage, 'url' | 'issues'>[]; marks: MarkIndex; now: string }
+  /** A later scan's findings compared with its baseline's (dashboard_verify_fixes). */
+  | { kind: 'compare-findings'; baseline: Pick<StoredPage, 'url' | 'issues'>[]; current: Pick<StoredPage, 'url' | 'issues' | 'error'>[]; marks: MarkIndex; now: string }
   /** Which of these scans have an issue of the criterion. */
   | { kind: 'scans-with-criterion'; scans: { scanId: string; issues: string[] }[]; criterion: string };
 
@@ -66,6 +73,9 @@ export interface ComputeOutputs {
   'query-issues': { total: number; issues: IssueMatch[] };
   'brand-score': BrandScore;
   'scans-with-criterion': string[];
+  'pages-with-open-findings': string[];
+  findings: { total: number; counts: FindingCounts; findings: Finding[] };
+  'compare-findings': ReturnType<typeof compareFindings> & { findings: Verified[] };
 }
 
 export type ComputeKind = ComputeTask['kind'];
@@ -115,6 +125,14 @@ export function runComputeTask(task: ComputeTask): ComputeOutputs[ComputeKind] {
       return queryIssues(task.pages.map((p) => ({ url: p.url, issues: withFingerprints(p.url, issuesOf(p.issues)) })), task.filter, task.start, task.limit);
     case 'brand-score':
       return scoreBrand(task.guideline, task.pages.map((p) => ({ issues: issuesOf(p.issues), style: JSON.parse(p.style) as StyleStats })), task.meta);
+    case 'findings':
+      return listFindings(task.pages.map((p) => ({ url: p.url, issues: issuesOf(p.issues) })), task.marks, task.now, task.filter, task.start, task.limit);
+    case 'pages-with-open-findings':
+      return task.pages.filter((p) => [...findingsOf([{ url: p.url, issues: issuesOf(p.issues) }], task.marks, task.now)].some((f) => isOpen(f.status))).map((p) => p.url);
+    case 'compare-findings': {
+      const parsed = (pages: Pick<StoredPage, 'url' | 'issues'>[]) => pages.map((p) => ({ url: p.url, issues: issuesOf(p.issues) }));
+      return compareFindings(parsed(task.baseline), task.current.map((p) => ({ url: p.url, error: p.error, issues: issuesOf(p.issues) })), task.marks, task.now);
+    }
     case 'scans-with-criterion':
       // A site qualifies when an issue of its latest completed scan maps to the criterion at all.
       return task.scans

@@ -36,6 +36,10 @@ export interface ScanRow {
   job_id?: string | null;
   /** Which engine checked the pages (null for scans from before engines were recorded). */
   engine?: 'chromium' | 'jsdom' | null;
+  /** JSON array: the pages the scan checks, and only those (a rescan verifying fixes); null or absent for a crawl. */
+  page_urls?: string | null;
+  /** The scan whose findings this one verifies. */
+  baseline_scan_id?: string | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;

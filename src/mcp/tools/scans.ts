@@ -16,13 +16,13 @@ import type { McpDeps } from '../services.js';
 import type { ToolInputs, ToolOutputs } from '../../../generated/tools.js';
 
 /** A scan of the caller's org; another org's scan is "not found", like a missing one. */
-async function ownScan(s: Pick<McpDeps, 'db'>, ctx: ToolContext, scanId: string): Promise<ScanRow> {
+export async function ownScan(s: Pick<McpDeps, 'db'>, ctx: ToolContext, scanId: string): Promise<ScanRow> {
   const row = await findScan(s.db, scanId);
   if (!row || !inScope(ctx.caller, row.org_id)) throw new ToolFailure('not_found', `No scan ${scanId} in this organization`);
   return row;
 }
 
-async function target(s: Pick<McpDeps, 'config'>, url: string) {
+export async function target(s: Pick<McpDeps, 'config'>, url: string) {
   try {
     return await checkScanTarget(url, s.config.scanAllowPrivateNetworks);
   } catch (err) {
@@ -41,6 +41,35 @@ function queueFull(waiting: number, max: number, retryAfterSeconds: number): Too
   );
 }
 
+/** What a new scan is asked to do; the rest of its row is the queue's. */
+export type ScanRequest = Pick<ScanRow, 'site_url' | 'standard' | 'scan_mode' | 'max_pages' | 'concurrency' | 'jurisdictions'> & Pick<ScanRow, 'page_urls' | 'baseline_scan_id'>;
+
+/**
+ * Stores a scan of `orgId` and queues it, within the org's limits: one with SCAN_MAX_QUEUED_PER_ORG
+ * scans waiting is refused (rate_limited) before anything is stored, not even the site.
+ */
+export async function queueScan(s: Pick<McpDeps, 'config' | 'db' | 'scans'>, orgId: string, request: ScanRequest): Promise<ScanRow> {
+  const { db, config } = s;
+  const limits = { maxQueued: config.scanMaxQueuedPerOrg, maxRunning: config.scanMaxRunningPerOrg };
+  // admitScan checks again, atomically.
+  const waiting = await queuedOf(db, orgId);
+  if (waiting >= limits.maxQueued) throw queueFull(waiting, limits.maxQueued, await retryAfter(db, orgId, limits.maxRunning));
+  const t = new Date().toISOString();
+  const row: ScanRow = {
+    id: newId('scn'), org_id: orgId, site_id: await siteOf(db, orgId, request.site_url), ...request, status: 'queued', pages_scanned: 0, total_pages: null, total_issues: null,
+    summary: null, error: null, attempts: 0, created_at: t, started_at: null, finished_at: null, last_updated: t,
+  };
+  const admission = await admitScan(db, row, limits);
+  if (!admission.admitted) throw queueFull(admission.queued, limits.maxQueued, admission.retryAfterSeconds);
+  try {
+    await s.scans.enqueue(row.id);
+  } catch (err) {
+    await failScan(db, row.id, 'the scan could not be queued');
+    throw err;
+  }
+  return row;
+}
+
 export function scanTools(s: Pick<McpDeps, 'compute' | 'config' | 'db' | 'scans' | 'screenshots'>): Pick<
   ToolHandlers,
   'dashboard_scan_site' | 'dashboard_get_scan_progress' | 'dashboard_get_report' | 'dashboard_list_reports' | 'dashboard_query_issues' | 'dashboard_scan_page' | 'dashboard_get_screenshot'
@@ -48,27 +77,10 @@ export function scanTools(s: Pick<McpDeps, 'compute' | 'config' | 'db' | 'scans'
   return {
     async dashboard_scan_site(input, ctx) {
       const url = await target(s, input.siteUrl);
-      const { db, config } = s;
-      const orgId = ctx.caller.orgId;
-      const limits = { maxQueued: config.scanMaxQueuedPerOrg, maxRunning: config.scanMaxRunningPerOrg };
-      // Refused before anything is stored (not even the site); admitScan checks again, atomically.
-      const waiting = await queuedOf(db, orgId);
-      if (waiting >= limits.maxQueued) throw queueFull(waiting, limits.maxQueued, await retryAfter(db, orgId, limits.maxRunning));
-      const t = new Date().toISOString();
-      const row: ScanRow = {
-        id: newId('scn'), org_id: orgId, site_id: await siteOf(db, orgId, url.href), site_url: url.href,
-        standard: input.standard!, scan_mode: input.scanMode!, max_pages: input.scanMode === 'single' ? 1 : input.maxPages!, concurrency: input.concurrency!,
-        jurisdictions: JSON.stringify(input.jurisdictions ?? []), status: 'queued', pages_scanned: 0, total_pages: null, total_issues: null,
-        summary: null, error: null, attempts: 0, created_at: t, started_at: null, finished_at: null, last_updated: t,
-      };
-      const admission = await admitScan(db, row, limits);
-      if (!admission.admitted) throw queueFull(admission.queued, limits.maxQueued, admission.retryAfterSeconds);
-      try {
-        await s.scans.enqueue(row.id);
-      } catch (err) {
-        await failScan(db, row.id, 'the scan could not be queued');
-        throw err;
-      }
+      const row = await queueScan(s, ctx.caller.orgId, {
+        site_url: url.href, standard: input.standard!, scan_mode: input.scanMode!, max_pages: input.scanMode === 'single' ? 1 : input.maxPages!, concurrency: input.concurrency!,
+        jurisdictions: JSON.stringify(input.jurisdictions ?? []),
+      });
       return toScan(row);
     },
 
