@@ -377,7 +377,7 @@ export const operations: readonly OperationSpec[] = [
     method: 'GET',
     path: '/reports/{scanId}.sarif',
     security: [["bearerAuth"],["sessionCookie"]],
-    params: [{"name":"scanId","in":"path","required":true,"type":"string"},{"name":"sourceMap","in":"query","required":false,"type":"array"}],
+    params: [{"name":"scanId","in":"path","required":true,"type":"string"},{"name":"includeFalsePositives","in":"query","required":false,"type":"string"},{"name":"sourceMap","in":"query","required":false,"type":"array"}],
     validateParams: validator('dashboard', 'params_reports_sarif'),
     requestBody: null,
     responses: {
@@ -399,7 +399,7 @@ export const operations: readonly OperationSpec[] = [
     method: 'GET',
     path: '/reports/{scanId}.junit.xml',
     security: [["bearerAuth"],["sessionCookie"]],
-    params: [{"name":"scanId","in":"path","required":true,"type":"string"}],
+    params: [{"name":"scanId","in":"path","required":true,"type":"string"},{"name":"includeFalsePositives","in":"query","required":false,"type":"string"}],
     validateParams: validator('dashboard', 'params_reports_junit'),
     requestBody: null,
     responses: {
@@ -420,7 +420,7 @@ export const operations: readonly OperationSpec[] = [
     method: 'GET',
     path: '/reports/{scanId}.csv',
     security: [["bearerAuth"],["sessionCookie"]],
-    params: [{"name":"scanId","in":"path","required":true,"type":"string"}],
+    params: [{"name":"scanId","in":"path","required":true,"type":"string"},{"name":"includeFalsePositives","in":"query","required":false,"type":"string"}],
     validateParams: validator('dashboard', 'params_reports_csv'),
     requestBody: null,
     responses: {
@@ -441,7 +441,7 @@ export const operations: readonly OperationSpec[] = [
     method: 'GET',
     path: '/reports/{scanId}.pa11y.json',
     security: [["bearerAuth"],["sessionCookie"]],
-    params: [{"name":"scanId","in":"path","required":true,"type":"string"}],
+    params: [{"name":"scanId","in":"path","required":true,"type":"string"},{"name":"includeFalsePositives","in":"query","required":false,"type":"string"}],
     validateParams: validator('dashboard', 'params_reports_pa11y'),
     requestBody: null,
     responses: {
@@ -1481,10 +1481,10 @@ export interface OperationInputs {
   'ops.docsAsset': { params: { "file": NonNullable<dashboardOperations['ops.docsAsset']['parameters']['path']>["file"] }; body: undefined };
   'ops.docsSpec': { params: { "api": NonNullable<dashboardOperations['ops.docsSpec']['parameters']['path']>["api"] }; body: undefined };
   'reports.page': { params: { "scanId": NonNullable<dashboardOperations['reports.page']['parameters']['path']>["scanId"] }; body: undefined };
-  'reports.sarif': { params: { "scanId": NonNullable<dashboardOperations['reports.sarif']['parameters']['path']>["scanId"]; "sourceMap"?: NonNullable<dashboardOperations['reports.sarif']['parameters']['query']>["sourceMap"] }; body: undefined };
-  'reports.junit': { params: { "scanId": NonNullable<dashboardOperations['reports.junit']['parameters']['path']>["scanId"] }; body: undefined };
-  'reports.csv': { params: { "scanId": NonNullable<dashboardOperations['reports.csv']['parameters']['path']>["scanId"] }; body: undefined };
-  'reports.pa11y': { params: { "scanId": NonNullable<dashboardOperations['reports.pa11y']['parameters']['path']>["scanId"] }; body: undefined };
+  'reports.sarif': { params: { "scanId": NonNullable<dashboardOperations['reports.sarif']['parameters']['path']>["scanId"]; "includeFalsePositives"?: NonNullable<dashboardOperations['reports.sarif']['parameters']['query']>["includeFalsePositives"]; "sourceMap"?: NonNullable<dashboardOperations['reports.sarif']['parameters']['query']>["sourceMap"] }; body: undefined };
+  'reports.junit': { params: { "scanId": NonNullable<dashboardOperations['reports.junit']['parameters']['path']>["scanId"]; "includeFalsePositives"?: NonNullable<dashboardOperations['reports.junit']['parameters']['query']>["includeFalsePositives"] }; body: undefined };
+  'reports.csv': { params: { "scanId": NonNullable<dashboardOperations['reports.csv']['parameters']['path']>["scanId"]; "includeFalsePositives"?: NonNullable<dashboardOperations['reports.csv']['parameters']['query']>["includeFalsePositives"] }; body: undefined };
+  'reports.pa11y': { params: { "scanId": NonNullable<dashboardOperations['reports.pa11y']['parameters']['path']>["scanId"]; "includeFalsePositives"?: NonNullable<dashboardOperations['reports.pa11y']['parameters']['query']>["includeFalsePositives"] }; body: undefined };
   'reports.screenshot': { params: { "scanId": NonNullable<dashboardOperations['reports.screenshot']['parameters']['path']>["scanId"]; "screenshotId": NonNullable<dashboardOperations['reports.screenshot']['parameters']['path']>["screenshotId"] }; body: undefined };
   'reports.shared': { params: { "shareToken": NonNullable<dashboardOperations['reports.shared']['parameters']['path']>["shareToken"] }; body: undefined };
   'reports.sharedScreenshot': { params: { "shareToken": NonNullable<dashboardOperations['reports.sharedScreenshot']['parameters']['path']>["shareToken"]; "screenshotId": NonNullable<dashboardOperations['reports.sharedScreenshot']['parameters']['path']>["screenshotId"] }; body: undefined };

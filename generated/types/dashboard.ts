@@ -320,6 +320,13 @@ export interface paths {
          *     REPORT_SARIF_MAX_RESULTS results (25,000, GitHub's limit); the rest are counted in a
          *     notification and in `properties.resultsOmitted`.
          *
+         *     Reviewers' marks (dashboard_mark_finding, dashboard_review_finding): each result carries
+         *     its finding's fingerprint in `partialFingerprints["pactumFinding/v1"]` and where it stands
+         *     in `properties.findingStatus` (open, confirmed, accepted; false_positive and
+         *     review_passed only with includeFalsePositives), with the mark in `properties.mark`; an
+         *     accepted finding, and a listed false positive or passed review, has a `suppressions`
+         *     entry of kind `external`, its reason the justification.
+         *
          *     Written as a stream, a bounded run of stored pages at a time, as the client reads it. An
          *     export holds at most REPORT_EXPORT_MAX_ISSUES issues (100,000 by default): a larger report
          *     is refused with 409, naming the limit, before any of it is read. A user may have at most
@@ -380,7 +387,10 @@ export interface paths {
          *     comma, quote or line break), and one row per page that could not be checked (type
          *     `page-error`). A field that a spreadsheet would take for a formula (it starts with =, +,
          *     -, @, a tab or a carriage return) is prefixed with an apostrophe. Rows come in the pages'
-         *     scan order, the pages that could not be checked last.
+         *     scan order, the pages that could not be checked last. The last three columns are the
+         *     finding's fingerprint, where it stands after reviewers' marks (open, confirmed, accepted;
+         *     false_positive and review_passed only with includeFalsePositives) and the mark's reason
+         *     or review note.
          *
          *     Written as a stream, a bounded run of stored pages at a time, as the client reads it. An
          *     export holds at most REPORT_EXPORT_MAX_ISSUES issues (100,000 by default): a larger report
@@ -2625,6 +2635,12 @@ export interface components {
                     /** @description The id of the element's screenshot (dashboard_get_screenshot, GET /reports/{scanId}/screenshots/{screenshotId}). */
                     screenshot: string | null;
                     evidence: string | null;
+                    /** @description The finding's fingerprint, where it stands after reviewers' marks, and the mark (dashboard_mark_finding, dashboard_review_finding). */
+                    finding?: {
+                        fingerprint: string;
+                        status: components["schemas"]["finding-status"];
+                        mark: components["schemas"]["finding-mark"] | null;
+                    };
                 }[];
             }[];
             /** @description Issues listed under rules: every issue, or the first REPORT_MAX_ISSUES (the counts stay whole). */
@@ -4796,6 +4812,11 @@ export interface components {
     };
     parameters: {
         /**
+         * @description true: list the findings people marked false_positive and the needs-review findings whose review passed, each with its mark. Unless given, they are left out: a person decided they are not failures.
+         * @example true
+         */
+        IncludeFalsePositives: "true" | "false";
+        /**
          * @description What dashboard_share_report put in the link's URL; signed by the server, naming the link and when it expires.
          * @example shr_01jdq3v8k2m5n7p9r1s3t5v7x9.1764410400.0Hc3oQ1nY3d2pS8wKq6vJm4tZr7bX5eLgN9uA2fD1sE
          */
@@ -5387,6 +5408,11 @@ export interface operations {
         parameters: {
             query?: {
                 /**
+                 * @description true: list the findings people marked false_positive and the needs-review findings whose review passed, each with its mark. Unless given, they are left out: a person decided they are not failures.
+                 * @example true
+                 */
+                includeFalsePositives?: components["parameters"]["IncludeFalsePositives"];
+                /**
                  * @description A URL prefix and the repository directory its pages are built from, `PREFIX=DIR` (split at the last `=`): a page under the prefix is located at DIR and the rest of its path (a path ending in `/` at its index.html). Repeat it for several; the longest matching prefix wins. The prefix is an http(s) URL; the directory is relative to the repository root, without `..`.
                  * @example [
                  *       "https://www.example.com/docs/=site/docs/"
@@ -5456,7 +5482,13 @@ export interface operations {
     };
     "reports.junit": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description true: list the findings people marked false_positive and the needs-review findings whose review passed, each with its mark. Unless given, they are left out: a person decided they are not failures.
+                 * @example true
+                 */
+                includeFalsePositives?: components["parameters"]["IncludeFalsePositives"];
+            };
             header?: never;
             path: {
                 /** @example scn_01jdq3v8k2m5n7p9r1s3t5v7x9 */
@@ -5487,7 +5519,13 @@ export interface operations {
     };
     "reports.csv": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description true: list the findings people marked false_positive and the needs-review findings whose review passed, each with its mark. Unless given, they are left out: a person decided they are not failures.
+                 * @example true
+                 */
+                includeFalsePositives?: components["parameters"]["IncludeFalsePositives"];
+            };
             header?: never;
             path: {
                 /** @example scn_01jdq3v8k2m5n7p9r1s3t5v7x9 */
@@ -5521,7 +5559,13 @@ export interface operations {
     };
     "reports.pa11y": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description true: list the findings people marked false_positive and the needs-review findings whose review passed, each with its mark. Unless given, they are left out: a person decided they are not failures.
+                 * @example true
+                 */
+                includeFalsePositives?: components["parameters"]["IncludeFalsePositives"];
+            };
             header?: never;
             path: {
                 /** @example scn_01jdq3v8k2m5n7p9r1s3t5v7x9 */

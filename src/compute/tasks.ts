@@ -15,7 +15,7 @@ import { queryIssues, type IssueFilter, type IssueMatch } from '../domain/scan/i
 import { digest, type ReportDigest } from '../domain/scan/summary.js';
 import type { EngineName, Issue, PageReport, Report } from '../domain/scan/types.js';
 import { toPageReport, type PageRow } from '../db/scans.js';
-import { buildReportView, viewPart, type ReportView, type ReportViewInput, type ViewPart } from '../domain/report/view-model.js';
+import { buildReportView, viewPart, type Marks, type ReportView, type ReportViewInput, type ViewPart } from '../domain/report/view-model.js';
 import { withFingerprints } from '../domain/report/fingerprint.js';
 import { compareFindings, findingsOf, isOpen, listFindings, type FindingCounts, type FindingFilter, type MarkIndex, type Finding, type Verified } from '../domain/report/marks.js';
 import { exportPages, type ExportFormat, type ExportPass, type ExportState } from '../domain/report/exports.js';
@@ -31,9 +31,9 @@ export type ComputeTask =
   /** The digest view of a stored report. */
   | { kind: 'digest'; engine: EngineName | null; summary: string; pages: StoredPage[]; top: number }
   /** The report model of a finished scan (view app, the report page), its issues listed up to maxIssues. */
-  | { kind: 'report-view'; report: StoredReport; maxIssues: number }
+  | { kind: 'report-view'; report: StoredReport; maxIssues: number; marks?: Marks }
   /** What a run of a report's pages (from position firstIndex) adds to its model, listing at most `quota` issues. */
-  | { kind: 'report-view-part'; pages: StoredPage[]; firstIndex: number; quota: number }
+  | { kind: 'report-view-part'; pages: StoredPage[]; firstIndex: number; quota: number; marks?: Marks }
   /** A run of a report's pages written as SARIF, JUnit XML or CSV (or counted for JUnit's totals), and what carries over to the next. */
   | { kind: 'report-export-pages'; format: ExportFormat; pass: ExportPass; pages: StoredPage[]; state: ExportState; finishedAt: string | null }
   /** A page of dashboard_query_issues. */
@@ -96,10 +96,10 @@ const issuesOf = (text: string) => JSON.parse(text) as Issue[];
 
 const pagesOf = (rows: StoredPage[]) => rows.map((row) => toPageReport(row as PageRow)) as PageReport[];
 
-function viewOf(report: StoredReport, maxIssues: number): ReportView {
+function viewOf(report: StoredReport, maxIssues: number, marks?: Marks): ReportView {
   const pages = pagesOf(report.pages);
   const summary = { notEvaluated: [], ...JSON.parse(report.summary) } as Report['summary'];
-  return buildReportView({ scan: report.scan, summary, pages, brandScore: report.brandScore, maxIssues });
+  return buildReportView({ scan: report.scan, summary, pages, brandScore: report.brandScore, maxIssues, ...(marks ? { marks } : {}) });
 }
 
 export function runComputeTask(task: ComputeTask): ComputeOutputs[ComputeKind] {
@@ -114,9 +114,9 @@ export function runComputeTask(task: ComputeTask): ComputeOutputs[ComputeKind] {
       return digest({ ...(task.engine ? { engine: task.engine } : {}), summary, pages }, task.top);
     }
     case 'report-view':
-      return viewOf(task.report, task.maxIssues);
+      return viewOf(task.report, task.maxIssues, task.marks);
     case 'report-view-part':
-      return viewPart(pagesOf(task.pages), task.firstIndex, task.quota);
+      return viewPart(pagesOf(task.pages), task.firstIndex, task.quota, task.marks);
     case 'report-export-pages': {
       const chunks = exportPages(task.format, task.pass, pagesOf(task.pages), task.state, { finishedAt: task.finishedAt });
       return { chunks, state: task.state };

@@ -159,6 +159,21 @@ function contrastBlock(c: NonNullable<ViewIssue['contrast']>): HTMLElement {
   );
 }
 
+/** What reviewers decided about a finding (the mark follows its fingerprint across scans), if anything. */
+function findingLine(f: NonNullable<ViewIssue['finding']>): HTMLElement | null {
+  const m = f.mark;
+  if (!m) return null;
+  const lines: Record<string, string | null> = {
+    false_positive: `Marked a false positive: ${m.reason ?? ''}`,
+    accepted: `Accepted until ${(m.expiresAt ?? '').slice(0, 10)}: ${m.reason ?? ''}`,
+    confirmed: m.mark === 'confirmed' ? 'Confirmed by a reviewer: to fix.' : `Failed review: ${m.review?.note ?? ''}`,
+    review_passed: `Passed review: ${m.review?.note ?? ''}`,
+    open: m.expired ? `Open again: its acceptance expired on ${(m.expiresAt ?? '').slice(0, 10)}.` : null,
+  };
+  const text = lines[f.status];
+  return text ? h('p', { class: 'finding-mark' }, h('strong', { text: 'Review: ' }), text) : null;
+}
+
 function issueDetail(view: ReportView, rule: Rule, issue: ViewIssue, host: Host | null): HTMLElement {
   const criterion = issue.wcagCriterion ? `WCAG ${issue.wcagCriterion}${rule.level ? ` (level ${rule.level})` : ''}` : 'no WCAG criterion';
   const dl = h('dl', null,
@@ -172,6 +187,7 @@ function issueDetail(view: ReportView, rule: Rule, issue: ViewIssue, host: Host 
     h('pre', null, h('code', { text: issue.context })),
     issue.contrast && contrastBlock(issue.contrast),
     issue.evidence && h('p', { class: 'evidence' }, h('strong', { text: 'Evidence: ' }), issue.evidence),
+    issue.finding && findingLine(issue.finding),
   );
   if (issue.screenshot) {
     const figure = h('figure', { class: 'shot' }, h('figcaption', { text: `The element ${issue.selector}, outlined in red` }));

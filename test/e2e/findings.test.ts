@@ -12,6 +12,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { bearer, failure, mcpClient, ok } from '../helpers/mcp.js';
 import { page, startChangingSite, type ChangingSite } from '../helpers/changing-site.js';
 import { insertOrg } from '../../src/db/users.js';
+import { parseCsv } from '../helpers/csv.js';
 
 /** The release reviewed first: two images without alt text, an empty link, a vague link text (needs review), a form field without label. */
 const RELEASE_1 = {
@@ -36,6 +37,8 @@ let viewer: Client;
 let stranger: Client;
 let orgId: string;
 let scan1: string;
+let scan2: string;
+let memberToken: string;
 
 interface Finding { fingerprint: string; status: string; issue: { code: string; type: string; pageUrl: string; selector: string }; mark: Record<string, unknown> | null }
 
@@ -72,7 +75,8 @@ beforeAll(async () => {
   orgId = (await insertOrg(s.services.db, { name: 'Review team', slug: 'review-team' })).id;
   const otherOrg = (await insertOrg(s.services.db, { name: 'Another team', slug: 'another-team' })).id;
   admin = await mcpClient(s.url, bearer(await s.token({ sub: 'usr_lead', orgId, role: 'org_admin', perms: [] })));
-  member = await mcpClient(s.url, bearer(await s.token({ sub: 'usr_reviewer', orgId, role: 'member', perms: [] })));
+  memberToken = await s.token({ sub: 'usr_reviewer', orgId, role: 'member', perms: [] });
+  member = await mcpClient(s.url, bearer(memberToken));
   viewer = await mcpClient(s.url, bearer(await s.token({ sub: 'usr_viewer', orgId, role: 'viewer', perms: [] })));
   stranger = await mcpClient(s.url, bearer(await s.token({ sub: 'usr_stranger', orgId: otherOrg, role: 'org_admin', perms: [] })));
   scan1 = await scanSite();
@@ -172,7 +176,7 @@ describe('verifying fixes after a release', () => {
   });
 
   it('carries the marks into the rescan, and into a full scan of the new release', async () => {
-    const scan2 = await scanSite();
+    scan2 = await scanSite();
     const list = await findings(member, scan2);
     expect(one(list.findings, 'link-name').status).toBe('false_positive');
     expect(one(list.findings, 'label').status).toBe('accepted');
@@ -181,6 +185,35 @@ describe('verifying fixes after a release', () => {
     expect(one(list.findings, 'button-name').status).toBe('open');
     expect(list.findings.some((f) => f.issue.code === 'image-alt' && f.issue.selector.includes('a.png'))).toBe(false);
     expect(one((await findings(member, rescan)).findings, 'image-alt', 'b.png').status).toBe('confirmed');
+  });
+
+  it('leaves the false positive and the passed review out of the next scan\'s exports unless asked, and shows each mark', async () => {
+    interface Result { ruleId: string; partialFingerprints: Record<string, string>; properties: { findingStatus: string; mark?: { reason: string | null } }; suppressions?: { kind: string; status: string; justification: string }[] }
+    const sarif = async (query = '') => ((await (await fetch(`${s.url}/reports/${scan2}.sarif${query}`, { headers: bearer(memberToken) })).json()) as { runs: { results: Result[] }[] }).runs[0]!.results;
+    const list = (await findings(member, scan2)).findings;
+    const results = await sarif();
+    expect(results.map((r) => r.ruleId).sort()).toEqual(['button-name', 'image-alt', 'label']);
+    const byPrint = (rs: Result[], code: string) => rs.find((r) => r.partialFingerprints['pactumFinding/v1'] === one(list, code).fingerprint)!;
+    expect(byPrint(results, 'label')).toMatchObject({ properties: { findingStatus: 'accepted' }, suppressions: [{ kind: 'external', status: 'accepted', justification: expect.stringMatching(/Vendor search box/) }] });
+    expect(byPrint(results, 'image-alt').properties.findingStatus).toBe('confirmed');
+    expect(byPrint(results, 'button-name').suppressions).toBeUndefined();
+
+    const everything = await sarif('?includeFalsePositives=true');
+    expect(everything.map((r) => r.ruleId).sort()).toEqual(['button-name', 'image-alt', 'label', 'link-name', 'pactum-link-text']);
+    expect(byPrint(everything, 'link-name')).toMatchObject({ properties: { findingStatus: 'false_positive' }, suppressions: [{ justification: 'False positive: Skip link target, hidden from assistive technology' }] });
+
+    const csv = parseCsv(await (await fetch(`${s.url}/reports/${scan2}.csv`, { headers: bearer(memberToken) })).text());
+    const column = (name: string) => csv[0]!.indexOf(name);
+    // The link to /news leads nowhere: that page's row says it could not be checked.
+    const rows = csv.slice(1).filter((row) => row[column('rule')] !== 'page-error');
+    expect(rows.map((row) => `${row[column('rule')]} ${row[column('status')]}`).sort()).toEqual(['button-name open', 'image-alt confirmed', 'label accepted']);
+    expect(csv.slice(1).find((row) => row[column('rule')] === 'label')![column('mark_note')]).toBe('Vendor search box; replaced in the spring release');
+
+    const app = ok(await member.callTool({ name: 'dashboard_get_report', arguments: { scanId: scan2, view: 'app' } })).app;
+    const shown = app.rules.flatMap((r: { code: string; issues: { finding: { status: string } }[] }) => r.issues.map((i) => `${r.code} ${i.finding.status}`)).sort();
+    expect(shown).toEqual(['button-name open', 'image-alt confirmed', 'label accepted', 'link-name false_positive', 'pactum-link-text review_passed']);
+    const pageHtml = await (await fetch(`${s.url}/reports/${scan2}`, { headers: bearer(memberToken) })).text();
+    expect(pageHtml).toContain('Skip link target, hidden from assistive technology');
   });
 
   it('brings an accepted finding back once its acceptance has expired, and rescans its page again', async () => {

@@ -312,7 +312,7 @@ describe('the report page and exports', () => {
     const text = await res.text();
     expect(text.endsWith('\r\n')).toBe(true);
     const rows = parseCsv(text);
-    expect(rows[0]).toEqual(['page_url', 'rule', 'type', 'impact', 'wcag_criteria', 'level', 'selector', 'message', 'context', 'help_url', 'contrast_ratio', 'required_ratio']);
+    expect(rows[0]).toEqual(['page_url', 'rule', 'type', 'impact', 'wcag_criteria', 'level', 'selector', 'message', 'context', 'help_url', 'contrast_ratio', 'required_ratio', 'fingerprint', 'status', 'mark_note']);
     const app = ok(await call('dashboard_get_report', { scanId, view: 'app' })).app;
     expect(rows.length - 1).toBe(app.summary.totalIssues + app.summary.pagesFailed);
     const faint = rows.find((r) => r[1] === 'color-contrast' && r[6] === '.faint')!;

@@ -10,7 +10,7 @@ import { CheckError } from '../../domain/scan/engine.js';
 import { admitScan, queuedOf, retryAfter } from '../../scans/claims.js';
 import { checkScanTarget } from '../../scans/target.js';
 import { computed } from '../compute-call.js';
-import { storedReport } from '../../reports/access.js';
+import { scanMarks, storedReport } from '../../reports/access.js';
 import { ToolFailure, inScope, type ToolContext, type ToolHandlers } from '../tool-context.js';
 import type { McpDeps } from '../services.js';
 import type { ToolInputs, ToolOutputs } from '../../../generated/tools.js';
@@ -93,7 +93,7 @@ export function scanTools(s: Pick<McpDeps, 'compute' | 'config' | 'db' | 'scans'
       if (!hasReport(row)) return reportBase(row);
       if (view === 'app') {
         // The report view's model: built in the compute pool from the stored rows, its issue list cut at REPORT_MAX_ISSUES.
-        const app = await computed(s, ctx, { kind: 'report-view', report: await storedReport(s.db, row), maxIssues: s.config.reportMaxIssues }, 'building the report view');
+        const app = await computed(s, ctx, { kind: 'report-view', report: await storedReport(s.db, row), maxIssues: s.config.reportMaxIssues, marks: { marks: await scanMarks(s.db, row), now: new Date().toISOString() } }, 'building the report view');
         return { ...reportBase(row), app };
       }
       if (view === 'digest') {
