@@ -1001,7 +1001,7 @@ export interface paths {
         put?: never;
         /**
          * Verify fixes by rescanning
-         * @description Checks whether a finished scan's findings (the baseline) were fixed. Without againstScanId it starts a rescan of the baseline's pages that have open findings (open or confirmed; pages lists others instead), queued like dashboard_scan_site in the organization's fair queue and under the same limits, and answers at once with the rescan's scanId; follow it with dashboard_get_scan_progress and call again with againstScanId, or (2026-07-28, with the tasks extension) follow the task, whose result is the comparison. With againstScanId it compares a finished scan of the same site with the baseline, finding by finding on the pages that scan checked: fixed, still_present, or new. Findings marked false_positive, accepted or review_passed are left out. A scan of another organization is not_found.
+         * @description Checks whether a finished scan's findings (the baseline) were fixed. Without againstScanId it starts a rescan of the baseline's pages that have open findings (open or confirmed; pages lists others instead), queued like dashboard_scan_site in the organization's fair queue and under the same limits, and answers at once with the rescan's scanId; follow it with dashboard_get_scan_progress and call again with againstScanId. With againstScanId it compares a finished scan of the same site with the baseline, finding by finding on the pages that scan checked: fixed, still_present, or new. Findings marked false_positive, accepted or review_passed are left out. A scan of another organization is not_found.
          */
         post: operations["mcp.tool.dashboard_verify_fixes"];
         delete?: never;
