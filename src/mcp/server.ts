@@ -5,6 +5,7 @@
 import { isInputRequiredResult, ResourceNotFoundError, Server, type Tool } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { EXTENSION_ID as APPS_EXTENSION, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
+import type { McpUiResourceMeta } from '@modelcontextprotocol/ext-apps';
 import { viewAssets, viewDocument } from '../report-view/document.js';
 import type { ToolSpec } from '../../generated/tools.js';
 import type { Identity } from '../domain/access/identity.js';
@@ -65,19 +66,26 @@ const byName = (a: Tool, b: Tool) => (a.name < b.name ? -1 : a.name > b.name ? 1
 /** The MCP Apps resource the report tools point at (their _meta.ui.resourceUri). */
 export const REPORT_VIEW_URI = 'ui://pactum/report';
 
+/**
+ * What the host is told about the view (MCP Apps' `_meta.ui` of a resource): it fetches nothing
+ * and is allowed no domain (an empty csp), and it is drawn with the host's border. Hosts read it
+ * from the content of resources/read, and from the resources/list entry when that has none.
+ */
+const REPORT_VIEW_UI: McpUiResourceMeta = { csp: {}, prefersBorder: true };
+
 const REPORT_VIEW_RESOURCE = {
   uri: REPORT_VIEW_URI,
   name: 'pactum report view',
   title: 'Accessibility report',
   description: 'The report of a scan, its progress while it runs, and the sites of the fleet, drawn for a person: summary by WCAG principle and level, the worst pages first, issues by rule with the element, its screenshot and how to fix it.',
   mimeType: RESOURCE_MIME_TYPE,
+  _meta: { ui: REPORT_VIEW_UI },
 };
 
 async function readResource(uri: string) {
   if (uri !== REPORT_VIEW_URI) throw new ResourceNotFoundError(uri, `Resource not found: ${uri}`);
   const html = viewDocument(await viewAssets());
-  // The view fetches nothing and is allowed no domain: an empty csp says so to the host.
-  return { contents: [{ uri, mimeType: RESOURCE_MIME_TYPE, text: html, _meta: { ui: { csp: {}, prefersBorder: true } } }] };
+  return { contents: [{ uri, mimeType: RESOURCE_MIME_TYPE, text: html, _meta: { ui: REPORT_VIEW_UI } }] };
 }
 
 /**

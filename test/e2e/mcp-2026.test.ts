@@ -11,6 +11,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client as Client2026, StreamableHTTPClientTransport as Transport2026 } from '@modelcontextprotocol/client';
 import type { Client as Client2025 } from '@modelcontextprotocol/sdk/client/index.js';
+import { EXTENSION_ID, getUiCapability, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import { startTestServer, topology, type TestServer } from '../helpers/server.js';
 import { bearer, mcpClient, ok } from '../helpers/mcp.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/site.js';
@@ -98,10 +99,22 @@ describe('a 2026-07-28 client (the v2 SDK Client)', () => {
   it('reads the report App resource, and an empty list of resource templates', async () => {
     expect(await modern.listResourceTemplates()).toEqual({ resourceTemplates: [], ttlMs: 300_000, cacheScope: 'public', _meta: { 'io.modelcontextprotocol/serverInfo': expect.objectContaining({ name: 'pactum-dashboard' }) } });
     const { resources } = await modern.listResources();
-    expect(resources).toEqual([expect.objectContaining({ uri: REPORT_VIEW, mimeType: 'text/html;profile=mcp-app' })]);
+    expect(resources).toEqual([expect.objectContaining({ uri: REPORT_VIEW, mimeType: 'text/html;profile=mcp-app', _meta: { ui: { csp: {}, prefersBorder: true } } })]);
     const read = await modern.readResource({ uri: REPORT_VIEW });
     expect(read.contents[0]).toMatchObject({ uri: REPORT_VIEW, mimeType: 'text/html;profile=mcp-app' });
     expect((read.contents[0] as { text: string }).text).toMatch(/^<!doctype html>/i);
+  });
+
+  it('declares the MCP Apps extension and the report App as ext-apps 2 reads them: capability, tools\' _meta.ui, the resource and its _meta.ui', async () => {
+    expect(getUiCapability(modern.getServerCapabilities())).toEqual({});
+    const { tools } = await modern.listTools();
+    const withUi = tools.filter((t) => t._meta).map((t) => t.name);
+    expect(withUi).toEqual(['dashboard_get_report', 'dashboard_get_scan_progress', 'dashboard_list_fleet', 'dashboard_scan_site', 'dashboard_scan_summary_for_fleet']);
+    for (const t of tools.filter((x) => x._meta)) expect(t._meta).toEqual({ ui: { resourceUri: REPORT_VIEW }, [RESOURCE_URI_META_KEY]: REPORT_VIEW });
+    const read = await modern.readResource({ uri: REPORT_VIEW });
+    expect(read.contents).toEqual([{ uri: REPORT_VIEW, mimeType: RESOURCE_MIME_TYPE, text: expect.stringMatching(/^<!doctype html>/), _meta: { ui: { csp: {}, prefersBorder: true } } }]);
+    // The same document to either revision's client.
+    expect((await legacy.readResource({ uri: REPORT_VIEW })).contents).toEqual(read.contents);
   });
 });
 
@@ -124,7 +137,10 @@ describe('a 2025-11-25 client (the v1 SDK Client)', () => {
   it('reads the report App resource, and an empty list of resource templates', async () => {
     expect(await legacy.listResourceTemplates()).toEqual({ resourceTemplates: [] });
     const read = await legacy.readResource({ uri: REPORT_VIEW });
-    expect(read.contents[0]).toMatchObject({ uri: REPORT_VIEW, mimeType: 'text/html;profile=mcp-app' });
+    expect(read.contents[0]).toMatchObject({ uri: REPORT_VIEW, mimeType: 'text/html;profile=mcp-app', _meta: { ui: { csp: {}, prefersBorder: true } } });
+    expect((read.contents[0] as { text: string }).text).toMatch(/^<!doctype html>/);
+    // The Apps extension, in the capabilities initialize answered with.
+    expect(legacy.getServerCapabilities()?.extensions).toEqual({ [EXTENSION_ID]: {} });
   });
 
   it('refuses an unsupported MCP-Protocol-Version header with 400 in the API error shape, naming the supported versions', async () => {
