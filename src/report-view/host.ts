@@ -60,6 +60,8 @@ const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'obj
  * notifications from then on. Only messages from `host` are read.
  */
 export async function connectToHost(appInfo: McpUiInitializeRequest['params']['appInfo'], on: ViewHandlers, host: Window = window.parent): Promise<HostConnection> {
+  // A document opened on its own is its own parent: nothing would answer.
+  if (host === window) throw new Error('it is an MCP App, shown inside an MCP host\'s conversation');
   let nextId = 1;
   const pending = new Map<number, { resolve(result: unknown): void; reject(err: Error): void; timer: ReturnType<typeof setTimeout> }>();
   let context: McpUiHostContext = {};

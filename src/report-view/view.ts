@@ -488,4 +488,5 @@ async function main() {
   applyHostContext((await connection).context());
 }
 
-void main();
+// No host answering (the document opened outside a frame, or a host that never answers ui/initialize) is said, not left loading.
+main().catch((err: unknown) => status(`The report could not be loaded: ${err instanceof Error ? err.message : String(err)}`));

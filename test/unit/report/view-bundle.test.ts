@@ -56,6 +56,8 @@ async function viewInBridge(calls: (name: string, args: Record<string, unknown>)
   const errors: unknown[] = [];
   const virtualConsole = new VirtualConsole();
   virtualConsole.on('jsdomError', (e) => errors.push(e));
+  /** The host's window, as the view sees it: what it posts to, and the source of what it reads. */
+  const host = { postMessage: (_message: unknown) => {} };
   const transport: Transport & { deliver(m: unknown): void } = {
     async start() {},
     async close() {},
@@ -66,7 +68,8 @@ async function viewInBridge(calls: (name: string, args: Record<string, unknown>)
     runScripts: 'dangerously', pretendToBeVisual: true, virtualConsole,
     beforeParse(window) {
       // The view's parent is the host: what the view posts to it goes to the bridge.
-      window.postMessage = ((message: unknown) => {
+      Object.defineProperty(window, 'parent', { value: host });
+      host.postMessage = (message: unknown) => {
         const parsed = JSONRPCMessageSchema.safeParse(message);
         if (!parsed.success) invalid.push(`not JSON-RPC: ${JSON.stringify(message)}`);
         const m = message as { method?: string; params?: unknown };
@@ -76,13 +79,18 @@ async function viewInBridge(calls: (name: string, args: Record<string, unknown>)
         }
         sent.push(message as JSONRPCMessage);
         queueMicrotask(() => transport.onmessage?.(message as JSONRPCMessage));
-      }) as typeof window.postMessage;
+      };
       // jsdom has no ResizeObserver: the view's size is measured once.
       (window as unknown as { ResizeObserver: unknown }).ResizeObserver = class { observe() {} disconnect() {} };
     },
   });
   const { window } = dom;
-  transport.deliver = (message, source: unknown = window) => window.dispatchEvent(new window.MessageEvent('message', { data: message, source: source as Window }));
+  // A message event as the browser fires it, from the host's window unless said otherwise.
+  transport.deliver = (message, source: unknown = host) => {
+    const event = new window.Event('message');
+    Object.defineProperties(event, { data: { value: message }, source: { value: source } });
+    window.dispatchEvent(event);
+  };
   const bridge = new AppBridge(null, { name: 'test host', version: '1.0.0' }, { serverTools: {} }, { hostContext: { theme: 'light', displayMode: 'inline' } });
   bridge.oncalltool = (params) => calls(params.name, params.arguments ?? {});
   const initialized = new Promise<void>((resolve) => { bridge.oninitialized = () => resolve(); });
@@ -179,6 +187,7 @@ describe('the report view bundle', () => {
       const doc = v.window.document;
       const elsewhere = new JSDOM('').window;
       (v.transport.deliver as (m: unknown, source: unknown) => void)({ jsonrpc: '2.0', method: 'ui/notifications/tool-result', params: { content: [], structuredContent: { app: reportView() } } }, elsewhere);
+      (v.transport.deliver as (m: unknown, source: unknown) => void)({ jsonrpc: '2.0', method: 'ui/notifications/host-context-changed', params: { theme: 'dark' } }, v.window);
       (v.transport.deliver as (m: unknown, source: unknown) => void)({ jsonrpc: '2.0', method: 'ui/notifications/host-context-changed', params: { theme: 'dark' } }, null);
       await new Promise((r) => setTimeout(r, 20));
       expect(doc.querySelectorAll('button.issue')).toHaveLength(0);
@@ -189,6 +198,16 @@ describe('the report view bundle', () => {
       elsewhere.close();
     } finally {
       v.close();
+    }
+  });
+
+  it('says why the report cannot be loaded outside a host, instead of loading forever', async () => {
+    // Opened on its own, the document is its own parent.
+    const dom = new JSDOM(viewDocument(await viewAssets(), { csp: false }), { runScripts: 'dangerously', pretendToBeVisual: true });
+    try {
+      await vi.waitFor(() => expect(dom.window.document.getElementById('status')!.textContent).toBe('The report could not be loaded: it is an MCP App, shown inside an MCP host\'s conversation'));
+    } finally {
+      dom.window.close();
     }
   });
 
