@@ -14,7 +14,6 @@ type ViewIssue = Rule['issues'][number];
 type Progress = components['schemas']['scan-progress'];
 type FleetSite = components['schemas']['fleet-site'];
 
-
 interface Host {
   call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
   screenshotSrc(scanId: string, id: string): Promise<string>;
