@@ -111,24 +111,30 @@ async function directToolCall(
 /**
  * Every version the endpoint serves, newest first. A -32022 names them all (2026-07-28
  * basic/versioning: the server "MUST respond with an UnsupportedProtocolVersionError listing the
- * versions it does support"); the SDK's handler names only the 2026-07-28-era ones, and has no
- * option for more.
+ * versions it does support"), and so does server/discover's `supportedVersions`, which that
+ * error's list must agree with. The SDK's handler names only the 2026-07-28-era ones in both,
+ * and has no option for more.
  */
 export const SERVED_PROTOCOL_VERSIONS = [...new Set([...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS])];
 
-/** The SDK's refusal with its -32022 naming every served version; any other response as it is. */
-async function namingEveryVersion(response: Response): Promise<Response> {
-  if (response.status !== 400 || !(response.headers.get('content-type') ?? '').startsWith('application/json')) return response;
+/**
+ * The SDK's answer with every served version named: in a -32022's `data.supported` and in
+ * server/discover's `supportedVersions` (JSON answers; the rest as they are).
+ */
+async function namingEveryVersion(response: Response, method: string): Promise<Response> {
+  const refusal = response.status === 400;
+  if (!(refusal || (response.status === 200 && method === 'server/discover')) || !(response.headers.get('content-type') ?? '').startsWith('application/json')) return response;
   const text = await response.text();
   const headers = new Headers(response.headers);
-  let body: { error?: { code?: unknown; data?: Record<string, unknown> } } | undefined;
+  let body: { error?: { code?: unknown; data?: Record<string, unknown> }; result?: { supportedVersions?: unknown } } | undefined;
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
     /* not JSON: passed on as it is */
   }
-  if (body?.error?.code !== ProtocolErrorCode.UnsupportedProtocolVersion) return new Response(text, { status: response.status, headers });
-  body.error.data = { ...body.error.data, supported: SERVED_PROTOCOL_VERSIONS };
+  if (refusal && body?.error?.code === ProtocolErrorCode.UnsupportedProtocolVersion) body.error.data = { ...body.error.data, supported: SERVED_PROTOCOL_VERSIONS };
+  else if (!refusal && Array.isArray(body?.result?.supportedVersions)) body.result.supportedVersions = SERVED_PROTOCOL_VERSIONS;
+  else return new Response(text, { status: response.status, headers });
   headers.delete('content-length');
   return new Response(JSON.stringify(body), { status: response.status, headers });
 }
@@ -219,7 +225,7 @@ export function mcpEndpoint({ config, db, callTool, tasks }: { config: Pick<Conf
         if ('refusal' in checked) return { status: 200, body: checked.refusal };
       }
       const authInfo: AuthInfo = { token: '', clientId: identity!.subject, scopes: [], extra: { caller: identity!, request } satisfies PerRequest };
-      const response = await namingEveryVersion(await modern.fetch(webRequest(), { parsedBody: body, authInfo }));
+      const response = await namingEveryVersion(await modern.fetch(webRequest(), { parsedBody: body, authInfo }), body.method);
       // A refusal of the 2026-07-28 ladder (unsupported version -32022, header mismatch -32020,
       // missing _meta -32602, unknown method -32601) is a JSON-RPC error body with its HTTP
       // status, as that revision prescribes: a client recognises the server's era by it.
