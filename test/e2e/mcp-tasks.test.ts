@@ -370,6 +370,37 @@ describe('scans as tasks, one server', () => {
     expect(told.every((t) => t.taskId === task.taskId && t.status === 'working' && t.ttl === 86_400_000)).toBe(true);
   });
 
+  it('stops waiting in tasks/result for a client that went away', { timeout: 120_000 }, async () => {
+    const task = await startScanTask2025(legacy, { siteUrl: slow.url('/'), scanMode: 'site', maxPages: 3 });
+    const looks: string[] = [];
+    const counting = (q: { sql: string }) => void (q.sql.includes('mcp_tasks') && looks.push(q.sql));
+    s.services.db.on('query', counting);
+    try {
+      const gone = new AbortController();
+      const res = await fetch(`${s.url}/api/v1/mcp`, {
+        method: 'POST',
+        headers: { ...bearer(acme), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/result', params: { taskId: task.taskId } }),
+        signal: gone.signal,
+      });
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      // The first status on the stream, then the client is gone.
+      expect(new TextDecoder().decode((await res.body!.getReader().read()).value)).toContain('"method":"notifications/tasks/status"');
+      gone.abort();
+      await until('the wait to look at the task', async () => (looks.length > 0 ? true : undefined));
+      await new Promise((r) => setTimeout(r, 1500));
+      const after = looks.length;
+      // Three of its half-second looks would have come by now: none does.
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(looks.length).toBe(after);
+    } finally {
+      s.services.db.off('query', counting);
+    }
+    expect((await legacy.experimental.tasks.getTask(task.taskId)).status).toBe('working');
+    expect(s.logLines.filter((l) => l.includes('"level":50'))).toEqual([]);
+    await legacy.experimental.tasks.cancelTask(task.taskId);
+  });
+
   it('cancels a running 2025-11-25 task: it answers cancelled from then on, and the org\'s next scan starts', { timeout: 120_000 }, async () => {
     const task = await startScanTask2025(legacy, { siteUrl: slow.url('/'), scanMode: 'site', maxPages: 10 });
     await until('the scan to run', async () => {
