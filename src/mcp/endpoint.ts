@@ -79,7 +79,8 @@ const wantsProgress = (body: { params?: { _meta?: { progressToken?: unknown } } 
  * Server and transport cost more than most tools do (scripts/bench/mcp.ts). The request was
  * parsed by the SDK's own CallToolRequestSchema (invalidParams), and the answer is the JSON-RPC
  * response the SDK writes for the same call, errors included (its McpError message and code).
- * Every other message, and every call that reports progress, goes through the SDK.
+ * Every other message, and every call that reports progress, goes through the SDK. `asTask`:
+ * for a call with `params.task`, what its result becomes (the CreateTaskResult, tasks.ts).
  */
 async function directToolCall(
   callTool: CallTool,

@@ -451,6 +451,11 @@ describe('scans as tasks, one server', () => {
     expect(unknown.body.error).toEqual({ code: -32602, message: 'Unknown tool: dashboard_nope' });
     const malformed = await post2025(s.url, acme, 'tools/call', { name: 'dashboard_scan_site', arguments: {}, task: { ttl: 'soon' } });
     expect(malformed.body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^Invalid params for tools\/call: params\.task\.ttl: /) });
+    // tasks/* params are checked by the revision's schemas.
+    for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel']) {
+      expect((await post2025(s.url, acme, method, { taskId: 42 })).body.error).toMatchObject({ code: -32602, message: expect.stringMatching(new RegExp(`^Invalid params for ${method}: .*taskId`)) });
+    }
+    expect((await post2025(s.url, acme, 'tasks/list', { cursor: 7 })).body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^Invalid params for tasks\/list: .*cursor/) });
   });
 
   it('answers an unknown 2025-11-25 task id and another org\'s alike, and lists only the org\'s tasks', async () => {
