@@ -387,7 +387,7 @@ describe('scans as tasks, one server', () => {
       // The first status on the stream, then the client is gone.
       expect(new TextDecoder().decode((await res.body!.getReader().read()).value)).toContain('"method":"notifications/tasks/status"');
       gone.abort();
-      await until('the wait to look at the task', async () => (looks.length > 0 ? true : undefined));
+      await until('the wait to look at the task', () => Promise.resolve(looks.length > 0 ? true : undefined));
       await new Promise((r) => setTimeout(r, 1500));
       const after = looks.length;
       // Three of its half-second looks would have come by now: none does.
