@@ -125,7 +125,7 @@ function failureOf(result: CallToolResult): string | undefined {
 function stateOf(task: TaskRow, scan: ScanRow | undefined): TaskState {
   if (task.status === 'cancelled') return { phase: 'cancelled', statusMessage: 'Cancelled by its caller; the scan stopped.', lastUpdatedAt: task.last_updated_at };
   if (task.status === 'failed') {
-    const result = JSON.parse(task.result ?? 'null') as CallToolResult;
+    const result = task.result ? (JSON.parse(task.result) as CallToolResult) : errorResult('failed', 'The call failed; its answer was not kept');
     return { phase: 'failed', failure: failureOf(result), lastUpdatedAt: task.last_updated_at, result };
   }
   if (!scan) {
