@@ -2,8 +2,10 @@
  * Both MCP revisions on one endpoint, as their clients use it: the v2 SDK's Client pinned to
  * 2026-07-28 (no initialize; version, capabilities and client info in each request's _meta) and
  * the v1 SDK's Client at 2025-11-25 (initialize first) list tools, call one with progress, and
- * read the report App; and the 2026-07-28 refusals, exactly: no _meta version, a header that
- * disagrees with the body, an unsupported version. Then server/discover and the cache hints.
+ * read the report App (each running a scan as a task, to completion and to cancellation:
+ * test/e2e/mcp-tasks.test.ts); and the 2026-07-28 refusals, exactly: no _meta version, a header
+ * that disagrees with the body, an unsupported version (naming every version served, as
+ * server/discover does). Then server/discover and the cache hints.
  *
  * In the pair topology (two instances behind a round-robin proxy) consecutive requests reach
  * alternating instances; one test shows a 2026-07-28 client served by both in turn.
