@@ -2,8 +2,10 @@
  * Both MCP revisions on one endpoint, as their clients use it: the v2 SDK's Client pinned to
  * 2026-07-28 (no initialize; version, capabilities and client info in each request's _meta) and
  * the v1 SDK's Client at 2025-11-25 (initialize first) list tools, call one with progress, and
- * read the report App; and the 2026-07-28 refusals, exactly: no _meta version, a header that
- * disagrees with the body, an unsupported version. Then server/discover and the cache hints.
+ * read the report App (each running a scan as a task, to completion and to cancellation:
+ * test/e2e/mcp-tasks.test.ts); and the 2026-07-28 refusals, exactly: no _meta version, a header
+ * that disagrees with the body, an unsupported version (naming every version served, as
+ * server/discover does). Then server/discover and the cache hints.
  *
  * In the pair topology (two instances behind a round-robin proxy) consecutive requests reach
  * alternating instances; one test shows a 2026-07-28 client served by both in turn.
@@ -123,7 +125,11 @@ describe('a 2025-11-25 client (the v1 SDK Client)', () => {
     const res = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'curl', version: '1' } } });
     expect(res.status).toBe(200);
     expect(res.body.result.protocolVersion).toBe('2025-11-25');
-    expect(res.body.result.capabilities).toEqual({ tools: { listChanged: false }, resources: { listChanged: false }, extensions: { 'io.modelcontextprotocol/ui': {} } });
+    // Tasks as 2025-11-25 defines them (the 2026-07-28 extension is declared in server/discover instead).
+    expect(res.body.result.capabilities).toEqual({
+      tools: { listChanged: false }, resources: { listChanged: false }, extensions: { 'io.modelcontextprotocol/ui': {} },
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+    });
     expect(res.body.result).not.toHaveProperty('resultType');
 
     const { tools } = await legacy.listTools();
@@ -206,7 +212,8 @@ describe('2026-07-28 over plain HTTP', () => {
     expect(res.status).toBe(200);
     expect(res.body.result).toMatchObject({
       resultType: 'complete',
-      supportedVersions: [MODERN],
+      // Every version served, as the -32022 below names them: the 2025-era ones through initialize.
+      supportedVersions: [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'],
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, extensions: { 'io.modelcontextprotocol/ui': {}, 'io.modelcontextprotocol/tasks': {} } },
       instructions: expect.stringContaining('pactum dashboard'),
       ttlMs: 300_000,
@@ -250,10 +257,27 @@ describe('2026-07-28 over plain HTTP', () => {
     expect(res.body).toMatchObject({ id: 7, error: { code: -32020 } });
   });
 
-  it('refuses an unsupported version with UnsupportedProtocolVersion -32022, naming the supported ones', async () => {
+  it('refuses an unsupported version with UnsupportedProtocolVersion -32022, naming every version it serves', async () => {
     const res = await post({ jsonrpc: '2.0', id: 8, method: 'tools/list', params: { _meta: envelope('2099-01-01') } }, modernHeaders('tools/list', undefined, '2099-01-01'));
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ jsonrpc: '2.0', id: 8, error: { code: -32022, data: { supported: [MODERN], requested: '2099-01-01' } } });
+    // Both eras, as server/discover names them: a client that speaks only 2025-11-25 learns from the refusal that it may (basic/versioning).
+    const discovered = await post({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta: envelope() } }, modernHeaders('server/discover'));
+    expect(res.body.error.data.supported).toEqual(discovered.body.result.supportedVersions);
+    expect(res.body).toEqual({
+      jsonrpc: '2.0', id: 8,
+      error: { code: -32022, message: 'Unsupported protocol version: 2099-01-01', data: { supported: [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'], requested: '2099-01-01' } },
+    });
+    expect(res.contentType).toMatch(/^application\/json/);
+    // Each of them is served: the 2025-era ones through initialize.
+    for (const version of res.body.error.data.supported.slice(1) as string[]) {
+      const init = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'curl', version: '1' } } }, { 'mcp-protocol-version': version });
+      expect(init.body.result.protocolVersion).toBe(version);
+    }
+    // A refusal of another kind is passed on untouched.
+    const mismatch = await post({ jsonrpc: '2.0', id: 11, method: 'tools/list', params: { _meta: envelope() } }, modernHeaders('resources/list'));
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.body.error.code).toBe(-32020);
+    expect(mismatch.body.error).not.toHaveProperty('data.supported');
   });
 
   it('answers a resource that does not exist with -32602, under either revision', async () => {
