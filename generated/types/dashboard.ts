@@ -18,8 +18,11 @@ export interface paths {
          *     `server/discover` is served; every result carries `resultType` and the server's identity
          *     in `_meta` (`io.modelcontextprotocol/serverInfo`), and the results of `tools/list`,
          *     `resources/list`, `resources/templates/list`, `resources/read` and `server/discover`
-         *     carry `ttlMs` and `cacheScope`. A refusal of such a request is a JSON-RPC error with an HTTP status: 400
-         *     with -32022 for an unsupported version (its `data.supported` names the served ones),
+         *     carry `ttlMs` and `cacheScope`; `server/discover`'s `supportedVersions` names every version
+         *     the endpoint serves, the 2025-era ones (reached through `initialize`) included. A refusal of
+         *     such a request is a JSON-RPC error with an HTTP status: 400
+         *     with -32022 for an unsupported version (its `data.supported` names every served version, as
+         *     `server/discover` does),
          *     -32020 for headers that disagree with the body or are missing, -32602 for a malformed
          *     `_meta`; 404 with -32601 for an unknown method. Under 2026-07-28 the server also offers the
          *     Tasks extension (`io.modelcontextprotocol/tasks`, declared in `server/discover`'s
@@ -35,14 +38,25 @@ export interface paths {
          *     does not declare the extension is -32021. Any other request is served under
          *     2025-11-25 (or the older revision it names): `initialize`, `notifications/initialized`,
          *     `ping` and the methods above are served and no session is kept, so `initialize` is not
-         *     required before other requests. `tools/list`, `tools/call`, `resources/list`,
+         *     required before other requests. Under 2025-11-25 the server offers that revision's Tasks
+         *     (`capabilities.tasks` in the `initialize` result; `dashboard_scan_site` lists
+         *     `execution.taskSupport: "optional"`): a `tools/call` of it with `params.task` is answered with
+         *     a `CreateTaskResult` (`task`: `taskId`, `status`, `statusMessage`, `createdAt`,
+         *     `lastUpdatedAt`, `ttl`, `pollInterval`), and `tasks/get` (the task: `working`, `completed`,
+         *     `failed` when the tool's result is an error, or `cancelled`), `tasks/result` (waits for the
+         *     end on an SSE stream carrying `notifications/tasks/status`, then answers the tool's result
+         *     with `_meta["io.modelcontextprotocol/related-task"]`), `tasks/list` (the organization's
+         *     tasks, newest first, paged by `nextCursor`) and `tasks/cancel` (stops the scan, frees its
+         *     place in the queue and answers the cancelled task; -32602 for a task already terminal)
+         *     follow it; `params.task` on another tool is -32601. Both revisions' tasks are one store:
+         *     an unknown task id, another organization's and an expired one are -32602 in either. `tools/list`, `tools/call`, `resources/list`,
          *     `resources/templates/list` (empty: there are no resource templates) and
          *     `resources/read` are served in both. The one resource is the
          *     MCP App `ui://pactum/report` (`text/html;profile=mcp-app`): the report tools name it in
          *     their `_meta.ui.resourceUri`, and a host with the MCP Apps extension shows their results
          *     in it; other hosts get the same results and ignore it. The reply is one JSON body, or an SSE stream when the
          *     request carries a progress token (`params._meta.progressToken`), so that progress
-         *     notifications reach the client. The `Accept` header must list both `application/json`
+         *     notifications reach the client, and for a 2025-11-25 `tasks/result`. The `Accept` header must list both `application/json`
          *     and `text/event-stream` (a missing Accept or `*\/*` is taken as both).
          */
         post: operations["mcp.post"];
