@@ -1,10 +1,8 @@
 /**
  * The audit trail: one row per tools/call — who, which org, which tool, the arguments with
- * secrets redacted, the outcome and how long it took. Rows are group-committed, and each call's
- * result is returned only once its row is written. A commit costs about the same whatever its
- * size (~30 µs on SQLite: the WAL frames of the table and its two indexes), so under load rows
- * wait for at most `groupMs` after the previous commit and share one INSERT; a call that finds no
- * recent commit (an idle server) is written at the end of its turn of the event loop, as before.
+ * secrets redacted, the outcome and how long it took. Rows are group-committed: calls that finish
+ * in the same turn of the event loop share one INSERT, and each call's result is returned only
+ * once its row is written.
  */
 import { newId } from '../ground/ids.js';
 import { redactSecrets } from '../ground/redact.js';
@@ -35,25 +33,14 @@ const toRow = (e: AuditEntry) => ({
   duration_ms: Math.round(e.durationMs),
 });
 
-export function createAuditLog(db: Db, opts: { maxBatch?: number; groupMs?: number; onWritten?: (rows: number) => void } = {}) {
+export function createAuditLog(db: Db, opts: { maxBatch?: number; onWritten?: (rows: number) => void } = {}) {
   const maxBatch = opts.maxBatch ?? 200;
-  const groupMs = opts.groupMs ?? 1;
   let pending: { row: ReturnType<typeof toRow>; written: () => void; failed: (err: unknown) => void }[] = [];
-  let scheduled: { immediate: NodeJS.Immediate } | { timer: NodeJS.Timeout } | null = null;
-  let lastFlush = -Infinity;
-
-  function schedule() {
-    const wait = lastFlush + groupMs - performance.now();
-    scheduled = wait > 0 ? { timer: setTimeout(() => void flush(), wait) } : { immediate: setImmediate(() => void flush()) };
-  }
+  let scheduled: NodeJS.Immediate | null = null;
 
   async function flush() {
-    if (scheduled) {
-      if ('timer' in scheduled) clearTimeout(scheduled.timer);
-      else clearImmediate(scheduled.immediate);
-    }
+    if (scheduled) clearImmediate(scheduled);
     scheduled = null;
-    lastFlush = performance.now();
     const batch = pending;
     pending = [];
     if (!batch.length) return;
@@ -72,7 +59,7 @@ export function createAuditLog(db: Db, opts: { maxBatch?: number; groupMs?: numb
       return new Promise((resolve, reject) => {
         pending.push({ row: toRow(e), written: resolve, failed: reject });
         if (pending.length >= maxBatch) void flush();
-        else if (!scheduled) schedule();
+        else scheduled ??= setImmediate(() => void flush());
       });
     },
     flush,
