@@ -23,13 +23,13 @@ if (!target) {
 }
 
 /**
- * The production build is a bundle (scripts/bundle.mjs): a frame in one of its chunks is read
- * through the chunk's source map, so that it is named by the file it came from (src/… or a
- * package in node_modules) and not by the chunk.
+ * The production build is a bundle (scripts/bundle.mjs): a frame in one of its chunks (any script
+ * with a source map beside it) is read through the map, so that it is named by the file it came
+ * from (src/… or a package in node_modules) and not by the chunk.
  */
 const maps = new Map<string, SourceMap | undefined>();
 function original(frame: CallFrame): CallFrame {
-  if (!frame.url.startsWith('file://') || !frame.url.includes('/dist/pactum/')) return frame;
+  if (!frame.url.startsWith('file://') || !frame.url.endsWith('.js')) return frame;
   let map = maps.get(frame.url);
   if (!maps.has(frame.url)) {
     const file = `${fileURLToPath(frame.url)}.map`;
