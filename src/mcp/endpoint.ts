@@ -159,6 +159,18 @@ function plainly2025(body: { params?: unknown }, versionHeader: string): boolean
   return !versionHeader || SUPPORTED_PROTOCOL_VERSIONS.includes(versionHeader);
 }
 
+/**
+ * A request (it has an id) whose `_meta` carries the 2026-07-28 envelope claim is served by the
+ * modern handler whatever the claim names: the SDK's isLegacyRequest documents `false` for every
+ * such request (an unsupported version and a malformed envelope are the modern path's own
+ * refusals). Asking it anyway classified the request twice, the handler classifying it again.
+ */
+function claimsEnvelope(body: { id?: unknown; method?: unknown; params?: unknown }): boolean {
+  if (body.id === undefined || typeof body.method !== 'string') return false;
+  const meta = (body.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  return meta !== undefined && meta !== null && typeof meta === 'object' && 'io.modelcontextprotocol/protocolVersion' in meta;
+}
+
 /** What a request hands the server it is served by: the caller, and the request's log, id and signal. */
 interface PerRequest {
   caller: Identity;
@@ -214,11 +226,14 @@ export function mcpEndpoint({ config, db, callTool, tasks }: { config: Pick<Conf
     const request = { requestId: stateOf(ctx).requestId, log: stateOf(ctx).log, signal: clientGone(ctx) };
     // The web Request the SDK reads, built only when the SDK serves the request (a tools/call
     // called straight needs none). A missing Accept or */* admits both types, which the
-    // transports want spelled out.
+    // transports want spelled out. Its signal (the client going away) is read by the SDK only to
+    // end a subscriptions/listen stream: a tool call gets the client's signal from pactum
+    // (createMcpServer), and a streamed answer closes its exchange when Koa drops the stream.
+    // A Request that follows a signal costs a third of its construction and a finalizer.
     let built: Request | undefined;
-    const webRequest = () => (built ??= new Request(url, { method: 'POST', headers, signal: request.signal }));
+    const webRequest = () => (built ??= new Request(url, { method: 'POST', headers, ...(body.method === 'subscriptions/listen' ? { signal: request.signal } : {}) }));
 
-    if (!plainly2025(body, version) && !(await isLegacyRequest(webRequest(), body))) {
+    if (!plainly2025(body, version) && (claimsEnvelope(body) || !(await isLegacyRequest(webRequest(), body)))) {
       // Params are checked once the request names a served version, so that an unsupported one
       // is still refused as such (-32022) whatever its params.
       if (SHARED_METHODS.has(body.method) && isServedModern(body)) {
