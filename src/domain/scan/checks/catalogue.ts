@@ -86,8 +86,14 @@ const ENTRIES = {
     browserReason: 'Whether a video is visible and silent needs media playback and layout.',
   },
   'pactum-device-motion': {
-    actRules: ['c249d5', '7677a9'], criteria: ['2.5.4'], level: 'A', impact: 'serious', needsBrowser: false,
-    help: 'What device motion does must also be possible with a control, and motion actuation must be possible to turn off', helpUrl: understanding('motion-actuation'),
+    actRules: ['7677a9'], criteria: ['2.5.4'], level: 'A', impact: 'serious', needsBrowser: true,
+    help: 'What device motion does must also be possible with a control', helpUrl: understanding('motion-actuation'),
+    browserReason: 'What device motion changes needs the page\'s scripts running and motion events fired at them.',
+  },
+  'pactum-motion-disable': {
+    actRules: ['c249d5'], criteria: ['2.5.4'], level: 'A', impact: 'serious', needsBrowser: true,
+    help: 'Responding to device motion must be possible to turn off', helpUrl: understanding('motion-actuation'),
+    browserReason: 'What device motion changes needs the page\'s scripts running and motion events fired at them.',
   },
   'pactum-auto-update': {
     actRules: ['efbfc7'], criteria: ['2.2.2'], level: 'A', impact: 'serious', needsBrowser: true,

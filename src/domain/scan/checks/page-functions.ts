@@ -10,7 +10,7 @@ export interface Survey {
   /** Absolute http(s) URLs of <a href> (HTML and SVG links), without repeats. */
   links: string[];
   /** Findings of the DOM checks: same link name, different targets; media without an alternative. */
-  findings: { check: 'pactum-link-purpose' | 'pactum-link-text' | 'pactum-media-alternative' | 'pactum-device-motion'; criterion: string; selector: string; html: string; what: string; evidence: string }[];
+  findings: { check: 'pactum-link-purpose' | 'pactum-link-text' | 'pactum-media-alternative'; criterion: string; selector: string; html: string; what: string; evidence: string }[];
   /** The declared language of the page and the text it has, for 3.1.1. */
   pageLang: string | null;
   pageText: string;
@@ -244,19 +244,6 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
     if (hidden) continue;
     blocks.push({ selector: pathOf(el), html: snippet(el), lang: langOf(el), text: text.slice(0, 1000) });
   }
-  // 2.5.4: scripts that listen to the device's motion or orientation.
-  const MOTION = /\b(devicemotion|deviceorientation|DeviceMotionEvent|DeviceOrientationEvent)\b/;
-  const motion = Array.from(doc.querySelectorAll('script')).find((script) => MOTION.test(script.textContent ?? ''))
-    ?? Array.from(doc.querySelectorAll('[ondevicemotion], [ondeviceorientation]'))[0];
-  if (motion) {
-    const event = MOTION.exec(motion.textContent || motion.outerHTML)?.[1] ?? 'devicemotion';
-    findings.push({
-      check: 'pactum-device-motion', criterion: '2.5.4', selector: selectorOf(motion), html: snippet(motion),
-      what: `the page responds to moving the device (${event}): a person must check that whatever motion changes can also be done with a control on the page, and that responding to motion can be turned off`,
-      evidence: `a script listens to ${event}; what it does with the motion is not visible without a device that moves`,
-    });
-  }
-
   // Image names (alt, aria-label, aria-labelledby) are text of the language the image inherits.
   const imageName = (img: Element): string => {
     const by = img.getAttribute('aria-labelledby');

@@ -6,7 +6,7 @@
 import type { CheckId, RawFinding } from '../checks/catalogue.js';
 import { pageCall } from '../checks/page-functions.js';
 import type { Page } from './browser.js';
-import { focusSnapshot, focusStates, layoutProbe, mediaProbe, TEXT_WATCH_MS, textUpdates, type TextUpdates, recordedPresses, playbackProbe, quiet, type FocusState, type LayoutProbe, type MediaFacts, type PlaybackProbe } from './probes.js';
+import { focusSnapshot, focusStates, layoutProbe, mediaProbe, motionProbe, type MotionProbe, TEXT_WATCH_MS, textUpdates, type TextUpdates, recordedPresses, playbackProbe, quiet, type FocusState, type LayoutProbe, type MediaFacts, type PlaybackProbe } from './probes.js';
 
 /** Tabbable elements followed; a page with more is checked on its first ones. */
 const MAX_TABBABLES = 40;
@@ -218,6 +218,37 @@ export async function layoutChecks(page: Page): Promise<RawFinding[]> {
     }
   } finally {
     await page.setViewport(DESKTOP);
+  }
+  return findings;
+}
+
+/** Controls tried as a way to do what motion does, or to turn motion off. */
+const MAX_MOTION_CONTROLS = 12;
+
+/**
+ * 2.5.4: a page that responds to device motion must let a person do the same with a control and
+ * turn the response to motion off. Motion events are fired at the page; only when they change
+ * something are its controls tried (motionProbe). Run last: trying controls changes the page.
+ */
+export async function motionCheck(page: Page, wanted: ReadonlySet<CheckId>): Promise<RawFinding[]> {
+  const probe: MotionProbe = await evaluate(page, motionProbe, MAX_MOTION_CONTROLS);
+  if (probe.changed.length === 0) return [];
+  const first = probe.changed[0]!;
+  const what = `device motion changes ${probe.changed.map((c) => c.selector).join(', ')}`;
+  const findings: RawFinding[] = [];
+  if (!probe.alternative && wanted.has('pactum-device-motion')) {
+    findings.push({
+      check: 'pactum-device-motion', criterion: '2.5.4', selector: first.selector, html: first.html,
+      what: `${what}, and none of the page's controls does the same`,
+      evidence: `orientation and motion events fired at the page (${probe.listeners} listener${probe.listeners === 1 ? '' : 's'}) changed ${probe.changed.map((c) => c.selector).join(', ')}; ${probe.tried} control${probe.tried === 1 ? '' : 's'} tried, none changed it, and it is not a control a person can operate`,
+    });
+  }
+  if (!probe.disabler && wanted.has('pactum-motion-disable')) {
+    findings.push({
+      check: 'pactum-motion-disable', criterion: '2.5.4', selector: first.selector, html: first.html,
+      what: `${what}, and no control on the page turns that off`,
+      evidence: `orientation and motion events fired at the page changed ${probe.changed.map((c) => c.selector).join(', ')}; after each of the ${probe.tried} control${probe.tried === 1 ? '' : 's'} tried, motion still changed it${probe.alternative ? ` (a control that does the same: "${probe.alternative}")` : ''}`,
+    });
   }
   return findings;
 }

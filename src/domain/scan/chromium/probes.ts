@@ -459,3 +459,157 @@ export function textUpdates(doc: Document): TextUpdates {
   });
   return { sinceLoad: performance.now() - rec.loadedAt, likely: rec.intervals.size > 0 || byElement.size > 0, changed, control };
 }
+
+/**
+ * Installed in every document before its scripts run (the engine's init script): counts the
+ * listeners the window registers for device motion and orientation, which no DOM property shows.
+ */
+export const MOTION_RECORDER = `(() => {
+  if (window.__pactumMotion) return;
+  const rec = { listeners: 0 };
+  Object.defineProperty(window, '__pactumMotion', { value: rec });
+  const MOTION = /^device(motion|orientation|orientationabsolute)$/;
+  const add = window.addEventListener;
+  const remove = window.removeEventListener;
+  window.addEventListener = function (type, listener, options) {
+    if (this === window && MOTION.test(String(type)) && listener) rec.listeners++;
+    return add.call(this, type, listener, options);
+  };
+  window.removeEventListener = function (type, listener, options) {
+    if (this === window && MOTION.test(String(type)) && listener && rec.listeners > 0) rec.listeners--;
+    return remove.call(this, type, listener, options);
+  };
+})();`;
+
+export interface MotionProbe {
+  /** Listeners for device motion or orientation the window has (registered, or an on* property). */
+  listeners: number;
+  /** What fired motion changed: the elements (innermost) whose text, attributes or value changed. */
+  changed: { selector: string; html: string }[];
+  /** A control that makes the same change (a button, or the changed control itself, enabled). */
+  alternative: string | null;
+  /** A control after whose activation motion no longer changes anything. */
+  disabler: string | null;
+  /** Controls tried. */
+  tried: number;
+}
+
+/**
+ * 2.5.4: fires device orientation and motion events at the window (tilted and rotated both ways)
+ * and notes what they change. When they change something, tries the page's controls (buttons,
+ * checkboxes, switches, sliders; never links or submit buttons, and a scan's requests are GET
+ * only): one that changes the same elements is a way to do it from the interface, one after which
+ * motion changes nothing is a way to turn motion off.
+ */
+export async function motionProbe(doc: Document, maxControls: number): Promise<MotionProbe> {
+  const win = doc.defaultView! as Window & typeof globalThis & { __pactumMotion?: { listeners: number } };
+  const listeners = (win.__pactumMotion?.listeners ?? 0) + (typeof win.ondevicemotion === 'function' ? 1 : 0) + (typeof win.ondeviceorientation === 'function' ? 1 : 0);
+  const none: MotionProbe = { listeners, changed: [], alternative: null, disabler: null, tried: 0 };
+  if (listeners === 0) return none;
+  const settle = () => new Promise<void>((ok) => setTimeout(ok, 60));
+  const FIELDS = 'input, select, textarea';
+  const valuesOf = () => new Map(Array.from(doc.querySelectorAll<HTMLInputElement>(FIELDS)).map((el) => [el as Element, `${el.value}|${el.checked}`]));
+  /** Runs `act` and answers the elements it changed: mutation targets and fields whose value changed at any step. */
+  const watch = async (act: (step: () => void) => void | Promise<void>): Promise<Set<Element>> => {
+    const changed = new Set<Element>();
+    const observer = new win.MutationObserver((list) => {
+      for (const m of list) {
+        const el = m.target.nodeType === 1 ? (m.target as Element) : m.target.parentElement;
+        if (el) changed.add(el);
+      }
+    });
+    observer.observe(doc.documentElement, { subtree: true, childList: true, characterData: true, attributes: true });
+    let values = valuesOf();
+    const step = () => {
+      const now = valuesOf();
+      for (const [el, value] of now) if (values.has(el) && values.get(el) !== value) changed.add(el);
+      values = now;
+    };
+    await act(step);
+    await settle();
+    step();
+    for (const m of observer.takeRecords()) {
+      const el = m.target.nodeType === 1 ? (m.target as Element) : m.target.parentElement;
+      if (el) changed.add(el);
+    }
+    observer.disconnect();
+    return changed;
+  };
+  const fire = (step: () => void) => {
+    for (const sign of [1, -1, 1]) {
+      const orientation = { alpha: sign > 0 ? 90 : 270, beta: 45 * sign, gamma: 45 * sign, absolute: false };
+      win.dispatchEvent(new win.DeviceOrientationEvent('deviceorientation', orientation));
+      win.dispatchEvent(new win.DeviceOrientationEvent('deviceorientationabsolute', { ...orientation, absolute: true }));
+      step();
+      const v = 30 * sign;
+      win.dispatchEvent(new win.DeviceMotionEvent('devicemotion', {
+        acceleration: { x: v / 3, y: v / 3, z: v / 3 }, accelerationIncludingGravity: { x: v / 3, y: v / 3, z: 9.8 + v / 3 },
+        rotationRate: { alpha: v, beta: v, gamma: v }, interval: 16,
+      }));
+      step();
+    }
+  };
+  // What changes by itself meanwhile (a ticker, an animation's attributes) is not motion's doing.
+  const background = await watch(() => undefined);
+  const touched = new Set([...(await watch(fire))].filter((el) => ![...background].some((b) => b === el || b.contains(el) || el.contains(b))));
+  if (touched.size === 0) return none;
+  const related = (changed: Set<Element>) => [...changed].some((el) => [...touched].some((t) => t === el || t.contains(el) || el.contains(t)));
+  const nameOf = (el: Element) => {
+    const label = (el as HTMLInputElement).labels?.[0]?.textContent ?? '';
+    return `${el.getAttribute('aria-label') ?? ''} ${el.textContent ?? ''} ${label} ${(el as HTMLInputElement).value && el.localName === 'input' && /button/.test((el as HTMLInputElement).type) ? (el as HTMLInputElement).value : ''}`.replace(/\s+/g, ' ').trim().slice(0, 60) || el.localName;
+  };
+  const operable = (el: Element) => !(el as HTMLButtonElement).disabled && !el.closest('[inert], [aria-disabled="true"]');
+  const controls = Array.from(doc.querySelectorAll('button, input[type="button"], input[type="checkbox"], input[type="range"], input[type="number"], [role="button"], [role="switch"], [role="checkbox"], [role="slider"]'))
+    .filter((el) => operable(el) && !(el.localName === 'button' && (el as HTMLButtonElement).type !== 'button' && (el as HTMLButtonElement).form))
+    .slice(0, maxControls);
+  const activate = (el: Element) => {
+    if (el.localName === 'input' && /^(range|number)$/.test((el as HTMLInputElement).type)) {
+      const input = el as HTMLInputElement;
+      input.value = input.value === input.max ? input.min : input.max;
+      input.dispatchEvent(new win.Event('input', { bubbles: true }));
+      input.dispatchEvent(new win.Event('change', { bubbles: true }));
+    } else {
+      (el as HTMLElement).click();
+    }
+  };
+  // The element motion changes may itself be a control a person can operate (a slider they can drag).
+  const field = [...touched].find((el) => el.matches(FIELDS) && operable(el) && !(el as HTMLInputElement).readOnly && (el as HTMLInputElement).type !== 'hidden');
+  let alternative: string | null = field ? nameOf(field) : null;
+  let disabler: string | null = null;
+  let tried = 0;
+  for (const control of controls) {
+    if (alternative && disabler) break;
+    tried++;
+    const byControl = await watch(() => activate(control));
+    if (!alternative && related(byControl)) alternative = nameOf(control);
+    if (!disabler) {
+      const afterwards = await watch(fire);
+      if (!related(afterwards)) disabler = nameOf(control);
+      if (control.matches('input[type="checkbox"], [role="switch"], [role="checkbox"]')) activate(control); // back as it was
+    }
+  }
+  const esc = (s: string) => { const css = (win as unknown as { CSS?: { escape?(v: string): string } }).CSS; return css?.escape ? css.escape(s) : s; };
+  const selectorOf = (el: Element): string => {
+    const parts: string[] = [];
+    for (let node: Element | null = el; node && node.nodeType === 1; node = node.parentElement) {
+      if (node.id && doc.querySelectorAll(`#${esc(node.id)}`).length === 1) { parts.unshift(`#${esc(node.id)}`); break; }
+      const parent: Element | null = node.parentElement;
+      let part = node.localName;
+      if (parent) {
+        const same = Array.from(parent.children).filter((c) => c.localName === node.localName);
+        if (same.length > 1) part += `:nth-of-type(${same.indexOf(node) + 1})`;
+      }
+      parts.unshift(part);
+      if (doc.querySelectorAll(parts.join(' > ')).length === 1) break;
+    }
+    return parts.join(' > ');
+  };
+  const innermost = [...touched].filter((el) => el !== doc.documentElement && el !== doc.body && ![...touched].some((o) => o !== el && el.contains(o))).slice(0, 5);
+  return {
+    listeners,
+    changed: innermost.map((el) => { const outer = el.outerHTML; return { selector: selectorOf(el), html: outer.length <= 200 ? outer : outer.slice(0, outer.indexOf('>') + 1) }; }),
+    alternative,
+    disabler,
+    tried,
+  };
+}
