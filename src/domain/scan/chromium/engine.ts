@@ -419,7 +419,7 @@ async function inspect(page: Page, input: PageToCheck, progress: InFlight): Prom
   progress.stage = 'tabbing through it';
   await run(['pactum-keyboard-trap', 'pactum-focus-visible'], () => keyboardChecks(page, wanted));
   progress.stage = 'laying it out at other sizes';
-  await run(['pactum-reflow'], () => layoutChecks(page));
+  await run(['pactum-reflow', 'pactum-orientation'], () => layoutChecks(page, wanted));
   progress.stage = 'moving the device';
   await run(['pactum-device-motion', 'pactum-motion-disable'], () => motionCheck(page, wanted));
   await quietPage(page).catch(() => undefined);

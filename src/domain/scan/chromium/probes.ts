@@ -275,6 +275,8 @@ export interface MediaFacts {
   tracks: string[];
   /** A link, button or text next to it naming a transcript, captions or an audio description. */
   alternative: string | null;
+  /** Words of the longest shown block of text beside it (a transcript on the page may be one). */
+  textWords: number;
 }
 
 /**
@@ -343,6 +345,11 @@ export async function mediaProbe(doc: Document, opts: { waitMs: number; maxBytes
     const loaded = m.readyState >= 1;
     const around = m.closest('figure, section, article, li, div, main, body') ?? m.parentElement;
     const near = around ? Array.from(around.querySelectorAll('a, button, summary, p, figcaption, [id]')).find((el) => el !== m && ALTERNATIVE.test(nameOf(el))) : undefined;
+    let textWords = 0;
+    for (const block of Array.from(around?.querySelectorAll('p, blockquote, figcaption, dd, li, td, pre, details') ?? [])) {
+      if (block.getClientRects().length === 0 || win.getComputedStyle(block).visibility !== 'visible') continue;
+      textWords = Math.max(textWords, (block.textContent ?? '').split(/\s+/).filter(Boolean).length);
+    }
     const { sound, peak } = loaded ? await soundOf(m) : { sound: 'unknown' as const, peak: 0 };
     const outer = m.outerHTML;
     facts.push({
@@ -358,6 +365,7 @@ export async function mediaProbe(doc: Document, opts: { waitMs: number; maxBytes
       peak,
       tracks: Array.from(m.querySelectorAll('track')).map((t) => `${(t.getAttribute('kind') ?? 'subtitles').toLowerCase()}${t.getAttribute('src') ? ` (${t.getAttribute('src')})` : ''}`),
       alternative: near ? nameOf(near).slice(0, 80) : null,
+      textWords,
     });
   }
   return facts;
@@ -612,4 +620,93 @@ export async function motionProbe(doc: Document, maxControls: number): Promise<M
     disabler,
     tried,
   };
+}
+
+export interface PauseProbe {
+  /** The control whose activation stopped the page's short intervals or hid the changing text. */
+  control: string | null;
+  /** The names of the controls tried. */
+  tried: string[];
+}
+
+/**
+ * 2.2.2: tries the page's controls whose name speaks of pausing, stopping, hiding or the frequency
+ * of changes (buttons, checkboxes, switches; never links or submit buttons, and a scan's requests
+ * are GET only), visible ones first. One works when, after it is activated, an interval the page
+ * was running is cleared or the changing text is no longer shown.
+ */
+export async function pauseProbe(doc: Document, opts: { selectors: string[]; max: number }): Promise<PauseProbe> {
+  const win = doc.defaultView! as Window & { __pactumText?: { intervals: Set<number> } };
+  const rec = win.__pactumText;
+  const CONTROL = /\b(pause|stop|hide|freeze|resume|frequency|control|controls|speed|interval|settings)\b/i;
+  const nameOf = (el: Element) => `${el.textContent ?? ''} ${el.getAttribute('aria-label') ?? ''} ${el.localName === 'input' ? (el as HTMLInputElement).value : ''} ${(el as HTMLInputElement).labels?.[0]?.textContent ?? ''}`.replace(/\s+/g, ' ').trim().slice(0, 60);
+  const shown = (el: Element) => el.getClientRects().length > 0 && win.getComputedStyle(el).visibility === 'visible';
+  const candidates = Array.from(doc.querySelectorAll('button, [role="button"], [role="switch"], input[type="button"], input[type="checkbox"]'))
+    .filter((el) => !(el as HTMLButtonElement).disabled && !(el.localName === 'button' && (el as HTMLButtonElement).type !== 'button' && (el as HTMLButtonElement).form) && CONTROL.test(nameOf(el)));
+  const ordered = [...candidates.filter(shown), ...candidates.filter((el) => !shown(el))].slice(0, opts.max);
+  const targets = () => opts.selectors.map((s) => doc.querySelector(s));
+  const tried: string[] = [];
+  for (const control of ordered) {
+    tried.push(nameOf(control));
+    const running = new Set(rec?.intervals ?? []);
+    (control as HTMLElement).click();
+    await new Promise((ok) => setTimeout(ok, 50));
+    const cleared = [...running].some((id) => !rec?.intervals.has(id));
+    const hidden = targets().some((t) => !t || !t.isConnected || !shown(t));
+    if (cleared || hidden) return { control: nameOf(control), tried };
+  }
+  return { control: null, tried };
+}
+
+export interface Rotation {
+  selector: string;
+  html: string;
+  /** Its rotation about the screen's axis from its transform and rotate properties, degrees in [0, 360). */
+  degrees: number;
+}
+
+/**
+ * 1.3.4: how far the root, the body and the elements that fill most of the viewport are turned
+ * by CSS (transform and rotate), at the current viewport. Compared between a portrait and a
+ * landscape viewport, a quarter turn in one of them locks the content to the other.
+ */
+export function rotationProbe(doc: Document): Rotation[] {
+  const win = doc.defaultView!;
+  const TO_DEG: Record<string, number> = { deg: 1, rad: 180 / Math.PI, turn: 360, grad: 0.9 };
+  const degreesOf = (el: Element): number => {
+    const style = win.getComputedStyle(el);
+    let deg = 0;
+    const matrix = /matrix(?:3d)?\(([^)]+)\)/.exec(style.transform ?? '');
+    if (matrix) {
+      const [a, b] = matrix[1]!.split(',').map(Number) as [number, number];
+      deg += (Math.atan2(b, a) * 180) / Math.PI;
+    }
+    const rotate = (style as CSSStyleDeclaration & { rotate?: string }).rotate ?? 'none';
+    if (rotate && rotate !== 'none') {
+      const parts = rotate.trim().split(/\s+/);
+      const angle = /^(-?[\d.e+-]+)(deg|rad|turn|grad)$/.exec(parts[parts.length - 1]!);
+      // An axis other than the screen's (x, y, or a 3D vector not along z) does not turn the content in the screen's plane.
+      const axis = parts.slice(0, -1);
+      const aboutZ = axis.length === 0 || axis[0] === 'z' || (axis.length === 3 && Number(axis[0]) === 0 && Number(axis[1]) === 0);
+      if (angle && aboutZ) deg += Number(angle[1]) * TO_DEG[angle[2]!]!;
+    }
+    return ((deg % 360) + 360) % 360;
+  };
+  const esc = (s: string) => { const css = (win as unknown as { CSS?: { escape?(v: string): string } }).CSS; return css?.escape ? css.escape(s) : s; };
+  const selectorOf = (el: Element): string => {
+    if (el === doc.documentElement) return 'html';
+    if (el === doc.body) return 'body';
+    if (el.id && doc.querySelectorAll(`#${esc(el.id)}`).length === 1) return `#${esc(el.id)}`;
+    const same = Array.from(el.parentElement?.children ?? []).filter((c) => c.localName === el.localName);
+    return `body > ${el.localName}${same.length > 1 ? `:nth-of-type(${same.indexOf(el) + 1})` : ''}`;
+  };
+  const area = win.innerWidth * win.innerHeight;
+  const large = Array.from(doc.body?.children ?? []).filter((el) => {
+    const rect = el.getBoundingClientRect();
+    return rect.width * rect.height >= area / 2;
+  }).slice(0, 10);
+  return [doc.documentElement, ...(doc.body ? [doc.body] : []), ...large].map((el) => {
+    const outer = el.outerHTML;
+    return { selector: selectorOf(el), html: outer.slice(0, outer.indexOf('>') + 1), degrees: degreesOf(el) };
+  });
 }
