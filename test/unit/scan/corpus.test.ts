@@ -155,6 +155,7 @@ describe('with Chromium', () => {
   it('says what each check beyond axe saw, on the element, with the criterion', () => {
     const trap = chromiumResults.get('keyboard-trap-fail.html')!.issues.find((i) => i.code === 'pactum-keyboard-trap')!;
     expect(trap).toMatchObject({ type: 'warning', wcagCriterion: '2.1.2', selector: '#one', evidence: expect.stringContaining('Tab presses focus kept cycling through #one, #two; 1 of 4 focusable elements were never reached; Shift+Tab did not leave it; Escape did not leave it') });
+    expect(chromiumResults.get('keyboard-trap-fail-advertised-dead.html')!.issues.find((i) => i.code === 'pactum-keyboard-trap')).toMatchObject({ evidence: expect.stringContaining('"Press Ctrl+M" (advertised on the page) did not leave it') });
     const focus = chromiumResults.get('focus-visible-fail.html')!.issues.filter((i) => i.code === 'pactum-focus-visible');
     expect(focus.map((i) => i.selector)).toEqual(['a:nth-of-type(1)', 'a:nth-of-type(2)', 'button']);
     const sound = chromiumResults.get('autoplay-fail-script.html')!.issues.find((i) => i.code === 'pactum-autoplay-audio')!;

@@ -6,7 +6,7 @@
 import type { CheckId, RawFinding } from '../checks/catalogue.js';
 import { pageCall } from '../checks/page-functions.js';
 import type { Page } from './browser.js';
-import { focusSnapshot, focusStates, layoutProbe, mediaProbe, motionProbe, type MotionProbe, pauseProbe, type PauseProbe, rotationProbe, type Rotation, TEXT_WATCH_MS, textUpdates, type TextUpdates, recordedPresses, playbackProbe, quiet, type FocusState, type LayoutProbe, type MediaFacts, type PlaybackProbe } from './probes.js';
+import { advertisedKeys, focusSnapshot, focusStates, layoutProbe, mediaProbe, motionProbe, type MotionProbe, pauseProbe, type PauseProbe, rotationProbe, type Rotation, TEXT_WATCH_MS, textUpdates, type TextUpdates, recordedPresses, playbackProbe, quiet, type FocusState, type LayoutProbe, type MediaFacts, type PlaybackProbe } from './probes.js';
 
 /** Tabbable elements followed; a page with more is checked on its first ones. */
 const MAX_TABBABLES = 40;
@@ -94,6 +94,17 @@ async function trapOf(page: Page, seen: readonly FocusState[], count: number): P
       if (!loop.has((await focusNow(page)).index)) left = true;
     }
     escapes.push(`${keys[0]} ${left ? 'left it' : 'did not leave it'}`);
+    if (left) return null;
+  }
+  // The way out the page's own text advertises ("Press Ctrl+M to exit"), then a Tab.
+  for (const advertised of await evaluate(page, advertisedKeys, 3)) {
+    await page.pressChord(advertised.modifiers, advertised.key);
+    let left = !loop.has((await focusNow(page)).index);
+    if (!left) {
+      await page.press('Tab');
+      left = !loop.has((await focusNow(page)).index);
+    }
+    escapes.push(`"${advertised.text}" (advertised on the page) ${left ? 'left it' : 'did not leave it'}`);
     if (left) return null;
   }
   const first = seen.find((s) => loop.has(s.index))!;

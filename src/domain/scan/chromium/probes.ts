@@ -58,6 +58,12 @@ export function focusSnapshot(doc: Document, max: number): number {
       const style = win.getComputedStyle(el.parentElement);
       parts.push(PROPS.map((p) => style.getPropertyValue(p)).join('|'));
     }
+    // An indicator drawn by an element beside it (a marker the page shows on focus) counts too.
+    for (const sibling of [el.previousElementSibling, el.nextElementSibling]) {
+      if (!sibling) continue;
+      const style = win.getComputedStyle(sibling);
+      parts.push(`${PROPS.map((p) => style.getPropertyValue(p)).join('|')}|${style.display}|${style.visibility}`);
+    }
     return parts.join('#');
   };
   const before = list.map(look);
@@ -247,8 +253,14 @@ export function layoutProbe(doc: Document, max: number): LayoutProbe {
     if (!hides(style.overflowX) && !hides(style.overflowY)) continue;
     if (el.clientWidth <= 2 || el.clientHeight <= 2) continue; // visually hidden text (sr-only) is meant to be cut
     if (!(el.textContent ?? '').trim()) continue;
-    const overY = hides(style.overflowY) && el.scrollHeight > el.clientHeight + 2;
-    const overX = hides(style.overflowX) && el.scrollWidth > el.clientWidth + 2;
+    // Truncation a reader can see for what it is is not clipping: one line ended by an ellipsis
+    // (nowrap with a text-overflow other than clip), and a box exactly one line high, which shows
+    // one whole line (a shorter box cuts the line itself), as the ACT rule for clipped text (59br37) excepts them.
+    const ellipsis = style.whiteSpace === 'nowrap' && style.textOverflow !== 'clip';
+    const lineHeight = style.lineHeight === 'normal' ? 1.2 * parseFloat(style.fontSize) : parseFloat(style.lineHeight);
+    const oneLine = Math.abs(lineHeight - el.getBoundingClientRect().height) <= 1;
+    const overY = hides(style.overflowY) && el.scrollHeight > el.clientHeight + 2 && !oneLine;
+    const overX = hides(style.overflowX) && el.scrollWidth > el.clientWidth + 2 && !ellipsis;
     if (!overY && !overX) continue;
     const need = overY ? `needs ${el.scrollHeight} px of height and has ${el.clientHeight}` : `needs ${el.scrollWidth} px of width and has ${el.clientWidth}`;
     clipped.push({ selector: selectorOf(el), html: open(el), detail: `${need} (overflow: ${overY ? style.overflowY : style.overflowX})` });
@@ -709,4 +721,23 @@ export function rotationProbe(doc: Document): Rotation[] {
     const outer = el.outerHTML;
     return { selector: selectorOf(el), html: outer.slice(0, outer.indexOf('>') + 1), degrees: degreesOf(el) };
   });
+}
+
+/**
+ * 2.1.2: the key combinations the page's text tells a person to press ("Press Ctrl+M to exit",
+ * "press Escape"), as modifiers and a key, at most `max`.
+ */
+export function advertisedKeys(doc: Document, max: number): { modifiers: ('Alt' | 'Control' | 'Meta' | 'Shift')[]; key: string; text: string }[] {
+  const text = (doc.body as HTMLElement | null)?.innerText ?? '';
+  const NAMES: Record<string, 'Alt' | 'Control' | 'Meta' | 'Shift'> = { ctrl: 'Control', control: 'Control', strg: 'Control', alt: 'Alt', option: 'Alt', shift: 'Shift', cmd: 'Meta', command: 'Meta', meta: 'Meta' };
+  const found: { modifiers: ('Alt' | 'Control' | 'Meta' | 'Shift')[]; key: string; text: string }[] = [];
+  for (const m of text.matchAll(/\b(?:press|use|hit|type|drücken|appuyez sur)\s+((?:(?:ctrl|control|strg|alt|option|shift|cmd|command|meta)\s*[+-]\s*)*)([a-z0-9]|f\d{1,2}|esc(?:ape)?)\b/gi)) {
+    if (found.length >= max) break;
+    const modifiers = [...new Set((m[1] ?? '').split(/[+-]/).map((part) => NAMES[part.trim().toLowerCase()]).filter((x): x is 'Alt' | 'Control' | 'Meta' | 'Shift' => x !== undefined))];
+    const key = /^esc/i.test(m[2]!) ? 'Escape' : m[2]!;
+    // A bare letter or digit is a word of the sentence more often than a key ("press a button").
+    if (modifiers.length === 0 && /^[a-z0-9]$/i.test(key)) continue;
+    found.push({ modifiers, key, text: m[0] });
+  }
+  return found;
 }
