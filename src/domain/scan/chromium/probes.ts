@@ -164,6 +164,16 @@ export interface PlaybackProbe {
 
 export function playbackProbe(doc: Document): PlaybackProbe {
   const win = doc.defaultView!;
+  // How long it plays by itself, in seconds (-1: without end, a stream or a loop): a media
+  // fragment (#t=8,10) plays only its range.
+  const playedFor = (m: HTMLMediaElement): number => {
+    if (m.duration === Infinity || m.loop) return -1;
+    const full = Number.isFinite(m.duration) ? m.duration : 0;
+    const range = /#t=(?:npt:)?([\d.]*)(?:,([\d.]+))?/.exec(m.currentSrc || '');
+    const start = range?.[1] ? Number(range[1]) : 0;
+    const end = range?.[2] ? Math.min(Number(range[2]), full) : full;
+    return Math.max(0, end - start);
+  };
   const esc = (s: string) => { const css = (win as unknown as { CSS?: { escape?(v: string): string } }).CSS; return css?.escape ? css.escape(s) : s; };
   const selectorOf = (el: Element): string => {
     if (el.id) return `#${esc(el.id)}`;
@@ -180,7 +190,7 @@ export function playbackProbe(doc: Document): PlaybackProbe {
       html: m.outerHTML.slice(0, m.outerHTML.indexOf('>') + 1),
       playing: !m.paused && !m.ended && m.readyState >= 2,
       audible: !m.muted && m.volume > 0,
-      duration: Number.isFinite(m.duration) ? m.duration : m.duration === Infinity ? -1 : 0,
+      duration: playedFor(m),
       controls: m.controls,
       autoplayAttribute: m.autoplay,
     })),
