@@ -31,14 +31,16 @@ export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'];
  * How long a 2026-07-28 client may keep each list (`ttlMs`) and who may share it (`cacheScope`).
  * tools/list depends on the caller's role, so it is private to the caller's credentials, and kept
  * 30 s: a role granted or withdrawn shows in the client's tool list within half a minute (the
- * server enforces the new role on the next call at once). The report view, the resource list and
- * the (empty) list of resource templates are the same for every caller and change only with a new
- * release: public, for five minutes.
+ * server enforces the new role on the next call at once). The report view, the criteria, the
+ * resource, template and prompt lists are the same for every caller and change only with a new
+ * release: public, for five minutes (a caller's report and findings carry their own, private hint:
+ * resources.ts).
  */
 export const CACHE_HINTS = {
   'tools/list': { ttlMs: 30_000, cacheScope: 'private' },
   'resources/list': { ttlMs: 300_000, cacheScope: 'public' },
   'resources/templates/list': { ttlMs: 300_000, cacheScope: 'public' },
+  'prompts/list': { ttlMs: 300_000, cacheScope: 'public' },
   'resources/read': { ttlMs: 300_000, cacheScope: 'public' },
   'server/discover': { ttlMs: 300_000, cacheScope: 'public' },
 } as const;

@@ -101,7 +101,9 @@ describe('report and findings resources', () => {
 
 describe('prompts', () => {
   it('lists the three prompts with their arguments, under either revision', async () => {
-    const { prompts } = await modern.listPrompts();
+    const listed = await modern.listPrompts();
+    expect(listed).toMatchObject({ ttlMs: 300_000, cacheScope: 'public' });
+    const { prompts } = listed;
     expect(prompts.map((p) => [p.name, p.title])).toEqual([['audit_site', 'Audit a site'], ['verify_fixes', 'Verify my fixes'], ['prepare_acr', 'Prepare an ACR']]);
     expect(prompts.find((p) => p.name === 'audit_site')!.arguments).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'siteUrl', required: true })]));
     expect((await legacy.listPrompts()).prompts.map((p) => p.name)).toEqual(['audit_site', 'verify_fixes', 'prepare_acr']);
