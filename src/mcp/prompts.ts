@@ -11,15 +11,26 @@ const user = (text: string) => ({ messages: [{ role: 'user' as const, content: {
 
 const SCAN_ID = z.string().regex(/^scn_[0-9a-z]{26}$/, 'a scan id, scn_ followed by 26 characters').describe('The scan id (scn_…), from dashboard_scan_site or dashboard_list_reports');
 
+// Built once: a server is made per request.
+const AUDIT_ARGS = z.object({
+  siteUrl: z.string().url().describe('The site to audit, http or https'),
+  maxPages: z.string().regex(/^[1-9][0-9]{0,3}$/).optional().describe('Pages to crawl at most (default 25)'),
+  standard: z.enum(['WCAG2A', 'WCAG2AA', 'WCAG2AAA']).optional().describe('The conformance level to test (default WCAG2AA)'),
+});
+const VERIFY_ARGS = z.object({
+  scanId: SCAN_ID,
+  pageUrl: z.string().url().optional().describe('Check this one page at once instead of the whole site'),
+});
+const ACR_ARGS = z.object({
+  scanId: SCAN_ID,
+  productName: z.string().min(1).max(200).describe('The product the report is about'),
+});
+
 export function registerPrompts(server: McpServer): void {
   server.registerPrompt('audit_site', {
     title: 'Audit a site',
     description: 'Scan a website for WCAG failures and summarise what to fix first.',
-    argsSchema: z.object({
-      siteUrl: z.string().url().describe('The site to audit, http or https'),
-      maxPages: z.string().regex(/^[1-9][0-9]{0,3}$/).optional().describe('Pages to crawl at most (default 25)'),
-      standard: z.enum(['WCAG2A', 'WCAG2AA', 'WCAG2AAA']).optional().describe('The conformance level to test (default WCAG2AA)'),
-    }),
+    argsSchema: AUDIT_ARGS,
   }, ({ siteUrl, maxPages, standard }) => user([
     `Audit the accessibility of ${siteUrl}.`,
     `1. Call ${call('dashboard_scan_site', { siteUrl, scanMode: 'site', maxPages: maxPages ? Number(maxPages) : 25, standard: standard ?? 'WCAG2AA' })}.`,
@@ -31,10 +42,7 @@ export function registerPrompts(server: McpServer): void {
   server.registerPrompt('verify_fixes', {
     title: 'Verify my fixes',
     description: 'Scan a site again after fixes and compare with an earlier scan: what was fixed, what remains, what is new.',
-    argsSchema: z.object({
-      scanId: SCAN_ID,
-      pageUrl: z.string().url().optional().describe('Check this one page at once instead of the whole site'),
-    }),
+    argsSchema: VERIFY_ARGS,
   }, ({ scanId, pageUrl }) => user([
     `Verify the fixes made since scan ${scanId}.`,
     `1. Call ${call('dashboard_get_report', { scanId, view: 'digest', top: 50 })} for the issues before the fixes, and its siteUrl.`,
@@ -50,10 +58,7 @@ export function registerPrompts(server: McpServer): void {
   server.registerPrompt('prepare_acr', {
     title: 'Prepare an ACR',
     description: 'Draft an Accessibility Conformance Report (VPAT 2.5 INT: WCAG 2.2 A and AA, EN 301 549, Section 508) from a scan, deriving each criterion\'s level honestly.',
-    argsSchema: z.object({
-      scanId: SCAN_ID,
-      productName: z.string().min(1).max(200).describe('The product the report is about'),
-    }),
+    argsSchema: ACR_ARGS,
   }, ({ scanId, productName }) => user([
     `Prepare an Accessibility Conformance Report for ${productName}, on the structure of the VPAT 2.5 INT template, from scan ${scanId}.`,
     `1. Call ${call('dashboard_get_report', { scanId, view: 'digest', top: 100 })}: the engine, the pages covered, the rules that failed and the rules not evaluated.`,
