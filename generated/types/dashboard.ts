@@ -1758,7 +1758,7 @@ export interface components {
             ratio: number;
             /** @description The WCAG 2 ratio the text needs (4.5, or 3 for large text; 7 and 4.5 for 1.4.6). */
             required: number;
-            /** @description APCA (apca-w3) for the same colours; null when a colour could not be read. */
+            /** @description APCA (0.0.98G-4g, computed by colorjs.io) for the same colours; null when a colour could not be read. */
             apca?: null | {
                 /** @description The lightness contrast Lc, signed as APCA gives it: positive for dark text on a light background, negative for light text on dark; rounded to one decimal. */
                 lc: number;

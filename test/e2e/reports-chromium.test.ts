@@ -104,7 +104,7 @@ describe('the MCP App', () => {
     expect(app.engine).toBe('chromium');
     const contrast = app.rules.find((r: { code: string }) => r.code === 'color-contrast');
     const faint = contrast.issues.find((i: { selector: string }) => i.selector === '.faint');
-    // APCA beside the WCAG 2 ratio, as apca-w3 computes it for the painted colours (its own tests pin apcaLc: test/unit/scan/contrast-en301549.test.ts).
+    // APCA beside the WCAG 2 ratio, as APCA computes it for the painted colours (its own tests pin apcaLc: test/unit/scan/contrast-en301549.test.ts).
     const lc = Math.round(apcaLc('#bbbbbb', '#ffffff')! * 10) / 10;
     expect(faint.contrast).toEqual({ foreground: '#bbbbbb', background: '#ffffff', ratio: 1.91, required: 4.5, apca: { lc, threshold: 75, meets: false, advisory: 'WCAG 3 working draft' } });
     expect(faint.en301549).toBe('9.1.4.3');

@@ -1,10 +1,11 @@
 /**
  * A colour-contrast finding's measurement: the colours and the WCAG 2 ratio axe-core reported,
- * and beside them the APCA lightness contrast (Lc) from apca-w3, the maintained implementation
- * the WCAG 3 working draft refers to, with that draft's threshold for the text's size and weight.
+ * and beside them the APCA lightness contrast (Lc), computed by colorjs.io (its APCA is the
+ * 0.0.98G-4g constants apca-w3 uses, to the same values), with the WCAG 3 working draft's
+ * threshold for the text's size and weight.
  * The APCA part is advisory: WCAG 2's ratio decides conformance.
  */
-import { APCAcontrast, sRGBtoY } from 'apca-w3';
+import Color from 'colorjs.io';
 import type { components } from '../../../generated/types/dashboard.js';
 import { composite, parseColour, WHITE } from '../fix/colour.js';
 
@@ -21,7 +22,7 @@ const FONT_PX = /font size: [\d.]+pt \(([\d.]+)px\)/i;
 const FONT_WEIGHT = /font weight: (\w+)/i;
 
 /**
- * The WCAG 3 working draft's minimum |Lc| for text (APCA Bronze simple mode, as apca-w3's
+ * The WCAG 3 working draft's minimum |Lc| for text (APCA Bronze simple mode, as APCA's
  * documentation gives it): 45 for text of 36px, or 24px bold; 60 for text of 24px, or 16px bold;
  * 75 for smaller text, the minimum for body text.
  */
@@ -39,8 +40,9 @@ export function apcaLc(foreground: string, background: string): number | null {
   if (!bgRaw || !fgRaw) return null;
   const bg = composite(bgRaw, WHITE);
   const fg = composite(fgRaw, bg);
-  const lc = APCAcontrast(sRGBtoY([fg.r, fg.g, fg.b]), sRGBtoY([bg.r, bg.g, bg.b]));
-  return typeof lc === 'number' ? lc : Number(lc);
+  const srgb = (c: { r: number; g: number; b: number }) => new Color('srgb', [c.r / 255, c.g / 255, c.b / 255]);
+  // The background's contrast with the text, as APCA orders them: positive for dark text on light.
+  return srgb(bg).contrast(srgb(fg), 'APCA');
 }
 
 export function apcaOf(foreground: string, background: string, fontPx: number | null, bold: boolean): Apca | null {

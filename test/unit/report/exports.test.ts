@@ -60,7 +60,7 @@ describe('the report model', () => {
     expect(v.rules.map((r) => `${r.type}:${r.code}:${r.count}`)).toEqual(['error:image-alt:3', 'error:color-contrast:1', 'warning:pactum-link-purpose:1']);
     expect(v.summary.byPrinciple.map((p) => [p.principle, p.A, p.AA])).toEqual([['1', 3, 1], ['2', 1, 0], ['3', 0, 0], ['4', 0, 0]]);
     expect(v.rules[1]!.issues[0]).toMatchObject({ contrast: { foreground: '#bbbbbb', background: '#ffffff', ratio: 1.91, required: 4.5 }, en301549: '9.1.4.3', screenshot: 'a'.repeat(32) });
-    // APCA beside the ratio: #bbb text on white is Lc 36.7 (apca-w3), under the draft's 75 for 16px text.
+    // APCA beside the ratio: #bbb text on white is Lc 36.7 (APCA 0.0.98G-4g), under the draft's 75 for 16px text.
     expect(v.rules[1]!.issues[0]!.contrast!.apca).toEqual({ lc: 36.7, threshold: 75, meets: false, advisory: 'WCAG 3 working draft' });
     expect(contrastOf({ code: 'image-alt', message: CONTRAST })).toBeNull();
   });

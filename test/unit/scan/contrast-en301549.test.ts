@@ -1,6 +1,6 @@
 /**
  * Every finding carries the EN 301 549 clause of its criterion, and a colour-contrast finding its
- * APCA Lc beside the WCAG 2 ratio. The Lc values are apca-w3's own test values (its test/index.js).
+ * APCA Lc beside the WCAG 2 ratio. The Lc values are the reference implementation's own test values (apca-w3's test/index.js), which colorjs.io, the library pactum computes them with, must reproduce.
  */
 import type axe from 'axe-core';
 import { describe, expect, it } from 'vitest';
@@ -20,7 +20,7 @@ const contrastRule = (fg: string, bg: string, ratio: number, px = 16, weight = '
   }],
 } as unknown as axe.Result);
 
-describe('APCA Lc (apca-w3)', () => {
+describe('APCA Lc (colorjs.io, against apca-w3\'s test values)', () => {
   it('gives the values of the library\'s own tests, polarity included', () => {
     const cases: [string, string, number][] = [
       ['#888', '#fff', 63.056469930209424], ['#fff', '#888', -68.54146436644962],
@@ -31,7 +31,7 @@ describe('APCA Lc (apca-w3)', () => {
     for (const [text, background, lc] of cases) expect(apcaLc(text, background), `${text} on ${background}`).toBe(lc);
   });
 
-  it('lays a translucent text colour over its background first, as apca-w3\'s calcAPCA does (#0006 on #fff)', () => {
+  it('lays a translucent text colour over its background first, as the reference calcAPCA does (#0006 on #fff)', () => {
     expect(apcaLc('#0006', '#fff')).toBeCloseTo(54.62184067441377, 0);
   });
 
