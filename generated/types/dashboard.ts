@@ -1838,6 +1838,46 @@ export interface components {
             latencyMs?: number;
         };
         /**
+         * Contrast
+         * @description A colour-contrast finding's measurement: the text and background colours as the browser painted them, their WCAG 2 contrast ratio and the ratio the criterion requires, and beside them the APCA lightness contrast (Lc) with the WCAG 3 working draft's threshold for that text, which is advisory: WCAG 2's ratio decides conformance.
+         * @example {
+         *       "foreground": "#888888",
+         *       "background": "#ffffff",
+         *       "ratio": 3.54,
+         *       "required": 4.5,
+         *       "apca": {
+         *         "lc": 63.1,
+         *         "threshold": 75,
+         *         "meets": false,
+         *         "advisory": "WCAG 3 working draft"
+         *       }
+         *     }
+         */
+        contrast: {
+            /** @description The text colour, #rrggbb. */
+            foreground: string;
+            /** @description The background colour, #rrggbb. */
+            background: string;
+            /** @description The WCAG 2 contrast ratio, as axe-core measured it. */
+            ratio: number;
+            /** @description The WCAG 2 ratio the text needs (4.5, or 3 for large text; 7 and 4.5 for 1.4.6). */
+            required: number;
+            /** @description APCA (0.0.98G-4g, computed by colorjs.io) for the same colours; null when a colour could not be read. */
+            apca?: null | {
+                /** @description The lightness contrast Lc, signed as APCA gives it: positive for dark text on a light background, negative for light text on dark; rounded to one decimal. */
+                lc: number;
+                /** @description The |Lc| the WCAG 3 working draft (APCA Bronze simple mode) asks of this text: 75 for body text under 24px (18.66px bold), 60 for larger text up to 36px (24px bold), 45 above. */
+                threshold: number;
+                /** @description Whether |lc| reaches the threshold. */
+                meets: boolean;
+                /**
+                 * @description The threshold is from a draft: shown beside the WCAG 2 ratio, never used for conformance.
+                 * @constant
+                 */
+                advisory: "WCAG 3 working draft";
+            };
+        };
+        /**
          * CoordinatedPrLeg
          * @example {
          *       "id": "leg_01jdq3v8k2m5n7p9r1s3t5v7x9",
@@ -2031,6 +2071,7 @@ export interface components {
          *       "wcagCriteria": [
          *         "1.1.1"
          *       ],
+         *       "en301549": "9.1.1.1",
          *       "type": "error",
          *       "impact": "critical",
          *       "message": "Images must have alternative text: the element main > img:nth-child(2) (<img src=\"/hero.jpg\">) does not have an alt attribute; see https://dequeuniversity.com/rules/axe/4.10/image-alt",
@@ -2049,6 +2090,8 @@ export interface components {
             wcagCriterion: string | null;
             /** @description Every criterion the rule maps to. */
             wcagCriteria?: string[];
+            /** @description The EN 301 549 V3.2.1 clause (chapter 9, web content) that requires wcagCriterion, for example 9.1.1.1; null where the standard does not (a best-practice rule, a level AAA criterion, or a criterion WCAG 2.2 added). */
+            en301549?: string | null;
             type: components["schemas"]["issue-type"];
             /** @enum {string|null} */
             impact: "minor" | "moderate" | "serious" | "critical" | null;
@@ -2063,6 +2106,8 @@ export interface components {
              * @description axe-core's page for the rule, or the WCAG Understanding page for a check beyond axe.
              */
             helpUrl?: string;
+            /** @description For a colour-contrast finding: the colours, the WCAG 2 ratio and the APCA Lc beside it. */
+            contrast?: null | components["schemas"]["contrast"];
             /** @description What a heuristic check observed (checks beyond axe, marked needs review): the measurement behind the finding. */
             evidence?: string | null;
             /** @description With the Chromium engine, for the first failing elements of a page (SCREENSHOTS_PER_PAGE, SCREENSHOTS_PER_SCAN): the id of a cropped screenshot of the element, outlined; read it with dashboard_get_screenshot or GET /reports/{scanId}/screenshots/{screenshotId}. */
@@ -2639,13 +2684,10 @@ export interface components {
                     impact: "minor" | "moderate" | "serious" | "critical" | null;
                     wcagCriterion: string | null;
                     helpUrl: string;
-                    /** @description For a colour-contrast issue: the text and background colours as measured, their ratio and the ratio required. */
-                    contrast: null | {
-                        foreground: string;
-                        background: string;
-                        ratio: number;
-                        required: number;
-                    };
+                    /** @description The EN 301 549 V3.2.1 clause (chapter 9) of wcagCriterion; null where the standard does not require it. */
+                    en301549: string | null;
+                    /** @description For a colour-contrast issue: the text and background colours as measured, their WCAG 2 ratio and the ratio required, and the APCA Lc beside them (advisory). */
+                    contrast: null | components["schemas"]["contrast"];
                     /** @description The id of the element's screenshot (dashboard_get_screenshot, GET /reports/{scanId}/screenshots/{screenshotId}). */
                     screenshot: string | null;
                     evidence: string | null;
@@ -2982,7 +3024,8 @@ export interface components {
          *       "principle": "Perceivable",
          *       "guideline": "1.1 Text Alternatives",
          *       "removedIn": null,
-         *       "url": "https://www.w3.org/WAI/WCAG22/Understanding/non-text-content"
+         *       "url": "https://www.w3.org/WAI/WCAG22/Understanding/non-text-content",
+         *       "en301549": "9.1.1.1"
          *     }
          */
         "wcag-criterion": {
@@ -3002,6 +3045,8 @@ export interface components {
             removedIn?: string | null;
             /** Format: uri */
             url?: string;
+            /** @description The EN 301 549 V3.2.1 clause of chapter 9 (web content) that requires it, for example 9.1.1.1; null for level AAA and for the criteria WCAG 2.2 added, which V3.2.1 does not require. */
+            en301549?: string | null;
         };
         /**
          * WcagLevel

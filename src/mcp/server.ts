@@ -2,11 +2,9 @@
  * One MCP server per request (stateless Streamable HTTP): nothing mutable is shared between
  * requests, so any number of instances can serve the endpoint. The caller is fixed at creation.
  */
-import { isInputRequiredResult, ResourceNotFoundError, Server, type Tool } from '@modelcontextprotocol/server';
+import { isInputRequiredResult, McpServer, type Server, type Tool } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { EXTENSION_ID as APPS_EXTENSION, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
-import type { McpUiResourceMeta } from '@modelcontextprotocol/ext-apps';
-import { viewAssets, viewDocument } from '../report-view/document.js';
+import { EXTENSION_ID as APPS_EXTENSION } from '@modelcontextprotocol/ext-apps/server';
 import type { ToolSpec } from '../../generated/tools.js';
 import type { Identity } from '../domain/access/identity.js';
 import type { Logger } from '../telemetry/log.js';
@@ -15,6 +13,8 @@ import { visibleTools, type CallTool } from './dispatch.js';
 import { declaresFormElicitation, type Confirmations } from './confirmation.js';
 import { traceContextOf } from './tool-context.js';
 import { TASK_TOOLS, type ScanTasks } from './tasks.js';
+import { registerPrompts } from './prompts.js';
+import { registerResources, toolReader } from './resources.js';
 
 const INSTRUCTIONS = `pactum dashboard: manage orgs, users and service connections; run WCAG scans and read their progress and reports; read brand scores, regulations, proposals and coordinated PRs; draft fixes for WCAG issues.
 Tool failures come back as results with isError true and a JSON text {error, message}: read the message and correct the call.
@@ -31,14 +31,16 @@ export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'];
  * How long a 2026-07-28 client may keep each list (`ttlMs`) and who may share it (`cacheScope`).
  * tools/list depends on the caller's role, so it is private to the caller's credentials, and kept
  * 30 s: a role granted or withdrawn shows in the client's tool list within half a minute (the
- * server enforces the new role on the next call at once). The report view, the resource list and
- * the (empty) list of resource templates are the same for every caller and change only with a new
- * release: public, for five minutes.
+ * server enforces the new role on the next call at once). The report view, the criteria, the
+ * resource, template and prompt lists are the same for every caller and change only with a new
+ * release: public, for five minutes (a caller's report and findings carry their own, private hint:
+ * resources.ts).
  */
 export const CACHE_HINTS = {
   'tools/list': { ttlMs: 30_000, cacheScope: 'private' },
   'resources/list': { ttlMs: 300_000, cacheScope: 'public' },
   'resources/templates/list': { ttlMs: 300_000, cacheScope: 'public' },
+  'prompts/list': { ttlMs: 300_000, cacheScope: 'public' },
   'resources/read': { ttlMs: 300_000, cacheScope: 'public' },
   'server/discover': { ttlMs: 300_000, cacheScope: 'public' },
 } as const;
@@ -72,31 +74,6 @@ function coreTaskListing(t: ToolSpec): Tool {
 
 const byName = (a: Tool, b: Tool) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-/** The MCP Apps resource the report tools point at (their _meta.ui.resourceUri). */
-export const REPORT_VIEW_URI = 'ui://pactum/report';
-
-/**
- * What the host is told about the view (MCP Apps' `_meta.ui` of a resource): it fetches nothing
- * and is allowed no domain (an empty csp), and it is drawn with the host's border. Hosts read it
- * from the content of resources/read, and from the resources/list entry when that has none.
- */
-const REPORT_VIEW_UI: McpUiResourceMeta = { csp: {}, prefersBorder: true };
-
-const REPORT_VIEW_RESOURCE = {
-  uri: REPORT_VIEW_URI,
-  name: 'pactum report view',
-  title: 'Accessibility report',
-  description: 'The report of a scan, its progress while it runs, and the sites of the fleet, drawn for a person: summary by WCAG principle and level, the worst pages first, issues by rule with the element, its screenshot and how to fix it.',
-  mimeType: RESOURCE_MIME_TYPE,
-  _meta: { ui: REPORT_VIEW_UI },
-};
-
-async function readResource(uri: string) {
-  if (uri !== REPORT_VIEW_URI) throw new ResourceNotFoundError(uri, `Resource not found: ${uri}`);
-  const html = viewDocument(await viewAssets());
-  return { contents: [{ uri, mimeType: RESOURCE_MIME_TYPE, text: html, _meta: { ui: REPORT_VIEW_UI } }] };
-}
-
 /**
  * `callTool`: the dispatch (dispatch.ts), which the composition builds once with every tool's
  * handler; `confirmations`: how a call is confirmed by the person behind a client that can ask
@@ -111,12 +88,12 @@ export function createMcpServer(
   request: { requestId: string; log: Logger; signal?: AbortSignal },
   { confirmations, tasks, coreTasks }: { confirmations: Confirmations; tasks?: ScanTasks; coreTasks?: ScanTasks },
 ): Server {
-  const server = new Server(
+  const mcp = new McpServer(
     { name: 'pactum-dashboard', title: 'pactum dashboard', version: VERSION },
     {
       // The report App is an MCP Apps resource: the server says it speaks the Apps extension
       // (`io.modelcontextprotocol/ui`, no settings) in server/discover and initialize.
-      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, extensions: { [APPS_EXTENSION]: {} } },
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false }, extensions: { [APPS_EXTENSION]: {} } },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator,
       cacheHints: CACHE_HINTS,
@@ -124,14 +101,14 @@ export function createMcpServer(
       requestState: { verify: (state, ctx) => confirmations.verify(state, ctx) },
     },
   );
+  const server: Server = mcp.server;
   // By name, so that a list is the same from one release to the next (clients cache it, and
   // models cache prompts that contain it).
   const list = coreTasks ? coreTaskListing : listing;
   server.setRequestHandler('tools/list', () => ({ tools: visibleTools(caller.permissions).map(list).sort(byName) }));
-  server.setRequestHandler('resources/list', () => ({ resources: [REPORT_VIEW_RESOURCE] }));
-  // The resources capability covers the template list too; pactum has no templates.
-  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
-  server.setRequestHandler('resources/read', (req) => readResource(req.params.uri));
+  // Resources and prompts; a resource that is the caller's data is read through its tool, as the caller.
+  registerResources(mcp, toolReader(callTool, { caller, log: request.log, requestId: request.requestId, ...(request.signal ? { signal: request.signal } : {}) }));
+  registerPrompts(mcp);
   tasks?.register(server, caller);
   coreTasks?.serveCore(server, caller, request.signal);
   server.setRequestHandler('tools/call', async (req, ctx) => {

@@ -149,6 +149,8 @@ function contrastBlock(c: NonNullable<ViewIssue['contrast']>): HTMLElement {
     swatch(c.foreground, 'Text colour'), h('span', { text: ` text ${c.foreground} ` }),
     swatch(c.background, 'Background colour'), h('span', { text: ` on background ${c.background}` }),
     h('span', { class: 'ratio' }, ': contrast ', h('strong', { text: `${c.ratio}:1` }), `, needs at least ${c.required}:1`),
+    c.apca && h('span', { class: 'apca' }, '; APCA ', h('strong', { text: `Lc ${c.apca.lc}` }),
+      `, the WCAG 3 draft suggests |Lc| ${c.apca.threshold} for this text (${c.apca.meets ? 'met' : 'not met'}; advisory)`),
   );
 }
 
@@ -172,7 +174,7 @@ function issueDetail(view: ReportView, rule: Rule, issue: ViewIssue, host: Host 
   const dl = h('dl', null,
     h('dt', { text: 'Page' }), h('dd', null, h('span', { class: 'url', text: issue.pageUrl })),
     h('dt', { text: 'Element' }), h('dd', null, h('code', { text: issue.selector })),
-    h('dt', { text: 'Criterion' }), h('dd', { text: `${criterion}; impact ${issue.impact ?? 'not rated'}` }),
+    h('dt', { text: 'Criterion' }), h('dd', { text: `${criterion}${issue.en301549 ? `; EN 301 549 ${issue.en301549}` : ''}; impact ${issue.impact ?? 'not rated'}` }),
   );
   const detail = h('div', { class: 'detail' },
     h('p', { class: 'message', text: issue.message }),

@@ -183,7 +183,7 @@ describe('scans as tasks, one server', () => {
 
   it('declares the extension in server/discover', async () => {
     const res = await post(s.url, acme, 'server/discover', {});
-    expect(res.body.result!.capabilities).toEqual({ tools: { listChanged: false }, resources: { listChanged: false }, extensions: { 'io.modelcontextprotocol/ui': {}, [TASKS]: {} } });
+    expect(res.body.result!.capabilities).toEqual({ tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false }, extensions: { 'io.modelcontextprotocol/ui': {}, [TASKS]: {} } });
   });
 
   it('runs a site scan as a task to its result', { timeout: 120_000 }, async () => {

@@ -22,6 +22,9 @@ import { bearer, mcpClient, ok } from '../helpers/mcp.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/site.js';
 import { requireChromium } from '../helpers/chromium.js';
 import { insertOrg } from '../../src/db/users.js';
+import { apcaLc } from '../../src/domain/scan/contrast.js';
+import { en301549Clause } from '../../src/domain/scan/en301549.js';
+import type { Issue } from '../../src/domain/scan/types.js';
 import { parseCsv } from '../helpers/csv.js';
 import { pactum } from '../helpers/cli.js';
 
@@ -72,7 +75,7 @@ describe('the MCP App', () => {
     expect(withUi).toEqual(['dashboard_get_report', 'dashboard_get_scan_progress', 'dashboard_list_fleet', 'dashboard_scan_site', 'dashboard_scan_summary_for_fleet']);
     for (const t of tools.filter((x) => x._meta)) expect(t._meta).toEqual({ ui: { resourceUri: 'ui://pactum/report' }, 'ui/resourceUri': 'ui://pactum/report' });
     const { resources } = await client.listResources();
-    expect(resources).toEqual([expect.objectContaining({ uri: 'ui://pactum/report', mimeType: 'text/html;profile=mcp-app' })]);
+    expect(resources[0]).toEqual(expect.objectContaining({ uri: 'ui://pactum/report', mimeType: 'text/html;profile=mcp-app' }));
     const read = await client.readResource({ uri: 'ui://pactum/report' });
     const html = (read.contents[0] as { text: string }).text;
     expect(read.contents[0]).toMatchObject({ uri: 'ui://pactum/report', mimeType: 'text/html;profile=mcp-app' });
@@ -81,13 +84,30 @@ describe('the MCP App', () => {
     expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)="https?:/); // nothing fetched from anywhere
   });
 
+  it('gives every finding of the scan its EN 301 549 clause, and each contrast finding its APCA Lc', async () => {
+    const report = ok(await call('dashboard_get_report', { scanId, view: 'pages' }));
+    const issues = report.report.pages.flatMap((p: { issues: Issue[] }) => p.issues) as Issue[];
+    expect(issues.length).toBeGreaterThan(0);
+    for (const i of issues) expect(i.en301549, `${i.code} ${i.wcagCriterion}`).toBe(en301549Clause(i.wcagCriterion));
+    expect(issues.filter((i) => i.en301549).length).toBeGreaterThan(0);
+    const contrasts = issues.filter((i) => i.code === 'color-contrast');
+    expect(contrasts.length).toBeGreaterThan(0);
+    for (const i of contrasts) {
+      expect(i.contrast!.apca!.lc).toBe(Math.round(apcaLc(i.contrast!.foreground, i.contrast!.background)! * 10) / 10);
+      expect(i.contrast!.apca!.advisory).toBe('WCAG 3 working draft');
+    }
+  });
+
   it('gives the report view model: worst page first, contrast colours and ratio, screenshots', async () => {
     const app = ok(await call('dashboard_get_report', { scanId, view: 'app' })).app;
     expect(app.pages[0]).toMatchObject({ url: site.url('/x'), error: expect.stringMatching(/404/) });
     expect(app.engine).toBe('chromium');
     const contrast = app.rules.find((r: { code: string }) => r.code === 'color-contrast');
     const faint = contrast.issues.find((i: { selector: string }) => i.selector === '.faint');
-    expect(faint.contrast).toEqual({ foreground: '#bbbbbb', background: '#ffffff', ratio: 1.91, required: 4.5 });
+    // APCA beside the WCAG 2 ratio, as APCA computes it for the painted colours (its own tests pin apcaLc: test/unit/scan/contrast-en301549.test.ts).
+    const lc = Math.round(apcaLc('#bbbbbb', '#ffffff')! * 10) / 10;
+    expect(faint.contrast).toEqual({ foreground: '#bbbbbb', background: '#ffffff', ratio: 1.91, required: 4.5, apca: { lc, threshold: 75, meets: false, advisory: 'WCAG 3 working draft' } });
+    expect(faint.en301549).toBe('9.1.4.3');
     expect(contrast.level).toBe('AA');
     expect(app.summary.byPrinciple[0]).toMatchObject({ principle: '1', name: 'Perceivable' });
     const shots = app.rules.flatMap((r: { issues: { screenshot: string | null; pageUrl: string }[] }) => r.issues).filter((i: { screenshot: string | null }) => i.screenshot);
@@ -312,12 +332,12 @@ describe('the report page and exports', () => {
     const text = await res.text();
     expect(text.endsWith('\r\n')).toBe(true);
     const rows = parseCsv(text);
-    expect(rows[0]).toEqual(['page_url', 'rule', 'type', 'impact', 'wcag_criteria', 'level', 'selector', 'message', 'context', 'help_url', 'contrast_ratio', 'required_ratio', 'fingerprint', 'status', 'mark_note']);
+    expect(rows[0]).toEqual(['page_url', 'rule', 'type', 'impact', 'wcag_criteria', 'level', 'selector', 'message', 'context', 'help_url', 'contrast_ratio', 'required_ratio', 'en301549', 'apca_lc', 'apca_threshold', 'fingerprint', 'status', 'mark_note']);
     const app = ok(await call('dashboard_get_report', { scanId, view: 'app' })).app;
     expect(rows.length - 1).toBe(app.summary.totalIssues + app.summary.pagesFailed);
     const faint = rows.find((r) => r[1] === 'color-contrast' && r[6] === '.faint')!;
-    expect(faint.slice(10, 12)).toEqual(['1.91', '4.5']);
-    expect(faint.slice(12)).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/), 'open', '']);
+    expect(faint.slice(10, 15)).toEqual(['1.91', '4.5', '9.1.4.3', String(Math.round(apcaLc('#bbbbbb', '#ffffff')! * 10) / 10), '75']);
+    expect(faint.slice(15)).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/), 'open', '']);
     expect(faint[8]).toBe('<p class="faint">This light grey text is hard to read.</p>');
   });
 });

@@ -186,7 +186,7 @@ export function exportTail(format: ExportFormat, meta: ExportMeta, state: Export
   switch (format) {
     case 'sarif': return sarifTail(meta, state, failed);
     case 'junit': return '</testsuites>\n';
-    case 'csv': return failed.map((page) => csvRow([page.url, 'page-error', 'page-error', null, '', null, '', page.error, '', '', null, null, '', '', null])).join('');
+    case 'csv': return failed.map((page) => csvRow([page.url, 'page-error', 'page-error', null, '', null, '', page.error, '', '', null, null, null, null, null, '', '', null])).join('');
     case 'pa11y': return pa11yTail(state);
   }
 }
@@ -264,7 +264,7 @@ function sarifPages(pages: readonly (MarkedPage)[], state: ExportState, out: Chu
         }],
         partialFingerprints: { primaryLocationLineHash: `${hash.slice(0, 16)}:1`, 'pactumFinding/v1': hash },
         properties: {
-          pageUrl: shown.pageUrl, selector: shown.selector, context: shown.context, impact: shown.impact, wcagCriterion: criterionOf(issue),
+          pageUrl: shown.pageUrl, selector: shown.selector, context: shown.context, impact: shown.impact, wcagCriterion: criterionOf(issue), en301549: shown.en301549,
           ...(shown.contrast ? { contrast: shown.contrast } : {}),
           ...(shown.evidence ? { evidence: shown.evidence } : {}),
           findingStatus: issue.status,
@@ -379,7 +379,7 @@ function junitPages(pages: readonly PageReport[], state: ExportState, finishedAt
 // ---------------------------------------------------------------------------------------------
 // CSV (RFC 4180)
 
-export const CSV_COLUMNS = ['page_url', 'rule', 'type', 'impact', 'wcag_criteria', 'level', 'selector', 'message', 'context', 'help_url', 'contrast_ratio', 'required_ratio', 'fingerprint', 'status', 'mark_note'] as const;
+export const CSV_COLUMNS = ['page_url', 'rule', 'type', 'impact', 'wcag_criteria', 'level', 'selector', 'message', 'context', 'help_url', 'contrast_ratio', 'required_ratio', 'en301549', 'apca_lc', 'apca_threshold', 'fingerprint', 'status', 'mark_note'] as const;
 
 /**
  * One field: a spreadsheet would run a leading =, +, -, @, tab or carriage return as a formula
@@ -400,7 +400,7 @@ function csvPages(pages: readonly (MarkedPage)[], state: ExportState, out: Chunk
     page.issues.forEach((issue, n) => {
       const { rule } = ruleIn(state, index, issue);
       const i = viewIssue(issue, page.url, `i${n}`);
-      out.add(csvRow([i.pageUrl, rule.code, rule.type, i.impact, rule.wcagCriteria.join(' '), rule.level, i.selector, i.message, i.context, i.helpUrl, i.contrast?.ratio ?? null, i.contrast?.required ?? null, issue.fingerprint, issue.status, markNote(issue)]));
+      out.add(csvRow([i.pageUrl, rule.code, rule.type, i.impact, rule.wcagCriteria.join(' '), rule.level, i.selector, i.message, i.context, i.helpUrl, i.contrast?.ratio ?? null, i.contrast?.required ?? null, i.en301549, i.contrast?.apca?.lc ?? null, i.contrast?.apca?.threshold ?? null, issue.fingerprint, issue.status, markNote(issue)]));
     });
   }
 }
@@ -428,7 +428,10 @@ function pa11yEntries(page: PageReport, state: ExportState, index: Map<string, n
     entries.push({
       code: rule.code, type: rule.type, typeCode: PA11Y_TYPE_CODE[rule.type], message: shown.message, context: shown.context, selector: shown.selector,
       runner: rule.code.startsWith('pactum-') ? 'pactum' : 'axe',
-      runnerExtras: { impact: shown.impact, help: rule.help, helpUrl: rule.helpUrl, wcagCriteria: rule.wcagCriteria },
+      runnerExtras: {
+        impact: shown.impact, help: rule.help, helpUrl: rule.helpUrl, wcagCriteria: rule.wcagCriteria, en301549: shown.en301549,
+        ...(shown.contrast ? { contrast: shown.contrast } : {}),
+      },
     });
   });
   return entries;

@@ -6,6 +6,8 @@
  */
 import type { components } from '../../../generated/types/dashboard.js';
 import criteriaData from '../regulations/data/wcag-criteria.json' with { type: 'json' };
+import { contrastOf as measuredContrast } from '../scan/contrast.js';
+import { en301549Clause } from '../scan/en301549.js';
 import { countByLevel } from '../scan/summary.js';
 import { pagePrints } from './fingerprint.js';
 import { statusOf, toFindingMark, type MarkIndex } from './marks.js';
@@ -41,18 +43,11 @@ const TYPE_RANK: Record<IssueType, number> = { error: 0, warning: 1, notice: 2 }
 
 export const levelOf = (criterion: string | null | undefined): WcagLevel | null => (criterion ? (LEVELS.get(criterion) ?? null) : null);
 
-/**
- * axe-core's colour-contrast message carries the measurement: "contrast of 1.91 (foreground
- * color: #bbbbbb, background color: #ffffff, …); expected contrast ratio of 4.5:1".
- */
-const CONTRAST = /contrast of ([\d.]+) \(foreground color: (#[0-9a-f]{3,8}), background color: (#[0-9a-f]{3,8})[^)]*\)[^;]*; expected contrast ratio of ([\d.]+):1/i;
+/** The contrast of a colour-contrast issue as the scan recorded it, else as its message gives it (reports from before APCA was added). */
+export const contrastOf = (issue: Pick<Issue, 'code' | 'message' | 'contrast'>): ReportViewIssue['contrast'] => issue.contrast ?? measuredContrast(issue);
 
-export function contrastOf(issue: Pick<Issue, 'code' | 'message'>): ReportViewIssue['contrast'] {
-  if (!issue.code.startsWith('color-contrast')) return null;
-  const m = CONTRAST.exec(issue.message);
-  if (!m) return null;
-  return { foreground: m[2]!.toLowerCase(), background: m[3]!.toLowerCase(), ratio: Number(m[1]), required: Number(m[4]) };
-}
+/** The EN 301 549 clause of an issue's criterion: as the scan recorded it, else from the data set. */
+export const en301549Of = (issue: Pick<Issue, 'wcagCriterion' | 'wcagCriteria' | 'en301549'>): string | null => issue.en301549 ?? en301549Clause(criterionOf(issue));
 
 /** The rule's own one-line help: the message up to its first colon (messages are "<help>: <why>, at …"). */
 export function helpOf(issue: Pick<Issue, 'code' | 'message'>): string {
@@ -94,7 +89,7 @@ export const criterionOf = (issue: Pick<Issue, 'wcagCriterion' | 'wcagCriteria'>
 export function viewIssue(issue: Issue, pageUrl: string, id: string): ReportViewIssue {
   return {
     id, pageUrl, selector: issue.selector, context: issue.context, message: issue.message, impact: issue.impact,
-    wcagCriterion: criterionOf(issue), helpUrl: issue.helpUrl, contrast: contrastOf(issue), screenshot: issue.screenshot ?? null, evidence: issue.evidence ?? null,
+    wcagCriterion: criterionOf(issue), en301549: en301549Of(issue), helpUrl: issue.helpUrl, contrast: contrastOf(issue), screenshot: issue.screenshot ?? null, evidence: issue.evidence ?? null,
   };
 }
 

@@ -5,6 +5,8 @@
  */
 import type axe from 'axe-core';
 import type { Issue, IssueType, Impact, NotEvaluated, WcagStandard } from './types.js';
+import { contrastOf } from './contrast.js';
+import { en301549Clause } from './en301549.js';
 import { criteriaFromTags, tagsForStandard } from './wcag.js';
 
 const CONTEXT_MAX = 300;
@@ -163,16 +165,20 @@ export function issuesOf(results: readonly axe.Result[], type: IssueType): Issue
     const helpUrl = rule.helpUrl.replace(/\?application=axeAPI$/, '');
     return rule.nodes.filter((node) => !nodeErrored(node)).map((node): Issue => {
       const selector = selectorOf(node.target);
+      const message = sentence({ help: rule.help, why: reasonOf(node), selector, html: node.html, helpUrl, review: type === 'warning' });
+      const contrast = contrastOf({ code: rule.id, message });
       return {
         code: rule.id,
         wcagCriterion: criteria[0] ?? null,
         wcagCriteria: criteria,
+        en301549: en301549Clause(criteria[0]),
         type,
         impact: impactOf(node.impact ?? rule.impact ?? null),
-        message: sentence({ help: rule.help, why: reasonOf(node), selector, html: node.html, helpUrl, review: type === 'warning' }),
+        message,
         selector,
         context: truncate(node.html, CONTEXT_MAX),
         helpUrl,
+        ...(contrast ? { contrast } : {}),
       };
     });
   });

@@ -6,6 +6,7 @@
 import type { components } from '../../../generated/types/dashboard.js';
 
 type Schemas = components['schemas'];
+type Contrast = Schemas['contrast'];
 
 export type WcagStandard = 'WCAG2A' | 'WCAG2AA' | 'WCAG2AAA';
 export type IssueType = 'error' | 'warning' | 'notice';
@@ -17,6 +18,8 @@ export interface Issue {
   code: string;
   wcagCriterion: string | null;
   wcagCriteria: string[];
+  /** The EN 301 549 V3.2.1 clause requiring wcagCriterion (absent from reports made before it was recorded). */
+  en301549?: string | null;
   type: IssueType;
   impact: Impact | null;
   message: string;
@@ -25,6 +28,8 @@ export interface Issue {
   helpUrl: string;
   /** What a heuristic check beyond axe observed (those findings are warnings: needs review). */
   evidence?: string | null;
+  /** A colour-contrast finding's colours, WCAG 2 ratio and APCA Lc. */
+  contrast?: Contrast | null;
   /** The id of the element's screenshot (Chromium engine, the first failing elements of a page). */
   screenshot?: string | null;
   /** The finding's name across scans (report/fingerprint.ts); added where a report is read, never stored. */

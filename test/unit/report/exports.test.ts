@@ -60,7 +60,9 @@ describe('the report model', () => {
     expect(v.pages.map((p) => p.url)).toEqual(['https://example.com/bad', 'https://example.com/a,"b"', 'https://example.com/']);
     expect(v.rules.map((r) => `${r.type}:${r.code}:${r.count}`)).toEqual(['error:image-alt:3', 'error:color-contrast:1', 'warning:pactum-link-purpose:1']);
     expect(v.summary.byPrinciple.map((p) => [p.principle, p.A, p.AA])).toEqual([['1', 3, 1], ['2', 1, 0], ['3', 0, 0], ['4', 0, 0]]);
-    expect(v.rules[1]!.issues[0]).toMatchObject({ contrast: { foreground: '#bbbbbb', background: '#ffffff', ratio: 1.91, required: 4.5 }, screenshot: 'a'.repeat(32) });
+    expect(v.rules[1]!.issues[0]).toMatchObject({ contrast: { foreground: '#bbbbbb', background: '#ffffff', ratio: 1.91, required: 4.5 }, en301549: '9.1.4.3', screenshot: 'a'.repeat(32) });
+    // APCA beside the ratio: #bbb text on white is Lc 36.7 (APCA 0.0.98G-4g), under the draft's 75 for 16px text.
+    expect(v.rules[1]!.issues[0]!.contrast!.apca).toEqual({ lc: 36.7, threshold: 75, meets: false, advisory: 'WCAG 3 working draft' });
     expect(contrastOf({ code: 'image-alt', message: CONTRAST })).toBeNull();
   });
 
@@ -107,6 +109,17 @@ describe('the exports', () => {
     expect(doc.documentElement.getAttribute('failures')).toBe('2');
   });
 
+  it('SARIF and pa11y JSON carry the EN 301 549 clause and the contrast with its APCA Lc', () => {
+    const results = toSarif().runs[0]!.results as unknown as { ruleId: string; properties: { en301549: string | null; contrast?: { apca: { lc: number } } } }[];
+    const contrast = results.find((r) => r.ruleId === 'color-contrast')!;
+    expect(contrast.properties.en301549).toBe('9.1.4.3');
+    expect(contrast.properties.contrast!.apca.lc).toBe(36.7);
+    const pa11y = JSON.parse(exportReport('pa11y', meta, pages)) as { results: Record<string, { code: string; runnerExtras: { en301549: string | null; contrast?: unknown } }[]> };
+    const entry = Object.values(pa11y.results).flat().find((e) => e.code === 'color-contrast')!;
+    expect(entry.runnerExtras.en301549).toBe('9.1.4.3');
+    expect(entry.runnerExtras.contrast).toMatchObject({ ratio: 1.91, apca: { threshold: 75 } });
+  });
+
   it('CSV is RFC 4180 and safe from formula injection', () => {
     const rows = parseCsv(toCsv());
     expect(rows).toHaveLength(1 + 5 + 1);
@@ -116,6 +129,9 @@ describe('the exports', () => {
     expect(evil[8]).toBe('<img alt="">\u0001\r\n"quoted", line');
     expect(rows.find((r) => r[6]!.includes('cmd'))![6]).toBe("'+cmd|x");
     expect(rows.at(-1)!.slice(0, 3)).toEqual(['https://example.com/bad', 'page-error', 'page-error']);
+    expect(rows[0]!.slice(12)).toEqual(['en301549', 'apca_lc', 'apca_threshold']);
+    const contrast = rows.find((r) => r[1] === 'color-contrast')!;
+    expect(contrast.slice(10)).toEqual(['1.91', '4.5', '9.1.4.3', String(contrastOf({ code: 'color-contrast', message: CONTRAST })!.apca!.lc), '75']);
     expect(csvField('-1')).toBe("'-1");
     expect(csvField(-1 as never)).toBe('-1');
   });

@@ -39,6 +39,7 @@ describe('fixture pages under WCAG2AA', () => {
       code: 'image-alt',
       wcagCriterion: '1.1.1',
       wcagCriteria: ['1.1.1'],
+      en301549: '9.1.1.1',
       type: 'error',
       impact: 'critical',
       message: expect.stringMatching(/^Images must have alternative text: element does not have an alt attribute, at img \(<img src="\/logo\.png">\); see https:\/\/dequeuniversity\.com\/rules\/axe\/4\.\d+\/image-alt$/),

@@ -6,6 +6,7 @@
  */
 import type { Impact, Issue, NotEvaluated, WcagStandard } from '../types.js';
 import { sentence, truncate } from '../axe-results.js';
+import { en301549Clause } from '../en301549.js';
 
 /** A check as the catalogue writes it: its id is its key there. */
 interface CheckEntry {
@@ -159,6 +160,7 @@ export function issueOfFinding(finding: RawFinding): Issue {
     code: info.id,
     wcagCriterion: finding.criterion,
     wcagCriteria: criteria,
+    en301549: en301549Clause(finding.criterion),
     type: 'warning',
     impact: info.impact,
     message: sentence({ help: info.help, why: finding.what, selector: finding.selector, html: finding.html, helpUrl: info.helpUrl, review: true }),
