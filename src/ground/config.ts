@@ -55,6 +55,22 @@ const schema = z.object({
   JWT_ISSUER: z.optional(z.string()),
   /** 32 bytes, hex or base64, for AES-256-GCM of stored secrets. Unset: a key in DATA_DIR/keys. */
   SECRETS_KEY: z.optional(z.string()),
+  /** Dynamic Client Registration (RFC 7591) at /oauth/register, the deprecated fallback for MCP clients without Client ID Metadata Documents. */
+  OAUTH_DCR: z._default(bool, false),
+  /** An external authorization server's issuer URL: pactum is then only a resource server for it (JWKS from its metadata); unset: pactum is its own authorization server. */
+  OAUTH_ISSUER: z.optional(z.url()),
+  /** The claim of an external issuer's tokens that holds the pactum username. */
+  OAUTH_USERNAME_CLAIM: z._default(z.string().check(z.minLength(1)), 'preferred_username'),
+  /** Lifetime of an OAuth access token, in seconds. */
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: z._default(int(30, 86_400), 600),
+  /** Lifetime of an OAuth refresh token (and of its grant while unused), in seconds. */
+  OAUTH_REFRESH_TOKEN_TTL_SECONDS: z._default(int(60, 365 * 86_400), 30 * 86_400),
+  /** Largest Client ID Metadata Document fetched, in bytes. */
+  OAUTH_CLIENT_METADATA_MAX_BYTES: z._default(int(512, 1024 * 1024), 5 * 1024),
+  /** How long a Client ID Metadata Document fetch may take, in milliseconds. */
+  OAUTH_CLIENT_METADATA_TIMEOUT_MS: z._default(int(100, 60_000), 2500),
+  /** PEM file of certificate authorities trusted (besides the system's) when fetching Client ID Metadata Documents (an intranet's CA). */
+  OAUTH_CLIENT_METADATA_CA_FILE: z.optional(z.string().check(z.minLength(1))),
   /** Origins allowed to call /api/v1 from a browser. Default: PUBLIC_URL's origin. */
   ALLOWED_ORIGINS: z.optional(list),
   /** Host headers accepted on /api/v1 (DNS-rebinding protection). Default: PUBLIC_URL's host, localhost, 127.0.0.1 and ::1 at PORT. */
@@ -281,6 +297,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       audience: `${publicBase}/api/v1/mcp`,
     },
     secretsKey: e.SECRETS_KEY ?? null,
+    oauth: {
+      dcr: e.OAUTH_DCR,
+      issuer: e.OAUTH_ISSUER ?? null,
+      usernameClaim: e.OAUTH_USERNAME_CLAIM,
+      accessTokenTtlSeconds: e.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+      refreshTokenTtlSeconds: e.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
+      clientMetadataMaxBytes: e.OAUTH_CLIENT_METADATA_MAX_BYTES,
+      clientMetadataTimeoutMs: e.OAUTH_CLIENT_METADATA_TIMEOUT_MS,
+      clientMetadataCaFile: e.OAUTH_CLIENT_METADATA_CA_FILE ?? null,
+    },
     allowedOrigins: e.ALLOWED_ORIGINS ?? [publicUrl.origin],
     allowedHosts:
       e.ALLOWED_HOSTS ??
