@@ -6,6 +6,7 @@
  * keeps everything in memory.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -132,3 +133,81 @@ export const clientDocument = (clientId: string, redirectUri: string, name = 'Te
   token_endpoint_auth_method: 'none',
   application_type: 'native',
 });
+
+/** PKCE: a verifier and its S256 challenge. */
+export function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/**
+ * A browser reduced to what the sign-in and consent forms need: it follows redirects on this
+ * server, keeps the cookies it is given, and stops at the first redirect that leaves the server
+ * (the client's redirect URI) or at a page.
+ */
+export class FormBrowser {
+  private readonly cookies = new Map<string, string>();
+  constructor(private readonly base: string) {}
+
+  async request(url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<{ status: number; url: string; location: string | null; text: string }> {
+    let target = new URL(url, this.base).href;
+    let method = init.method ?? (init.form ? 'POST' : 'GET');
+    let body: string | undefined = init.form ? new URLSearchParams(init.form).toString() : undefined;
+    for (let hops = 0; hops < 10; hops++) {
+      const headers: Record<string, string> = { accept: 'text/html' };
+      if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
+      const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+      if (cookie) headers.cookie = cookie;
+      const res = await fetch(target, { method, headers, body, redirect: 'manual' });
+      for (const line of res.headers.getSetCookie()) {
+        const [pair] = line.split(';');
+        const eq = pair!.indexOf('=');
+        const name = pair!.slice(0, eq).trim();
+        const value = pair!.slice(eq + 1).trim();
+        if (/expires=Thu, 01 Jan 1970/i.test(line) || value === '') this.cookies.delete(name);
+        else this.cookies.set(name, value);
+      }
+      const location = res.headers.get('location');
+      const text = await res.text();
+      if (res.status < 300 || res.status >= 400 || !location) return { status: res.status, url: target, location: null, text };
+      const next = new URL(location, target);
+      if (next.origin !== new URL(this.base).origin) return { status: res.status, url: target, location: next.href, text };
+      target = next.href;
+      method = 'GET';
+      body = undefined;
+    }
+    throw new Error('too many redirects');
+  }
+}
+
+/** What a redirect URI receives: its query, or (a response in the fragment) its fragment. */
+const answerOf = (location: string) => {
+  const u = new URL(location);
+  return new URLSearchParams(u.search || u.hash.slice(1));
+};
+
+/** The uid of the sign-in or consent page a FormBrowser stopped at. */
+export const interactionUid = (url: string) => /\/oauth\/interaction\/([^/?]+)/.exec(url)?.[1] ?? null;
+
+/**
+ * Authorizes a client as a person would (sign in, then allow or deny), without a browser; the
+ * answer the client's redirect URI receives.
+ */
+export async function authorizeByForms(
+  base: string,
+  params: Record<string, string>,
+  who: { username: string; password: string },
+  decision: 'allow' | 'deny' = 'allow',
+): Promise<{ answer: URLSearchParams | null; last: { status: number; url: string; text: string } }> {
+  const browser = new FormBrowser(base);
+  let page = await browser.request(`/oauth/authorize?${new URLSearchParams(params)}`);
+  if (page.location) return { answer: answerOf(page.location), last: page };
+  const uid = interactionUid(page.url);
+  if (!uid || page.status !== 200) return { answer: null, last: page };
+  page = await browser.request(`/oauth/interaction/${uid}/sign-in`, { form: who });
+  if (page.location) return { answer: answerOf(page.location), last: page };
+  const consentUid = interactionUid(page.url);
+  if (!consentUid || page.status !== 200 || !page.text.includes('Allow access?')) return { answer: null, last: page };
+  page = await browser.request(`/oauth/interaction/${consentUid}/consent`, { form: { decision } });
+  return { answer: page.location ? answerOf(page.location) : null, last: page };
+}
