@@ -280,7 +280,7 @@ export interface paths {
         put?: never;
         /**
          * Dynamic Client Registration (RFC 7591), only with OAUTH_DCR=true
-         * @description The deprecated fallback for MCP clients that cannot use a Client ID Metadata Document. Public clients only (`token_endpoint_auth_method=none`); 404 unless OAUTH_DCR=true.
+         * @description The deprecated fallback for MCP clients that cannot use a Client ID Metadata Document. Public clients only (`token_endpoint_auth_method=none`); 404 unless OAUTH_DCR=true; at most 20 registrations per client address per hour; a registration unused for OAUTH_REFRESH_TOKEN_TTL_SECONDS expires.
          */
         post: operations["auth.oauthRegister"];
         delete?: never;
@@ -5266,7 +5266,23 @@ export interface operations {
             400: components["responses"]["OAuthRefused"];
             404: components["responses"]["OAuthServerOff"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            /** @description More than 20 registrations from this address in the last hour; try again after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "statusCode": 429,
+                     *       "message": "More than 20 client registrations from this address in an hour; retry in 3400 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                };
+            };
         };
     };
     "auth.oauthInteraction": {

@@ -11,7 +11,7 @@ import { ready } from '../ops/ready.js';
 import { metricsHandler } from '../ops/metrics-endpoint.js';
 import { docsAsset, docsPage, docsSpec, homePage } from '../ops/docs.js';
 import { login, logout, protectedResource } from '../auth/routes.js';
-import { delegate, oauthConsent, oauthInteraction, oauthSignIn } from '../auth/oauth-routes.js';
+import { delegate, oauthConsent, oauthInteraction, oauthSignIn, registrationLimit } from '../auth/oauth-routes.js';
 import { reportExport, reportPage, reportScreenshot, sharedReportPage, sharedScreenshot } from '../reports/routes.js';
 import { batch } from '../objects/batch.js';
 import { createObject, getObject } from '../objects/legacy.js';
@@ -52,7 +52,7 @@ export function bindHandlers(s: Services): Handlers {
     'auth.oauthAuthorizeResume': delegate(s),
     'auth.oauthToken': delegate(s),
     'auth.oauthRevoke': delegate(s),
-    'auth.oauthRegister': delegate(s, { when: (config) => config.oauth.dcr }),
+    'auth.oauthRegister': delegate(s, { when: (config) => config.oauth.dcr, limit: registrationLimit() }),
     'auth.oauthInteraction': oauthInteraction(s),
     'auth.oauthSignIn': oauthSignIn(s),
     'auth.oauthConsent': oauthConsent(s),

@@ -22,8 +22,12 @@ interface Row {
 
 const now = () => new Date().toISOString();
 
-/** The adapter class oidc-provider instantiates per model name. */
-export function knexAdapter(db: Db) {
+/**
+ * The adapter class oidc-provider instantiates per model name. Registered clients (Dynamic
+ * Client Registration) expire once unused for `clientIdleSeconds`: each use moves their end.
+ */
+export function knexAdapter(db: Db, opts: { clientIdleSeconds: number }) {
+  const idleMs = opts.clientIdleSeconds * 1000;
   return class KnexAdapter {
     constructor(readonly model: string) {}
 
@@ -40,7 +44,7 @@ export function knexAdapter(db: Db) {
         uid: payload.uid ?? null,
         user_code: payload.userCode ?? null,
         account_id: payload.accountId ?? null,
-        expires_at: typeof expiresIn === 'number' ? new Date(Date.now() + expiresIn * 1000).toISOString() : null,
+        expires_at: typeof expiresIn === 'number' ? new Date(Date.now() + expiresIn * 1000).toISOString() : this.model === 'Client' ? new Date(Date.now() + idleMs).toISOString() : null,
       };
       await db('oauth_models').insert({ ...row, consumed_at: null }).onConflict(['model', 'id']).merge(row);
     }
@@ -56,8 +60,15 @@ export function knexAdapter(db: Db) {
       return row.consumed_at ? { ...payload, consumed: Math.floor(Date.parse(row.consumed_at) / 1000) } : payload;
     }
 
-    find(id: string) {
-      return this.one({ id });
+    async find(id: string) {
+      const found = await this.one({ id });
+      // A registered client in use stays (moved at most once a day, not at every request).
+      if (found && this.model === 'Client') {
+        const until = new Date(Date.now() + idleMs).toISOString();
+        const dayAgo = new Date(Date.now() + idleMs - 86_400_000).toISOString();
+        await this.rows().where({ id }).where('expires_at', '<', dayAgo).update({ expires_at: until });
+      }
+      return found;
     }
 
     findByUid(uid: string) {

@@ -40,15 +40,41 @@ const off = () => new HttpError(404, 'This server uses an external authorization
  * Hands the request to oidc-provider, which writes the answer. `path`: the provider's path for
  * it, where it differs from the request's (RFC 8414 metadata is the OpenID document).
  */
-export function delegate(s: Pick<OAuthDeps, 'oauth' | 'config'>, opts: { path?: string; when?: (deps: OAuthDeps['config']) => boolean } = {}): Handler<OAuthOperation> {
+export function delegate(
+  s: Pick<OAuthDeps, 'oauth' | 'config'>,
+  opts: { path?: string; when?: (deps: OAuthDeps['config']) => boolean; limit?: (ctx: Context) => void } = {},
+): Handler<OAuthOperation> {
   let callback: ((req: Context['req'], res: Context['res']) => Promise<void>) | undefined;
-  return async ({ ctx }) => {
+  return async ({ ctx, body }) => {
     const server = await s.oauth();
-    if (!server || (opts.when && !opts.when(s.config))) throw server ? new HttpError(404, `Nothing is served at ${ctx.path}`) : off();
+    if (!server || (opts.when && !opts.when(s.config))) throw server ? new HttpError(404, 'Dynamic Client Registration is off on this server (OAUTH_DCR); identify the client with a Client ID Metadata Document') : off();
+    opts.limit?.(ctx);
     callback ??= server.provider.callback() as unknown as typeof callback;
     if (opts.path) ctx.req.url = `${opts.path}${ctx.querystring ? `?${ctx.querystring}` : ''}`;
+    // A JSON body (registration) was read and checked by the router: the provider takes it as text.
+    if (body !== undefined) (ctx.req as { body?: unknown }).body = JSON.stringify(body);
     ctx.respond = false;
     await callback!(ctx.req, ctx.res);
+  };
+}
+
+/**
+ * At most `max` registrations per client address per hour (Dynamic Client Registration is open
+ * to anyone: without a cap, a flood of registrations would fill the database).
+ */
+export function registrationLimit(max = 20): (ctx: Context) => void {
+  const hour = 3_600_000;
+  const seen = new Map<string, number[]>();
+  return (ctx) => {
+    const now = Date.now();
+    const recent = (seen.get(ctx.ip) ?? []).filter((t) => now - t < hour);
+    if (recent.length >= max) {
+      const retry = Math.ceil((recent[0]! + hour - now) / 1000);
+      throw new HttpError(429, `More than ${max} client registrations from this address in an hour; retry in ${retry} s`, { 'Retry-After': String(retry) });
+    }
+    recent.push(now);
+    if (seen.size > 10_000) seen.clear();
+    seen.set(ctx.ip, recent);
   };
 }
 

@@ -137,7 +137,7 @@ export async function createOAuthServer(deps: { config: Config; db: Db; secrets:
   const resource = config.jwt.audience;
   const o = config.oauth;
   const configuration: Configuration = {
-    adapter: knexAdapter(db),
+    adapter: knexAdapter(db, { clientIdleSeconds: o.refreshTokenTtlSeconds }),
     clients: [],
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
@@ -146,6 +146,8 @@ export async function createOAuthServer(deps: { config: Config; db: Db; secrets:
       id_token_signed_response_alg: 'ES256',
     },
     responseTypes: ['code'],
+    // Public clients only: a registered client gets no secret, a metadata document may name none.
+    clientAuthMethods: ['none'],
     pkce: { required: () => true },
     scopes: ['openid', 'offline_access', ...RESOURCE_SCOPES],
     claims: { openid: ['sub'] },
