@@ -115,6 +115,8 @@ export type OperationId =
   | 'mcp.tool.dashboard_list_users'
   | 'mcp.tool.dashboard_update_user'
   | 'mcp.tool.dashboard_list_user_tokens'
+  | 'mcp.tool.dashboard_list_oauth_grants'
+  | 'mcp.tool.dashboard_revoke_oauth_grant'
   | 'mcp.tool.dashboard_revoke_user_token'
   | 'mcp.tool.dashboard_create_service_connection'
   | 'mcp.tool.dashboard_get_service_connection'
@@ -837,6 +839,36 @@ export const operations: readonly OperationSpec[] = [
       '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_list_user_tokens_405'), headers: [{"name":"allow","required":true}] },
     },
     tool: 'dashboard_list_user_tokens',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_list_oauth_grants',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_list_oauth_grants',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_list_oauth_grants') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_list_oauth_grants_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_list_oauth_grants_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_list_oauth_grants',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_revoke_oauth_grant',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_revoke_oauth_grant',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_revoke_oauth_grant') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_revoke_oauth_grant_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_revoke_oauth_grant_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_revoke_oauth_grant',
   },
   {
     apis: ["dashboard"],
@@ -1641,6 +1673,8 @@ export interface OperationInputs {
   'mcp.tool.dashboard_list_users': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_users']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_update_user': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_update_user']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_list_user_tokens': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_user_tokens']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_list_oauth_grants': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_oauth_grants']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_revoke_oauth_grant': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_revoke_oauth_grant']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_revoke_user_token': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_revoke_user_token']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_create_service_connection': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_create_service_connection']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_get_service_connection': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_service_connection']['requestBody']>['content']["application/json"] };
@@ -1710,8 +1744,10 @@ export const routes: readonly RouteSpec[] = [
   { template: '/api/v1/mcp/tools/dashboard_set_brand_guideline', routerPath: '/api/v1/mcp/tools/dashboard_set_brand_guideline', methods: { POST: 'mcp.tool.dashboard_set_brand_guideline' } },
   { template: '/api/v1/mcp/tools/dashboard_list_jurisdictions', routerPath: '/api/v1/mcp/tools/dashboard_list_jurisdictions', methods: { POST: 'mcp.tool.dashboard_list_jurisdictions' } },
   { template: '/api/v1/mcp/tools/dashboard_list_wcag_criteria', routerPath: '/api/v1/mcp/tools/dashboard_list_wcag_criteria', methods: { POST: 'mcp.tool.dashboard_list_wcag_criteria' } },
+  { template: '/api/v1/mcp/tools/dashboard_revoke_oauth_grant', routerPath: '/api/v1/mcp/tools/dashboard_revoke_oauth_grant', methods: { POST: 'mcp.tool.dashboard_revoke_oauth_grant' } },
   { template: '/api/v1/mcp/tools/dashboard_get_scan_progress', routerPath: '/api/v1/mcp/tools/dashboard_get_scan_progress', methods: { POST: 'mcp.tool.dashboard_get_scan_progress' } },
   { template: '/api/v1/mcp/tools/dashboard_list_brand_scores', routerPath: '/api/v1/mcp/tools/dashboard_list_brand_scores', methods: { POST: 'mcp.tool.dashboard_list_brand_scores' } },
+  { template: '/api/v1/mcp/tools/dashboard_list_oauth_grants', routerPath: '/api/v1/mcp/tools/dashboard_list_oauth_grants', methods: { POST: 'mcp.tool.dashboard_list_oauth_grants' } },
   { template: '/api/v1/mcp/tools/dashboard_revoke_user_token', routerPath: '/api/v1/mcp/tools/dashboard_revoke_user_token', methods: { POST: 'mcp.tool.dashboard_revoke_user_token' } },
   { template: '/api/v1/mcp/tools/dashboard_list_regulations', routerPath: '/api/v1/mcp/tools/dashboard_list_regulations', methods: { POST: 'mcp.tool.dashboard_list_regulations' } },
   { template: '/api/v1/mcp/tools/dashboard_list_user_tokens', routerPath: '/api/v1/mcp/tools/dashboard_list_user_tokens', methods: { POST: 'mcp.tool.dashboard_list_user_tokens' } },

@@ -22,6 +22,7 @@ export type ToolName =
   | 'dashboard_list_brand_scores'
   | 'dashboard_list_fleet'
   | 'dashboard_list_jurisdictions'
+  | 'dashboard_list_oauth_grants'
   | 'dashboard_list_orgs'
   | 'dashboard_list_proposals'
   | 'dashboard_list_regulations'
@@ -32,6 +33,7 @@ export type ToolName =
   | 'dashboard_list_wcag_criteria'
   | 'dashboard_query_issues'
   | 'dashboard_queue_bulk_fix'
+  | 'dashboard_revoke_oauth_grant'
   | 'dashboard_revoke_report_share'
   | 'dashboard_revoke_user_token'
   | 'dashboard_scan_page'
@@ -64,6 +66,7 @@ export interface ToolInputs {
   dashboard_list_brand_scores: components['schemas']['dashboard_list_brand_scores.input'];
   dashboard_list_fleet: components['schemas']['dashboard_list_fleet.input'];
   dashboard_list_jurisdictions: components['schemas']['dashboard_list_jurisdictions.input'];
+  dashboard_list_oauth_grants: components['schemas']['dashboard_list_oauth_grants.input'];
   dashboard_list_orgs: components['schemas']['dashboard_list_orgs.input'];
   dashboard_list_proposals: components['schemas']['dashboard_list_proposals.input'];
   dashboard_list_regulations: components['schemas']['dashboard_list_regulations.input'];
@@ -74,6 +77,7 @@ export interface ToolInputs {
   dashboard_list_wcag_criteria: components['schemas']['dashboard_list_wcag_criteria.input'];
   dashboard_query_issues: components['schemas']['dashboard_query_issues.input'];
   dashboard_queue_bulk_fix: components['schemas']['dashboard_queue_bulk_fix.input'];
+  dashboard_revoke_oauth_grant: components['schemas']['dashboard_revoke_oauth_grant.input'];
   dashboard_revoke_report_share: components['schemas']['dashboard_revoke_report_share.input'];
   dashboard_revoke_user_token: components['schemas']['dashboard_revoke_user_token.input'];
   dashboard_scan_page: components['schemas']['dashboard_scan_page.input'];
@@ -106,6 +110,7 @@ export interface ToolOutputs {
   dashboard_list_brand_scores: components['schemas']['dashboard_list_brand_scores.output'];
   dashboard_list_fleet: components['schemas']['dashboard_list_fleet.output'];
   dashboard_list_jurisdictions: components['schemas']['dashboard_list_jurisdictions.output'];
+  dashboard_list_oauth_grants: components['schemas']['dashboard_list_oauth_grants.output'];
   dashboard_list_orgs: components['schemas']['dashboard_list_orgs.output'];
   dashboard_list_proposals: components['schemas']['dashboard_list_proposals.output'];
   dashboard_list_regulations: components['schemas']['dashboard_list_regulations.output'];
@@ -116,6 +121,7 @@ export interface ToolOutputs {
   dashboard_list_wcag_criteria: components['schemas']['dashboard_list_wcag_criteria.output'];
   dashboard_query_issues: components['schemas']['dashboard_query_issues.output'];
   dashboard_queue_bulk_fix: components['schemas']['dashboard_queue_bulk_fix.output'];
+  dashboard_revoke_oauth_grant: components['schemas']['dashboard_revoke_oauth_grant.output'];
   dashboard_revoke_report_share: components['schemas']['dashboard_revoke_report_share.output'];
   dashboard_revoke_user_token: components['schemas']['dashboard_revoke_user_token.output'];
   dashboard_scan_page: components['schemas']['dashboard_scan_page.output'];
@@ -353,6 +359,17 @@ export const tools: { readonly [N in ToolName]: ToolSpec<N> } = {
     validateInput: validator('dashboard', 'schema_dashboard_list_jurisdictions_input'),
     validateOutput: validator('dashboard', 'schema_dashboard_list_jurisdictions_output'),
   },
+  dashboard_list_oauth_grants: {
+    name: 'dashboard_list_oauth_grants',
+    title: "List the MCP clients a user allowed (OAuth grants)",
+    description: "Lists the OAuth grants of the caller (or, for a caller with admin.users, of a user of its org): the client (the URL of its metadata document, or its registered id), the scopes, since and until when. A user the caller may not see is not_found, word for word like a missing one.",
+    permission: 'reports.view',
+    annotations: {"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false},
+    inputSchema: {"title":"dashboard_list_oauth_grants arguments","description":"Whose grants: the caller's own (the default), or, for a caller with admin.users, a user of its org.","type":"object","properties":{"userId":{"type":"string","minLength":1}},"additionalProperties":true,"examples":[{},{"userId":"usr_01jdq3v8k2m5n7p9r1s3t5v7x9"}]} as ToolSpec['inputSchema'],
+    outputSchema: {"title":"dashboard_list_oauth_grants result","type":"object","required":["grants"],"properties":{"grants":{"type":"array","items":{"title":"OAuthGrant","description":"What a user allowed an MCP client (an OAuth client) to do: the scopes (pactum permissions, never beyond the user's role at each request) until the grant expires or is revoked.","type":"object","required":["grantId","userId","clientId","scopes","createdAt","expiresAt"],"properties":{"grantId":{"type":"string"},"userId":{"type":"string"},"clientId":{"type":"string","description":"The client: the URL of its metadata document, or the id it registered with."},"scopes":{"type":"array","items":{"type":"string"}},"createdAt":{"type":"string","format":"date-time"},"expiresAt":{"type":["string","null"],"format":"date-time"}},"additionalProperties":false,"examples":[{"grantId":"Gx2kP9vL4mQ7tR1sW8yZ3aB6","userId":"usr_01jdq3v8k2m5n7p9r1s3t5v7x9","clientId":"https://client.example/mcp-client.json","scopes":["reports.view","scans.create"],"createdAt":"2026-11-20T09:30:00.000Z","expiresAt":"2026-12-20T09:30:00.000Z"}]}}},"additionalProperties":false,"examples":[{"grants":[{"grantId":"Gx2kP9vL4mQ7tR1sW8yZ3aB6","userId":"usr_01jdq3v8k2m5n7p9r1s3t5v7x9","clientId":"https://client.example/mcp-client.json","scopes":["reports.view","scans.create"],"createdAt":"2026-11-20T09:30:00.000Z","expiresAt":"2026-12-20T09:30:00.000Z"}]}]} as ToolSpec['outputSchema'],
+    validateInput: validator('dashboard', 'schema_dashboard_list_oauth_grants_input'),
+    validateOutput: validator('dashboard', 'schema_dashboard_list_oauth_grants_output'),
+  },
   dashboard_list_orgs: {
     name: 'dashboard_list_orgs',
     title: "List organizations",
@@ -462,6 +479,17 @@ export const tools: { readonly [N in ToolName]: ToolSpec<N> } = {
     outputSchema: {"title":"dashboard_queue_bulk_fix result","type":"object","required":["pr","legs"],"properties":{"pr":{"title":"CoordinatedPr","description":"One fix rolled out as a pull request per affected site (its legs).","type":"object","required":["id","orgId","teamId","createdBy","status","summary","createdAt"],"properties":{"id":{"type":"string","minLength":1},"orgId":{"type":"string"},"teamId":{"type":["string","null"]},"createdBy":{"type":"string","description":"User id of its creator."},"status":{"type":"string","enum":["draft","opening","partial","complete","rolled_back"]},"summary":{"type":"string"},"wcagCriterion":{"type":["string","null"]},"createdAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]}},"additionalProperties":false,"examples":[{"id":"cpr_01jdq3v8k2m5n7p9r1s3t5v7x9","orgId":"org_01jdq3v8k2m5n7p9r1s3t5v7x9","teamId":null,"createdBy":"usr_01jdq3v8k2m5n7p9r1s3t5v7x9","status":"draft","summary":"Fix 1.1.1 Non-text Content across 3 sites","wcagCriterion":"1.1.1","createdAt":"2026-11-20T09:30:00.000Z"}]},"legs":{"type":"array","items":{"title":"CoordinatedPrLeg","type":"object","required":["id","coordinatedPrId","siteId","hostPrUrl","hostPrState","lastError","legStatus","approvalStatus"],"properties":{"id":{"type":"string"},"coordinatedPrId":{"type":"string"},"siteId":{"type":"string"},"siteUrl":{"type":"string","format":"uri"},"hostPrUrl":{"type":["string","null"],"format":"uri"},"hostPrState":{"type":["string","null"],"enum":["open","merged","closed",null]},"lastError":{"type":["string","null"]},"legStatus":{"type":"string","enum":["queued","opening","opened","failed","rolled_back"]},"approvalStatus":{"type":"string","enum":["pending","approved","changes_requested"]}},"additionalProperties":false,"examples":[{"id":"leg_01jdq3v8k2m5n7p9r1s3t5v7x9","coordinatedPrId":"cpr_01jdq3v8k2m5n7p9r1s3t5v7x9","siteId":"site_01jdq3v8k2m5n7p9r1s3t5v7x9","siteUrl":"https://www.example.com/","hostPrUrl":null,"hostPrState":null,"lastError":null,"legStatus":"queued","approvalStatus":"pending"}]}}},"additionalProperties":false,"examples":[{"pr":{"id":"cpr_01jdq3v8k2m5n7p9r1s3t5v7x9","orgId":"org_01jdq3v8k2m5n7p9r1s3t5v7x9","teamId":null,"createdBy":"usr_01jdq3v8k2m5n7p9r1s3t5v7x9","status":"draft","summary":"Fix 1.1.1 Non-text Content across 1 site","wcagCriterion":"1.1.1","createdAt":"2026-11-20T09:30:00.000Z"},"legs":[{"id":"leg_01jdq3v8k2m5n7p9r1s3t5v7x9","coordinatedPrId":"cpr_01jdq3v8k2m5n7p9r1s3t5v7x9","siteId":"site_01jdq3v8k2m5n7p9r1s3t5v7x9","siteUrl":"https://www.example.com/","hostPrUrl":null,"hostPrState":null,"lastError":null,"legStatus":"queued","approvalStatus":"pending"}]}]} as ToolSpec['outputSchema'],
     validateInput: validator('dashboard', 'schema_dashboard_queue_bulk_fix_input'),
     validateOutput: validator('dashboard', 'schema_dashboard_queue_bulk_fix_output'),
+  },
+  dashboard_revoke_oauth_grant: {
+    name: 'dashboard_revoke_oauth_grant',
+    title: "Revoke an MCP client's access (an OAuth grant)",
+    description: "Ends one OAuth grant of the caller (or, for a caller with admin.users, of a user of its org): the grant, its refresh tokens and its access tokens stop working at their next request, on every instance. A grant that is not the user's is not_found.",
+    permission: 'reports.view',
+    annotations: {"readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false},
+    inputSchema: {"title":"dashboard_revoke_oauth_grant arguments","description":"The grant to end (its id, from dashboard_list_oauth_grants): the caller's own, or, for a caller with admin.users, one of a user of its org.","type":"object","required":["grantId"],"properties":{"grantId":{"type":"string","minLength":1,"maxLength":255},"userId":{"type":"string","minLength":1}},"additionalProperties":true,"examples":[{"grantId":"Gx2kP9vL4mQ7tR1sW8yZ3aB6"}]} as ToolSpec['inputSchema'],
+    outputSchema: {"title":"dashboard_revoke_oauth_grant result","type":"object","required":["revoked","grants"],"properties":{"revoked":{"type":"string","description":"The grant ended."},"grants":{"type":"array","items":{"title":"OAuthGrant","description":"What a user allowed an MCP client (an OAuth client) to do: the scopes (pactum permissions, never beyond the user's role at each request) until the grant expires or is revoked.","type":"object","required":["grantId","userId","clientId","scopes","createdAt","expiresAt"],"properties":{"grantId":{"type":"string"},"userId":{"type":"string"},"clientId":{"type":"string","description":"The client: the URL of its metadata document, or the id it registered with."},"scopes":{"type":"array","items":{"type":"string"}},"createdAt":{"type":"string","format":"date-time"},"expiresAt":{"type":["string","null"],"format":"date-time"}},"additionalProperties":false,"examples":[{"grantId":"Gx2kP9vL4mQ7tR1sW8yZ3aB6","userId":"usr_01jdq3v8k2m5n7p9r1s3t5v7x9","clientId":"https://client.example/mcp-client.json","scopes":["reports.view","scans.create"],"createdAt":"2026-11-20T09:30:00.000Z","expiresAt":"2026-12-20T09:30:00.000Z"}]},"description":"The grants left."}},"additionalProperties":false,"examples":[{"revoked":"Gx2kP9vL4mQ7tR1sW8yZ3aB6","grants":[]}]} as ToolSpec['outputSchema'],
+    validateInput: validator('dashboard', 'schema_dashboard_revoke_oauth_grant_input'),
+    validateOutput: validator('dashboard', 'schema_dashboard_revoke_oauth_grant_output'),
   },
   dashboard_revoke_report_share: {
     name: 'dashboard_revoke_report_share',

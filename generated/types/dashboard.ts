@@ -897,6 +897,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/mcp/tools/dashboard_list_oauth_grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the MCP clients a user allowed (OAuth grants)
+         * @description Lists the OAuth grants of the caller (or, for a caller with admin.users, of a user of its org): the client (the URL of its metadata document, or its registered id), the scopes, since and until when. A user the caller may not see is not_found, word for word like a missing one.
+         */
+        post: operations["mcp.tool.dashboard_list_oauth_grants"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/tools/dashboard_revoke_oauth_grant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an MCP client's access (an OAuth grant)
+         * @description Ends one OAuth grant of the caller (or, for a caller with admin.users, of a user of its org): the grant, its refresh tokens and its access tokens stop working at their next request, on every instance. A grant that is not the user's is not_found.
+         */
+        post: operations["mcp.tool.dashboard_revoke_oauth_grant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/mcp/tools/dashboard_revoke_user_token": {
         parameters: {
             query?: never;
@@ -4355,6 +4395,66 @@ export interface components {
         /** dashboard_update_user result */
         "dashboard_update_user.output": components["schemas"]["user"];
         /**
+         * dashboard_list_oauth_grants arguments
+         * @description Whose grants: the caller's own (the default), or, for a caller with admin.users, a user of its org.
+         * @example {}
+         * @example {
+         *       "userId": "usr_01jdq3v8k2m5n7p9r1s3t5v7x9"
+         *     }
+         */
+        "dashboard_list_oauth_grants.input": {
+            userId?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_list_oauth_grants result
+         * @example {
+         *       "grants": [
+         *         {
+         *           "grantId": "Gx2kP9vL4mQ7tR1sW8yZ3aB6",
+         *           "userId": "usr_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *           "clientId": "https://client.example/mcp-client.json",
+         *           "scopes": [
+         *             "reports.view",
+         *             "scans.create"
+         *           ],
+         *           "createdAt": "2026-11-20T09:30:00.000Z",
+         *           "expiresAt": "2026-12-20T09:30:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        "dashboard_list_oauth_grants.output": {
+            grants: components["schemas"]["oauth-grant"][];
+        };
+        /**
+         * dashboard_revoke_oauth_grant arguments
+         * @description The grant to end (its id, from dashboard_list_oauth_grants): the caller's own, or, for a caller with admin.users, one of a user of its org.
+         * @example {
+         *       "grantId": "Gx2kP9vL4mQ7tR1sW8yZ3aB6"
+         *     }
+         */
+        "dashboard_revoke_oauth_grant.input": {
+            grantId: string;
+            userId?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_revoke_oauth_grant result
+         * @example {
+         *       "revoked": "Gx2kP9vL4mQ7tR1sW8yZ3aB6",
+         *       "grants": []
+         *     }
+         */
+        "dashboard_revoke_oauth_grant.output": {
+            /** @description The grant ended. */
+            revoked: string;
+            /** @description The grants left. */
+            grants: components["schemas"]["oauth-grant"][];
+        };
+        /**
          * dashboard_list_user_tokens arguments
          * @description List a user's personal tokens (never their secrets), newest first, revoked and expired ones included.
          * @example {
@@ -4430,6 +4530,32 @@ export interface components {
          * @description Any JSON value in which no string and no property name contains the NUL character (U+0000), however deep, extra properties included: PostgreSQL cannot store it, so every JSON request body refuses it (400, or the operation's refusal status, "The body contains a NUL character").
          */
         "json-without-nul": unknown;
+        /**
+         * OAuthGrant
+         * @description What a user allowed an MCP client (an OAuth client) to do: the scopes (pactum permissions, never beyond the user's role at each request) until the grant expires or is revoked.
+         * @example {
+         *       "grantId": "Gx2kP9vL4mQ7tR1sW8yZ3aB6",
+         *       "userId": "usr_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "clientId": "https://client.example/mcp-client.json",
+         *       "scopes": [
+         *         "reports.view",
+         *         "scans.create"
+         *       ],
+         *       "createdAt": "2026-11-20T09:30:00.000Z",
+         *       "expiresAt": "2026-12-20T09:30:00.000Z"
+         *     }
+         */
+        "oauth-grant": {
+            grantId: string;
+            userId: string;
+            /** @description The client: the URL of its metadata document, or the id it registered with. */
+            clientId: string;
+            scopes: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string | null;
+        };
         /** @description Screenshots of failing elements the scan took but could not keep, and why: the organization's screenshots reached SCREENSHOTS_BYTES_PER_ORG, or the store's free space LFS_MIN_FREE_BYTES. The scan itself is complete; only these images are missing. Absent when every screenshot taken was kept. */
         screenshotsSkipped: {
             count: number;
@@ -6381,6 +6507,60 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["tool-result"] & {
                         structuredContent?: components["schemas"]["dashboard_list_user_tokens.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_list_oauth_grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_list_oauth_grants.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_list_oauth_grants through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_list_oauth_grants.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_revoke_oauth_grant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_revoke_oauth_grant.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_revoke_oauth_grant through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_revoke_oauth_grant.output"];
                     };
                 };
             };

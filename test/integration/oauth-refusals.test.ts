@@ -9,6 +9,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { backendEnv } from '../helpers/backends.js';
+import { pactum } from '../helpers/cli.js';
 import { authorizeByForms, clientDocument, pkce, startMetadataHost, userWithPassword, type MetadataHost } from '../helpers/oauth.js';
 
 let s: TestServer;
@@ -220,6 +222,54 @@ describe('the MCP endpoint with an access token', () => {
 
   it('answers every response within the specs', () => {
     s.expectConformant();
+  });
+});
+
+const tool = async (bearer: string, name: string, args: object) => {
+  const res = await fetch(`${s.url}/api/v1/mcp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+  });
+  return { status: res.status, body: (await res.json()) as { result?: { isError?: boolean; structuredContent?: Record<string, unknown>; content: { text: string }[] } } };
+};
+
+describe('grants', () => {
+  it("a user lists its grants and revokes one with the MCP tools; the grant's tokens end at once", async () => {
+    const kept = await tokens();
+    const ended = await tokens();
+    const listed = await tool(kept.access_token, 'dashboard_list_oauth_grants', {});
+    const grants = listed.body.result!.structuredContent!.grants as { grantId: string; clientId: string; scopes: string[] }[];
+    expect(grants.length).toBeGreaterThanOrEqual(2);
+    expect(grants.every((g) => g.clientId === clientId)).toBe(true);
+    expect(grants[0]!.scopes).toContain('reports.view');
+    // The grant behind `ended`: the one whose id its access token names.
+    const row = await s.services.db('oauth_models').where({ model: 'AccessToken', id: ended.access_token }).first('grant_id');
+    const revoked = await tool(kept.access_token, 'dashboard_revoke_oauth_grant', { grantId: row.grant_id });
+    expect(revoked.body.result!.isError).toBeFalsy();
+    expect(revoked.body.result!.structuredContent!.revoked).toBe(row.grant_id);
+    expect((await mcp(ended.access_token)).status).toBe(401);
+    expect((await token({ grant_type: 'refresh_token', refresh_token: ended.refresh_token, client_id: clientId })).status).toBe(400);
+    expect((await mcp(kept.access_token)).status).toBe(200);
+    // Another user's grant, or one that does not exist: not_found.
+    const again = await tool(kept.access_token, 'dashboard_revoke_oauth_grant', { grantId: row.grant_id });
+    expect(again.body.result!.isError).toBe(true);
+  });
+
+  it('an operator lists and revokes grants with the CLI', async () => {
+    const t = await tokens();
+    const env = { DATA_DIR: s.dataDir, ...(await backendEnv(s.dataDir)) };
+    const list = await pactum(['oauth', 'grants', '--user', 'ada'], env);
+    expect(list.code, list.stderr).toBe(0);
+    const row = await s.services.db('oauth_models').where({ model: 'AccessToken', id: t.access_token }).first('grant_id');
+    expect(list.stdout).toContain(`${row.grant_id}\tada\t${clientId}\t`);
+    const revoke = await pactum(['oauth', 'revoke', row.grant_id], env);
+    expect(revoke.code, revoke.stderr).toBe(0);
+    expect(revoke.stdout).toContain('revoked grant');
+    expect((await mcp(t.access_token)).status).toBe(401);
+    const unknown = await pactum(['oauth', 'revoke', row.grant_id], env);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('no grant');
   });
 });
 
