@@ -137,7 +137,7 @@ export async function createOAuthServer(deps: { config: Config; db: Db; secrets:
   const resource = config.jwt.audience;
   const o = config.oauth;
   const configuration: Configuration = {
-    adapter: knexAdapter(db, { clientIdleSeconds: o.refreshTokenTtlSeconds }),
+    adapter: knexAdapter(db, { clientIdleSeconds: o.refreshTtlSeconds }),
     clients: [],
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
@@ -180,7 +180,7 @@ export async function createOAuthServer(deps: { config: Config; db: Db; secrets:
           if (indicator !== resource) throw new errors.InvalidTarget(`this server issues tokens only for ${resource}`);
           const accountId = ctx.oidc.session?.accountId ?? ctx.oidc.entities.Grant?.accountId;
           const scope = accountId ? await scopesHeldBy(users, accountId) : RESOURCE_SCOPES;
-          return { scope: scope.join(' '), audience: resource, accessTokenTTL: o.accessTokenTtlSeconds, accessTokenFormat: 'opaque' };
+          return { scope: scope.join(' '), audience: resource, accessTokenTTL: o.accessTtlSeconds, accessTokenFormat: 'opaque' };
         },
       },
       clientIdMetadataDocument: {
@@ -192,10 +192,10 @@ export async function createOAuthServer(deps: { config: Config; db: Db; secrets:
     fetch: clientMetadataFetch(config) as unknown as Configuration['fetch'],
     fetchResponseBodyLimits: { 'client_id metadata document': o.clientMetadataMaxBytes },
     ttl: {
-      AccessToken: o.accessTokenTtlSeconds,
+      AccessToken: o.accessTtlSeconds,
       AuthorizationCode: 60,
-      RefreshToken: o.refreshTokenTtlSeconds,
-      Grant: o.refreshTokenTtlSeconds,
+      RefreshToken: o.refreshTtlSeconds,
+      Grant: o.refreshTtlSeconds,
       IdToken: 600,
       Interaction: 600,
       Session: 3600,
