@@ -57,10 +57,8 @@ const schema = z.object({
   SECRETS_KEY: z.optional(z.string()),
   /** Dynamic Client Registration (RFC 7591) at /oauth/register, the deprecated fallback for MCP clients without Client ID Metadata Documents. */
   OAUTH_DCR: z._default(bool, false),
-  /** An external authorization server's issuer URL: pactum is then only a resource server for it (JWKS from its metadata); unset: pactum is its own authorization server. */
+  /** An external authorization server's issuer URL: the protected resource metadata names it and pactum's own is off; its tokens are verified with JWT_JWKS_URL. Unset: pactum is its own authorization server. */
   OAUTH_ISSUER: z.optional(z.url()),
-  /** The claim of an external issuer's tokens that holds the pactum username. */
-  OAUTH_USERNAME_CLAIM: z._default(z.string().check(z.minLength(1)), 'preferred_username'),
   /** Lifetime of an OAuth access token, in seconds. */
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: z._default(int(30, 86_400), 600),
   /** Lifetime of an OAuth refresh token (and of its grant while unused), in seconds. */
@@ -263,6 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   if (e.STORAGE === 's3' && !e.S3_BUCKET) problems.push('  S3_BUCKET: required when STORAGE=s3');
   if (e.S3_SERVE_DIRECT && e.STORAGE !== 's3') problems.push('  S3_SERVE_DIRECT: only with STORAGE=s3 (files are served by pactum)');
   if (Boolean(e.S3_ACCESS_KEY_ID) !== Boolean(e.S3_SECRET_ACCESS_KEY)) problems.push('  S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both or neither');
+  if (e.OAUTH_ISSUER && !e.JWT_JWKS_URL) problems.push("  OAUTH_ISSUER: needs JWT_JWKS_URL, the issuer's keys, to verify its tokens (and JWT_ISSUER to require its iss)");
   if (e.DATABASE_URL && !/^postgres(ql)?:\/\//.test(e.DATABASE_URL)) problems.push('  DATABASE_URL: must be a postgres:// URL (unset means SQLite in DATA_DIR)');
   for (const entry of e.TRUSTED_PROXIES ?? []) {
     try {
@@ -300,7 +299,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     oauth: {
       dcr: e.OAUTH_DCR,
       issuer: e.OAUTH_ISSUER ?? null,
-      usernameClaim: e.OAUTH_USERNAME_CLAIM,
       accessTtlSeconds: e.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
       refreshTtlSeconds: e.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
       clientMetadataMaxBytes: e.OAUTH_CLIENT_METADATA_MAX_BYTES,

@@ -79,3 +79,30 @@ describe('with OAUTH_DCR=true', () => {
     s.expectConformant();
   });
 });
+
+describe('with OAUTH_ISSUER (an external authorization server)', () => {
+  let s: TestServer;
+  const issuer = 'https://idp.example';
+  beforeAll(async () => {
+    s = await startTestServer({ OAUTH_ISSUER: issuer, JWT_JWKS_URL: `${issuer}/jwks`, JWT_ISSUER: issuer });
+  });
+  afterAll(() => s.stop());
+
+  it('names that issuer in the protected resource metadata, and serves no authorization server of its own', async () => {
+    const prm = (await (await fetch(`${s.url}/.well-known/oauth-protected-resource`)).json()) as Record<string, unknown>;
+    expect(prm.authorization_servers).toEqual([issuer]);
+    expect(prm.resource).toBe(`${s.url}/api/v1/mcp`);
+    for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/oauth/jwks', '/oauth/authorize']) {
+      expect((await fetch(`${s.url}${path}`)).status, path).toBe(404);
+    }
+    // The session cookie and the challenge still work as before; an opaque token is no one's.
+    const res = await fetch(`${s.url}/api/v1/mcp`, { method: 'POST', headers: { authorization: 'Bearer abcdefghijklmnopqrstuvwxyz012345', 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(401);
+    s.expectConformant();
+  });
+
+  it('refuses to start without the issuer keys, naming the setting in one line', async () => {
+    const { loadConfig } = await import('../../src/ground/config.js');
+    expect(() => loadConfig({ OAUTH_ISSUER: issuer })).toThrow(/OAUTH_ISSUER: needs JWT_JWKS_URL/);
+  });
+});
