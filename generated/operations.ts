@@ -292,7 +292,7 @@ export const operations: readonly OperationSpec[] = [
     validateParams: null,
     requestBody: null,
     responses: {
-      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthJwks_200'), headers: [] },
+      '200': { mediaTypes: ["application/jwk-set+json"], validate: validator('dashboard', 'response_auth_oauthJwks_200'), headers: [] },
       '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthJwks_404'), headers: [] },
     },
     tool: null,

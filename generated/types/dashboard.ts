@@ -5155,7 +5155,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A JSON Web Key Set. */
+            /** @description A JSON Web Key Set (RFC 7517). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5176,7 +5176,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
+                    "application/jwk-set+json": {
                         keys: Record<string, unknown>[];
                     };
                 };
