@@ -129,6 +129,10 @@ export type OperationId =
   | 'mcp.tool.dashboard_share_report'
   | 'mcp.tool.dashboard_revoke_report_share'
   | 'mcp.tool.dashboard_get_report'
+  | 'mcp.tool.dashboard_list_findings'
+  | 'mcp.tool.dashboard_mark_finding'
+  | 'mcp.tool.dashboard_review_finding'
+  | 'mcp.tool.dashboard_verify_fixes'
   | 'mcp.tool.dashboard_list_reports'
   | 'mcp.tool.dashboard_query_issues'
   | 'mcp.tool.dashboard_scan_page'
@@ -572,7 +576,7 @@ export const operations: readonly OperationSpec[] = [
     method: 'GET',
     path: '/reports/{scanId}.sarif',
     security: [["bearerAuth"],["sessionCookie"]],
-    params: [{"name":"scanId","in":"path","required":true,"type":"string"},{"name":"sourceMap","in":"query","required":false,"type":"array"}],
+    params: [{"name":"scanId","in":"path","required":true,"type":"string"},{"name":"includeFalsePositives","in":"query","required":false,"type":"string"},{"name":"sourceMap","in":"query","required":false,"type":"array"}],
     validateParams: validator('dashboard', 'params_reports_sarif'),
     requestBody: null,
     responses: {
@@ -594,7 +598,7 @@ export const operations: readonly OperationSpec[] = [
     method: 'GET',
     path: '/reports/{scanId}.junit.xml',
     security: [["bearerAuth"],["sessionCookie"]],
-    params: [{"name":"scanId","in":"path","required":true,"type":"string"}],
+    params: [{"name":"scanId","in":"path","required":true,"type":"string"},{"name":"includeFalsePositives","in":"query","required":false,"type":"string"}],
     validateParams: validator('dashboard', 'params_reports_junit'),
     requestBody: null,
     responses: {
@@ -615,7 +619,7 @@ export const operations: readonly OperationSpec[] = [
     method: 'GET',
     path: '/reports/{scanId}.csv',
     security: [["bearerAuth"],["sessionCookie"]],
-    params: [{"name":"scanId","in":"path","required":true,"type":"string"}],
+    params: [{"name":"scanId","in":"path","required":true,"type":"string"},{"name":"includeFalsePositives","in":"query","required":false,"type":"string"}],
     validateParams: validator('dashboard', 'params_reports_csv'),
     requestBody: null,
     responses: {
@@ -636,7 +640,7 @@ export const operations: readonly OperationSpec[] = [
     method: 'GET',
     path: '/reports/{scanId}.pa11y.json',
     security: [["bearerAuth"],["sessionCookie"]],
-    params: [{"name":"scanId","in":"path","required":true,"type":"string"}],
+    params: [{"name":"scanId","in":"path","required":true,"type":"string"},{"name":"includeFalsePositives","in":"query","required":false,"type":"string"}],
     validateParams: validator('dashboard', 'params_reports_pa11y'),
     requestBody: null,
     responses: {
@@ -1049,6 +1053,66 @@ export const operations: readonly OperationSpec[] = [
       '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_get_report_405'), headers: [{"name":"allow","required":true}] },
     },
     tool: 'dashboard_get_report',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_list_findings',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_list_findings',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_list_findings') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_list_findings_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_list_findings_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_list_findings',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_mark_finding',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_mark_finding',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_mark_finding') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_mark_finding_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_mark_finding_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_mark_finding',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_review_finding',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_review_finding',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_review_finding') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_review_finding_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_review_finding_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_review_finding',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_verify_fixes',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_verify_fixes',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_verify_fixes') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_verify_fixes_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_verify_fixes_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_verify_fixes',
   },
   {
     apis: ["dashboard"],
@@ -1657,10 +1721,10 @@ export interface OperationInputs {
   'ops.docsAsset': { params: { "file": NonNullable<dashboardOperations['ops.docsAsset']['parameters']['path']>["file"] }; body: undefined };
   'ops.docsSpec': { params: { "api": NonNullable<dashboardOperations['ops.docsSpec']['parameters']['path']>["api"] }; body: undefined };
   'reports.page': { params: { "scanId": NonNullable<dashboardOperations['reports.page']['parameters']['path']>["scanId"] }; body: undefined };
-  'reports.sarif': { params: { "scanId": NonNullable<dashboardOperations['reports.sarif']['parameters']['path']>["scanId"]; "sourceMap"?: NonNullable<dashboardOperations['reports.sarif']['parameters']['query']>["sourceMap"] }; body: undefined };
-  'reports.junit': { params: { "scanId": NonNullable<dashboardOperations['reports.junit']['parameters']['path']>["scanId"] }; body: undefined };
-  'reports.csv': { params: { "scanId": NonNullable<dashboardOperations['reports.csv']['parameters']['path']>["scanId"] }; body: undefined };
-  'reports.pa11y': { params: { "scanId": NonNullable<dashboardOperations['reports.pa11y']['parameters']['path']>["scanId"] }; body: undefined };
+  'reports.sarif': { params: { "scanId": NonNullable<dashboardOperations['reports.sarif']['parameters']['path']>["scanId"]; "includeFalsePositives"?: NonNullable<dashboardOperations['reports.sarif']['parameters']['query']>["includeFalsePositives"]; "sourceMap"?: NonNullable<dashboardOperations['reports.sarif']['parameters']['query']>["sourceMap"] }; body: undefined };
+  'reports.junit': { params: { "scanId": NonNullable<dashboardOperations['reports.junit']['parameters']['path']>["scanId"]; "includeFalsePositives"?: NonNullable<dashboardOperations['reports.junit']['parameters']['query']>["includeFalsePositives"] }; body: undefined };
+  'reports.csv': { params: { "scanId": NonNullable<dashboardOperations['reports.csv']['parameters']['path']>["scanId"]; "includeFalsePositives"?: NonNullable<dashboardOperations['reports.csv']['parameters']['query']>["includeFalsePositives"] }; body: undefined };
+  'reports.pa11y': { params: { "scanId": NonNullable<dashboardOperations['reports.pa11y']['parameters']['path']>["scanId"]; "includeFalsePositives"?: NonNullable<dashboardOperations['reports.pa11y']['parameters']['query']>["includeFalsePositives"] }; body: undefined };
   'reports.screenshot': { params: { "scanId": NonNullable<dashboardOperations['reports.screenshot']['parameters']['path']>["scanId"]; "screenshotId": NonNullable<dashboardOperations['reports.screenshot']['parameters']['path']>["screenshotId"] }; body: undefined };
   'reports.shared': { params: { "shareToken": NonNullable<dashboardOperations['reports.shared']['parameters']['path']>["shareToken"] }; body: undefined };
   'reports.sharedScreenshot': { params: { "shareToken": NonNullable<dashboardOperations['reports.sharedScreenshot']['parameters']['path']>["shareToken"]; "screenshotId": NonNullable<dashboardOperations['reports.sharedScreenshot']['parameters']['path']>["screenshotId"] }; body: undefined };
@@ -1687,6 +1751,10 @@ export interface OperationInputs {
   'mcp.tool.dashboard_share_report': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_share_report']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_revoke_report_share': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_revoke_report_share']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_get_report': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_report']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_list_findings': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_findings']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_mark_finding': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_mark_finding']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_review_finding': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_review_finding']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_verify_fixes': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_verify_fixes']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_list_reports': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_reports']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_query_issues': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_query_issues']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_scan_page': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_scan_page']['requestBody']>['content']["application/json"] };
@@ -1756,11 +1824,15 @@ export const routes: readonly RouteSpec[] = [
   { template: '/api/v1/mcp/tools/dashboard_get_screenshot', routerPath: '/api/v1/mcp/tools/dashboard_get_screenshot', methods: { POST: 'mcp.tool.dashboard_get_screenshot' } },
   { template: '/api/v1/mcp/tools/dashboard_list_proposals', routerPath: '/api/v1/mcp/tools/dashboard_list_proposals', methods: { POST: 'mcp.tool.dashboard_list_proposals' } },
   { template: '/api/v1/mcp/tools/dashboard_queue_bulk_fix', routerPath: '/api/v1/mcp/tools/dashboard_queue_bulk_fix', methods: { POST: 'mcp.tool.dashboard_queue_bulk_fix' } },
+  { template: '/api/v1/mcp/tools/dashboard_review_finding', routerPath: '/api/v1/mcp/tools/dashboard_review_finding', methods: { POST: 'mcp.tool.dashboard_review_finding' } },
+  { template: '/api/v1/mcp/tools/dashboard_list_findings', routerPath: '/api/v1/mcp/tools/dashboard_list_findings', methods: { POST: 'mcp.tool.dashboard_list_findings' } },
   { template: '/api/v1/mcp/tools/dashboard_generate_fix', routerPath: '/api/v1/mcp/tools/dashboard_generate_fix', methods: { POST: 'mcp.tool.dashboard_generate_fix' } },
   { template: '/api/v1/mcp/tools/dashboard_get_proposal', routerPath: '/api/v1/mcp/tools/dashboard_get_proposal', methods: { POST: 'mcp.tool.dashboard_get_proposal' } },
   { template: '/api/v1/mcp/tools/dashboard_list_reports', routerPath: '/api/v1/mcp/tools/dashboard_list_reports', methods: { POST: 'mcp.tool.dashboard_list_reports' } },
+  { template: '/api/v1/mcp/tools/dashboard_mark_finding', routerPath: '/api/v1/mcp/tools/dashboard_mark_finding', methods: { POST: 'mcp.tool.dashboard_mark_finding' } },
   { template: '/api/v1/mcp/tools/dashboard_query_issues', routerPath: '/api/v1/mcp/tools/dashboard_query_issues', methods: { POST: 'mcp.tool.dashboard_query_issues' } },
   { template: '/api/v1/mcp/tools/dashboard_share_report', routerPath: '/api/v1/mcp/tools/dashboard_share_report', methods: { POST: 'mcp.tool.dashboard_share_report' } },
+  { template: '/api/v1/mcp/tools/dashboard_verify_fixes', routerPath: '/api/v1/mcp/tools/dashboard_verify_fixes', methods: { POST: 'mcp.tool.dashboard_verify_fixes' } },
   { template: '/.well-known/oauth-authorization-server', routerPath: '/.well-known/oauth-authorization-server', methods: { GET: 'auth.oauthServerMetadata' } },
   { template: '/api/v1/mcp/tools/dashboard_create_user', routerPath: '/api/v1/mcp/tools/dashboard_create_user', methods: { POST: 'mcp.tool.dashboard_create_user' } },
   { template: '/api/v1/mcp/tools/dashboard_update_user', routerPath: '/api/v1/mcp/tools/dashboard_update_user', methods: { POST: 'mcp.tool.dashboard_update_user' } },

@@ -49,3 +49,40 @@ export function consistencyOf(cases: readonly { expected: Expected; outcome: Out
   if (cantTell && inapplicableClean) return 'partially consistent';
   return 'inconsistent';
 }
+
+/** How many examples a tool flags (outcome failed or cannot tell), by what the example is expected to be. */
+export interface FlagCounts {
+  failed: { examples: number; flagged: number; failed: number };
+  passed: { examples: number; flagged: number; failed: number };
+  inapplicable: { examples: number; flagged: number; failed: number };
+}
+
+export function flagCounts(cases: readonly { expected: Expected; outcome: Outcome }[]): FlagCounts {
+  const counts: FlagCounts = { failed: { examples: 0, flagged: 0, failed: 0 }, passed: { examples: 0, flagged: 0, failed: 0 }, inapplicable: { examples: 0, flagged: 0, failed: 0 } };
+  for (const c of cases) {
+    const row = counts[c.expected];
+    row.examples++;
+    if (c.outcome === 'failed' || c.outcome === 'cantTell') row.flagged++;
+    if (c.outcome === 'failed') row.failed++;
+  }
+  return counts;
+}
+
+/**
+ * One check's flags: the examples of the ACT rules it answers for on which it reported anything,
+ * by expected outcome, and its precision (flags on failed examples over all its flags; null
+ * without flags).
+ */
+export function checkPrecision(examples: readonly { expected: Expected; codes: readonly string[] }[], check: string): { failed: number; passed: number; inapplicable: number; precision: number | null } {
+  const out = { failed: 0, passed: 0, inapplicable: 0 };
+  for (const e of examples) if (e.codes.includes(check)) out[e.expected]++;
+  const all = out.failed + out.passed + out.inapplicable;
+  return { ...out, precision: all === 0 ? null : out.failed / all };
+}
+
+/** The nearest-rank percentile (p in 0..100) of some numbers; null for none. */
+export function percentile(values: readonly number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}

@@ -9,7 +9,10 @@
  * on loopback, checks each example with pactum's engines and with axe-core alone in the same
  * Chromium (the baseline), and writes into ACT_OUT:
  *   - earl-<tool>.json: the EARL JSON-LD implementation report W3C's ACT pages read, one per tool;
- *   - act-report.md: per rule, each example's outcome and the tool's consistency;
+ *   - act-report.md: per rule, each example's outcome and the tool's consistency; the examples each
+ *     tool flags (failed and passed, on the rules axe-core implements and on those it does not);
+ *     each check beyond axe's flags on failed and passed examples and its precision; and each
+ *     tool's wall time per page, p50 and p90 (printed too);
  *   - results.json: every finding per example, for looking into one rule.
  * Each tool's procedures for a rule come from the checks themselves: axe-core rules by their
  * `actIds`, pactum's own checks by `actRules` in the check catalogue.
@@ -29,7 +32,7 @@ import type { CheckSession } from '../src/domain/scan/engine.js';
 import { createJsdomEngine } from '../src/domain/scan/jsdom-engine.js';
 import { createCheckPool } from '../src/compute/check-pool.js';
 import type { CheckedPage, WcagStandard } from '../src/domain/scan/types.js';
-import { consistencyOf, outcomeOf, type Consistency, type Outcome, type Expected } from './act-consistency.js';
+import { checkPrecision, consistencyOf, flagCounts, outcomeOf, percentile, type Consistency, type Outcome, type Expected } from './act-consistency.js';
 
 const STANDARD: WcagStandard = 'WCAG2AAA';
 const PAGE_TIMEOUT_MS = 60_000;
@@ -39,7 +42,7 @@ const CONCURRENCY = 2;
 interface Rule { id: string; name: string; criteria: string[]; file: string; testcases: TestCase[] }
 interface TestCase { ruleId: string; expected: Expected; title: string; code: string; ext: string; id: string; path: string; url: string }
 interface Finding { code: string; type: string; selector: string; message: string }
-interface ToolResult { findings: Finding[]; notEvaluated: string[]; error?: string; scripted?: boolean; outsideScope?: boolean }
+interface ToolResult { findings: Finding[]; notEvaluated: string[]; error?: string; scripted?: boolean; outsideScope?: boolean; /** Wall time of the check, ms. */ ms?: number }
 
 const root = process.env.ACT_RULES;
 if (!root) {
@@ -212,9 +215,13 @@ async function worker(): Promise<void> {
     for (const [tool, session] of sessions) {
       // pactum checks HTML pages (its crawler fetches nothing else): an SVG or XML document is outside every check.
       if (tc.ext !== 'html') { byTool[tool] = { findings: [], notEvaluated: [], outsideScope: true }; continue; }
+      const started = performance.now();
       byTool[tool] = await session.check({ url, html: tc.code, standard: STANDARD }).then(fromChecked, (err: Error) => ({ findings: [], notEvaluated: [], error: err.message }));
+      byTool[tool].ms = performance.now() - started;
     }
+    const started = performance.now();
     byTool['axe-core'] = await axeAlone(baseline, url, site.origin).catch((err: Error) => ({ findings: [], notEvaluated: [], error: err.message.split('\n')[0]! }));
+    byTool['axe-core'].ms = performance.now() - started;
     results.set(tc.path, byTool);
     if (++done % 25 === 0) console.error(`${done}/${cases.size} test cases`);
   }
@@ -270,7 +277,7 @@ await writeFile(join(outDir, 'results.json'), `${JSON.stringify(rules.map((rule)
   testcases: rule.testcases.map((tc) => ({ title: tc.title, expected: tc.expected, url: `${tc.path}`, results: results.get(tc.path) })),
 })), null, 1)}\n`);
 await writeFile(join(outDir, 'act-report.md'), markdown(rows));
-console.log(summaryTable(rows));
+console.log([summaryTable(rows), flagTable(rows), checkTable(rows), timingTable()].join('\n\n'));
 console.error(`written: ${outDir}/act-report.md, ${outDir}/earl-*.json, ${outDir}/results.json`);
 
 function letter(o: Outcome): string {
@@ -294,6 +301,78 @@ function summaryTable(all: RuleRow[]): string {
   return lines.join('\n');
 }
 
+function axeImplemented(all: RuleRow[]): Set<string> {
+  return new Set(all.filter((r) => r.byTool['axe-core'].procedures.length > 0).map((r) => r.rule.id));
+}
+
+function pct(n: number, of: number): string {
+  return of === 0 ? '–' : `${Math.round((100 * n) / of)}%`;
+}
+
+/**
+ * Examples flagged, by the rules' own procedures: on the rules axe-core does not implement, the
+ * failed examples pactum flags (fails or says needs review) and the passed examples it flags or
+ * fails; on the rules axe-core implements, the failed examples each tool detects, and the passed
+ * examples it fails.
+ */
+function flagTable(all: RuleRow[]): string {
+  const axeIds = axeImplemented(all);
+  const lines = [
+    '| rules | tool | failed examples flagged | of which failed | passed examples flagged | passed examples failed |',
+    '|---|---|---|---|---|---|',
+  ];
+  const groups: [string, RuleRow[]][] = [
+    [`the ${axeIds.size} rules axe-core implements`, all.filter((r) => axeIds.has(r.rule.id))],
+    [`the ${all.length - axeIds.size} rules axe-core does not implement`, all.filter((r) => !axeIds.has(r.rule.id))],
+  ];
+  for (const [label, group] of groups) {
+    for (const tool of tools) {
+      const counts = flagCounts(group.flatMap((r) => r.rule.testcases.map((tc, i) => ({ expected: tc.expected, outcome: r.byTool[tool].outcomes[i]! }))));
+      const { failed: f, passed: p } = counts;
+      lines.push(`| ${label} | ${tool} | ${f.flagged} of ${f.examples} (${pct(f.flagged, f.examples)}) | ${f.failed} | ${p.flagged} of ${p.examples} (${pct(p.flagged, p.examples)}) | ${p.failed} |`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/**
+ * Each check beyond axe-core: on the examples of the ACT rules it implements (a check that
+ * implements none: of the rules that test one of its WCAG criteria), on how many of the failed,
+ * passed and inapplicable examples it reported something, and its precision (flags on failed
+ * examples over all its flags).
+ */
+function checkTable(all: RuleRow[]): string {
+  const pactumTools = tools.filter((t) => t !== 'axe-core');
+  const lines = [
+    `| check | rules | ${pactumTools.map((t) => `${t}: flags on failed / passed / inapplicable examples | precision`).join(' | ')} |`,
+    `|---|---|${pactumTools.map(() => '---|---').join('|')}|`,
+  ];
+  for (const check of Object.values(CHECKS)) {
+    const own = all.filter((r) => check.actRules.includes(r.rule.id));
+    const answersFor = own.length > 0 ? own : all.filter((r) => r.rule.criteria.some((c) => check.criteria.includes(c)));
+    if (answersFor.length === 0) continue;
+    const cells = pactumTools.map((tool) => {
+      const examples = answersFor.flatMap((r) => r.rule.testcases.map((tc) => ({ expected: tc.expected, codes: (results.get(tc.path)?.[tool]?.findings ?? []).map((f) => f.code) })));
+      const c = checkPrecision(examples, check.id);
+      return `${c.failed} / ${c.passed} / ${c.inapplicable} | ${c.precision === null ? '–' : `${Math.round(100 * c.precision)}%`}`;
+    });
+    lines.push(`| ${check.id} | ${answersFor.map((r) => r.rule.id).join(', ')}${own.length > 0 ? '' : ' (by criterion)'} | ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+/** Each tool's wall time per example page it checked (pactum: HTML pages), p50 and p90. */
+function timingTable(): string {
+  const lines = ['| tool | pages | p50 ms a page | p90 ms a page |', '|---|---|---|---|'];
+  for (const tool of tools) {
+    const ms = [...results.values()].map((r) => r[tool]).filter((r) => r && !r.outsideScope && !r.error && r.ms !== undefined).map((r) => r!.ms!);
+    const p50 = percentile(ms, 50);
+    const p90 = percentile(ms, 90);
+    lines.push(`| ${tool} | ${ms.length} | ${p50 === null ? '–' : Math.round(p50)} | ${p90 === null ? '–' : Math.round(p90)} |`);
+  }
+  return lines.join('\n');
+}
+
 function markdown(all: RuleRow[]): string {
   const out = [
     '# ACT implementation report',
@@ -304,6 +383,12 @@ function markdown(all: RuleRow[]): string {
     'partially consistent (no passed or inapplicable example failed, and a failed example failed, or needs review without failing an inapplicable one); inconsistent (otherwise).',
     '',
     summaryTable(all),
+    '',
+    flagTable(all),
+    '',
+    checkTable(all),
+    '',
+    timingTable(),
     '',
     `| rule | examples | ${tools.map((t) => `${t} | consistency`).join(' | ')} |`,
     `|---|---|${tools.map(() => '---|---').join('|')}|`,

@@ -18,8 +18,11 @@ export interface paths {
          *     `server/discover` is served; every result carries `resultType` and the server's identity
          *     in `_meta` (`io.modelcontextprotocol/serverInfo`), and the results of `tools/list`,
          *     `resources/list`, `resources/templates/list`, `resources/read` and `server/discover`
-         *     carry `ttlMs` and `cacheScope`. A refusal of such a request is a JSON-RPC error with an HTTP status: 400
-         *     with -32022 for an unsupported version (its `data.supported` names the served ones),
+         *     carry `ttlMs` and `cacheScope`; `server/discover`'s `supportedVersions` names every version
+         *     the endpoint serves, the 2025-era ones (reached through `initialize`) included. A refusal of
+         *     such a request is a JSON-RPC error with an HTTP status: 400
+         *     with -32022 for an unsupported version (its `data.supported` names every served version, as
+         *     `server/discover` does),
          *     -32020 for headers that disagree with the body or are missing, -32602 for a malformed
          *     `_meta`; 404 with -32601 for an unknown method. Under 2026-07-28 the server also offers the
          *     Tasks extension (`io.modelcontextprotocol/tasks`, declared in `server/discover`'s
@@ -35,14 +38,25 @@ export interface paths {
          *     does not declare the extension is -32021. Any other request is served under
          *     2025-11-25 (or the older revision it names): `initialize`, `notifications/initialized`,
          *     `ping` and the methods above are served and no session is kept, so `initialize` is not
-         *     required before other requests. `tools/list`, `tools/call`, `resources/list`,
+         *     required before other requests. Under 2025-11-25 the server offers that revision's Tasks
+         *     (`capabilities.tasks` in the `initialize` result; `dashboard_scan_site` lists
+         *     `execution.taskSupport: "optional"`): a `tools/call` of it with `params.task` is answered with
+         *     a `CreateTaskResult` (`task`: `taskId`, `status`, `statusMessage`, `createdAt`,
+         *     `lastUpdatedAt`, `ttl`, `pollInterval`), and `tasks/get` (the task: `working`, `completed`,
+         *     `failed` when the tool's result is an error, or `cancelled`), `tasks/result` (waits for the
+         *     end on an SSE stream carrying `notifications/tasks/status`, then answers the tool's result
+         *     with `_meta["io.modelcontextprotocol/related-task"]`), `tasks/list` (the organization's
+         *     tasks, newest first, paged by `nextCursor`) and `tasks/cancel` (stops the scan, frees its
+         *     place in the queue and answers the cancelled task; -32602 for a task already terminal)
+         *     follow it; `params.task` on another tool is -32601. Both revisions' tasks are one store:
+         *     an unknown task id, another organization's and an expired one are -32602 in either. `tools/list`, `tools/call`, `resources/list`,
          *     `resources/templates/list` (empty: there are no resource templates) and
          *     `resources/read` are served in both. The one resource is the
          *     MCP App `ui://pactum/report` (`text/html;profile=mcp-app`): the report tools name it in
          *     their `_meta.ui.resourceUri`, and a host with the MCP Apps extension shows their results
          *     in it; other hosts get the same results and ignore it. The reply is one JSON body, or an SSE stream when the
          *     request carries a progress token (`params._meta.progressToken`), so that progress
-         *     notifications reach the client. The `Accept` header must list both `application/json`
+         *     notifications reach the client, and for a 2025-11-25 `tasks/result`. The `Accept` header must list both `application/json`
          *     and `text/event-stream` (a missing Accept or `*\/*` is taken as both).
          */
         post: operations["mcp.post"];
@@ -537,6 +551,13 @@ export interface paths {
          *     REPORT_SARIF_MAX_RESULTS results (25,000, GitHub's limit); the rest are counted in a
          *     notification and in `properties.resultsOmitted`.
          *
+         *     Reviewers' marks (dashboard_mark_finding, dashboard_review_finding): each result carries
+         *     its finding's fingerprint in `partialFingerprints["pactumFinding/v1"]` and where it stands
+         *     in `properties.findingStatus` (open, confirmed, accepted; false_positive and
+         *     review_passed only with includeFalsePositives), with the mark in `properties.mark`; an
+         *     accepted finding, and a listed false positive or passed review, has a `suppressions`
+         *     entry of kind `external`, its reason the justification.
+         *
          *     Written as a stream, a bounded run of stored pages at a time, as the client reads it. An
          *     export holds at most REPORT_EXPORT_MAX_ISSUES issues (100,000 by default): a larger report
          *     is refused with 409, naming the limit, before any of it is read. A user may have at most
@@ -597,7 +618,10 @@ export interface paths {
          *     comma, quote or line break), and one row per page that could not be checked (type
          *     `page-error`). A field that a spreadsheet would take for a formula (it starts with =, +,
          *     -, @, a tab or a carriage return) is prefixed with an apostrophe. Rows come in the pages'
-         *     scan order, the pages that could not be checked last.
+         *     scan order, the pages that could not be checked last. The last three columns are the
+         *     finding's fingerprint, where it stands after reviewers' marks (open, confirmed, accepted;
+         *     false_positive and review_passed only with includeFalsePositives) and the mark's reason
+         *     or review note.
          *
          *     Written as a stream, a bounded run of stored pages at a time, as the client reads it. An
          *     export holds at most REPORT_EXPORT_MAX_ISSUES issues (100,000 by default): a larger report
@@ -1171,6 +1195,86 @@ export interface paths {
          * @description Returns a scan's status, plus its report once it has finished (completed, or completed_with_errors when some pages could not be fetched or checked): a summary by level and by WCAG criterion, the engine that checked the pages, what could not be evaluated, and each page with its issues. With view digest, the issues come grouped by rule with counts, and the pages as one line each, worst first, instead of every issue. A report with more issues than the server returns at once (REPORT_MAX_ISSUES, 5000 by default) is refused as too_large in the pages view: read its digest, and its issues with dashboard_query_issues. Call it afresh whenever the scan's state matters.
          */
         post: operations["mcp.tool.dashboard_get_report"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/tools/dashboard_list_findings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List a scan's findings and their marks
+         * @description Lists the findings of a finished scan with each one's fingerprint, where it stands after reviewers' marks (open, confirmed, false_positive, accepted, review_passed) and the mark itself, filtered by status, type or page, a page of results at a time, with the scan's counts by status. Marks are attached to fingerprints, so a finding marked in an earlier scan shows its mark here; an accepted mark past its expiry no longer holds and the finding is open again. The scan must belong to the caller's organization.
+         */
+        post: operations["mcp.tool.dashboard_list_findings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/tools/dashboard_mark_finding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a finding
+         * @description Marks one finding of a finished scan, by its fingerprint: confirmed (a real failure), false_positive (not a failure; reason required), accepted (a known failure the organization accepts; reason and expiresAt required), or unmarked to take the mark off. The mark is attached to the fingerprint and follows the finding into later scans; the report page and the exports show it, and the exports leave false positives out unless asked. Every mark is written to the audit trail with who set it. Needs issues.fix; a scan or finding of another organization is not_found.
+         */
+        post: operations["mcp.tool.dashboard_mark_finding"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/tools/dashboard_review_finding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a needs-review outcome
+         * @description Records how a person decided a needs-review finding (type warning: axe-core's incomplete results and the heuristic checks beyond axe) of a finished scan: pass (not a failure) or fail (a failure), with a note. Like a mark, it is attached to the fingerprint and follows the finding into later scans, and is written to the audit trail. A finding of another type is invalid_arguments. Needs issues.fix; a scan or finding of another organization is not_found.
+         */
+        post: operations["mcp.tool.dashboard_review_finding"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/tools/dashboard_verify_fixes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify fixes by rescanning
+         * @description Checks whether a finished scan's findings (the baseline) were fixed. Without againstScanId it starts a rescan of the baseline's pages that have open findings (open or confirmed; pages lists others instead), queued like dashboard_scan_site in the organization's fair queue and under the same limits, and answers at once with the rescan's scanId; follow it with dashboard_get_scan_progress and call again with againstScanId. With againstScanId it compares a finished scan of the same site with the baseline, finding by finding on the pages that scan checked: fixed, still_present, or new. Findings marked false_positive, accepted or review_passed are left out. A scan of another organization is not_found.
+         */
+        post: operations["mcp.tool.dashboard_verify_fixes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2301,7 +2405,87 @@ export interface components {
              * @description Set where issues of several pages are listed together.
              */
             pageUrl?: string;
+            /** @description The finding's name across scans: a hash of the rule, the page's canonical URL, the element's selector without positional parts and its start tag (docs/accessibility.md). The same finding in a later scan has the same fingerprint; a reviewer's mark (dashboard_mark_finding) is attached to it. */
+            fingerprint?: string;
         };
+        /**
+         * Finding
+         * @description One finding of a scan, with where it stands after reviewers' marks.
+         * @example {
+         *       "fingerprint": "3f9a1c0d5e7b2a4c6d8e0f1a2b3c4d5e",
+         *       "status": "open",
+         *       "issue": {
+         *         "code": "image-alt",
+         *         "wcagCriterion": "1.1.1",
+         *         "wcagCriteria": [
+         *           "1.1.1"
+         *         ],
+         *         "type": "error",
+         *         "impact": "critical",
+         *         "message": "Images must have alternative text",
+         *         "selector": "main > img:nth-child(2)",
+         *         "context": "<img src=\"/hero.jpg\">",
+         *         "helpUrl": "https://dequeuniversity.com/rules/axe/4.10/image-alt",
+         *         "pageUrl": "https://www.example.com/",
+         *         "fingerprint": "3f9a1c0d5e7b2a4c6d8e0f1a2b3c4d5e"
+         *       },
+         *       "mark": null
+         *     }
+         */
+        finding: {
+            fingerprint: string;
+            status: components["schemas"]["finding-status"];
+            issue: components["schemas"]["issue"];
+            mark: components["schemas"]["finding-mark"] | null;
+        };
+        /**
+         * FindingMark
+         * @description What reviewers decided about one finding, attached to its fingerprint: it follows the finding into every later scan of the organization. Each change is also an audit row.
+         * @example {
+         *       "fingerprint": "3f9a1c0d5e7b2a4c6d8e0f1a2b3c4d5e",
+         *       "mark": "accepted",
+         *       "reason": "Third-party widget; the vendor's fix ships in March",
+         *       "expiresAt": "2027-03-31T00:00:00.000Z",
+         *       "expired": false,
+         *       "markedBy": "usr_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "markedAt": "2026-12-07T10:00:00.000Z",
+         *       "review": null
+         *     }
+         */
+        "finding-mark": {
+            fingerprint: string;
+            /**
+             * @description confirmed: a real failure, to fix; false_positive: not a failure (exports leave it out unless asked); accepted: a known failure the organization accepts until expiresAt; null: no mark (only a review outcome).
+             * @enum {string|null}
+             */
+            mark: "confirmed" | "false_positive" | "accepted" | null;
+            /** @description Why (required for false_positive and accepted). */
+            reason: string | null;
+            /** @description With accepted: until when the acceptance holds. */
+            expiresAt: components["schemas"]["timestamp"] | null;
+            /** @description An accepted mark whose expiry has passed: it no longer holds, and the finding is open again. */
+            expired: boolean;
+            /** @description Who set the mark (the caller's subject). */
+            markedBy: string | null;
+            markedAt: components["schemas"]["timestamp"] | null;
+            review: {
+                /**
+                 * @description The outcome of a needs-review finding (type warning) as a person checked it: pass (not a failure) or fail (a failure).
+                 * @enum {string}
+                 */
+                outcome: "pass" | "fail";
+                note: string;
+                reviewedBy: string;
+                reviewedAt: components["schemas"]["timestamp"];
+            } | null;
+        };
+        /**
+         * FindingStatus
+         * @description Where a finding stands after its marks: open (no mark, or an accepted mark past its expiry); confirmed (marked confirmed, or a needs-review finding whose review failed); false_positive; accepted (until its expiry); review_passed (a needs-review finding a person checked and passed). Open and confirmed findings are the ones still to fix.
+         * @example open
+         * @enum {string}
+         */
+        "finding-status": "open" | "confirmed" | "false_positive" | "accepted" | "review_passed";
         /**
          * Jurisdiction
          * @example {
@@ -2798,6 +2982,12 @@ export interface components {
                     /** @description The id of the element's screenshot (dashboard_get_screenshot, GET /reports/{scanId}/screenshots/{screenshotId}). */
                     screenshot: string | null;
                     evidence: string | null;
+                    /** @description The finding's fingerprint, where it stands after reviewers' marks, and the mark (dashboard_mark_finding, dashboard_review_finding). */
+                    finding?: {
+                        fingerprint: string;
+                        status: components["schemas"]["finding-status"];
+                        mark: components["schemas"]["finding-mark"] | null;
+                    };
                 }[];
             }[];
             /** @description Issues listed under rules: every issue, or the first REPORT_MAX_ISSUES (the counts stay whole). */
@@ -3341,6 +3531,257 @@ export interface components {
         };
         /** dashboard_get_regulation result */
         "dashboard_get_regulation.output": components["schemas"]["regulation"];
+        /**
+         * dashboard_list_findings arguments
+         * @description The findings of one finished scan with where each stands after reviewers' marks.
+         * @example {
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "status": "open"
+         *     }
+         */
+        "dashboard_list_findings.input": {
+            scanId: string;
+            /** @description Only findings that stand so. */
+            status?: components["schemas"]["finding-status"];
+            type?: components["schemas"]["issue-type"];
+            /**
+             * Format: uri
+             * @description Only findings of this page URL.
+             */
+            page?: string;
+            /** @default 50 */
+            limit?: components["schemas"]["page-limit"];
+            cursor?: components["schemas"]["page-cursor"];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_list_findings result
+         * @example {
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "total": 0,
+         *       "counts": {
+         *         "open": 0,
+         *         "confirmed": 0,
+         *         "false_positive": 1,
+         *         "accepted": 0,
+         *         "review_passed": 0
+         *       },
+         *       "findings": [],
+         *       "nextCursor": null
+         *     }
+         */
+        "dashboard_list_findings.output": {
+            scanId: string;
+            /** @description How many findings match, over all pages of results. */
+            total: number;
+            /** @description The scan's findings by status (all of them, whatever the filter). */
+            counts: {
+                open: number;
+                confirmed: number;
+                false_positive: number;
+                accepted: number;
+                review_passed: number;
+            };
+            findings: components["schemas"]["finding"][];
+            nextCursor: components["schemas"]["next-cursor"];
+        };
+        /**
+         * dashboard_mark_finding arguments
+         * @description A reviewer's mark on one finding of a finished scan, by its fingerprint. false_positive needs a reason, accepted a reason and expiresAt: without them the call is invalid_arguments.
+         * @example {
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "fingerprint": "3f9a1c0d5e7b2a4c6d8e0f1a2b3c4d5e",
+         *       "mark": "false_positive",
+         *       "reason": "The image is decorative and hidden from assistive technology by its parent"
+         *     }
+         */
+        "dashboard_mark_finding.input": {
+            /** @description A finished scan of the caller's organization in which the finding was reported. */
+            scanId: string;
+            /** @description The finding's fingerprint (an issue's fingerprint in dashboard_get_report, dashboard_query_issues or dashboard_list_findings). */
+            fingerprint: string;
+            /**
+             * @description confirmed, false_positive (reason required), accepted (reason and expiresAt required), or unmarked to take a mark off (a review outcome stays).
+             * @enum {string}
+             */
+            mark: "confirmed" | "false_positive" | "accepted" | "unmarked";
+            /** @description Why: required for false_positive and accepted. */
+            reason?: string;
+            /**
+             * Format: date-time
+             * @description With accepted: until when the organization accepts the finding; in the future, at most 5 years ahead. After it the finding is open again.
+             */
+            expiresAt?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_mark_finding result
+         * @example {
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "finding": {
+         *         "fingerprint": "3f9a1c0d5e7b2a4c6d8e0f1a2b3c4d5e",
+         *         "status": "confirmed",
+         *         "issue": {
+         *           "code": "image-alt",
+         *           "wcagCriterion": "1.1.1",
+         *           "wcagCriteria": [
+         *             "1.1.1"
+         *           ],
+         *           "type": "error",
+         *           "impact": "critical",
+         *           "message": "Images must have alternative text",
+         *           "selector": "main > img:nth-child(2)",
+         *           "context": "<img src=\"/hero.jpg\">",
+         *           "helpUrl": "https://dequeuniversity.com/rules/axe/4.10/image-alt",
+         *           "pageUrl": "https://www.example.com/",
+         *           "fingerprint": "3f9a1c0d5e7b2a4c6d8e0f1a2b3c4d5e"
+         *         },
+         *         "mark": {
+         *           "fingerprint": "3f9a1c0d5e7b2a4c6d8e0f1a2b3c4d5e",
+         *           "mark": "confirmed",
+         *           "reason": null,
+         *           "expiresAt": null,
+         *           "expired": false,
+         *           "markedBy": "usr_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *           "markedAt": "2026-12-07T10:00:00.000Z",
+         *           "review": null
+         *         }
+         *       }
+         *     }
+         */
+        "dashboard_mark_finding.output": {
+            scanId: string;
+            /** @description The finding as it stands now. */
+            finding: components["schemas"]["finding"];
+        };
+        /**
+         * dashboard_review_finding arguments
+         * @description The outcome of a needs-review finding (type warning) as a person checked it.
+         * @example {
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "fingerprint": "3f9a1c0d5e7b2a4c6d8e0f1a2b3c4d5e",
+         *       "outcome": "pass",
+         *       "note": "Focus stays visible: the outline is drawn by the parent's :focus-within"
+         *     }
+         */
+        "dashboard_review_finding.input": {
+            /** @description A finished scan of the caller's organization in which the finding was reported. */
+            scanId: string;
+            fingerprint: string;
+            /**
+             * @description pass: not a failure; fail: a failure, to fix.
+             * @enum {string}
+             */
+            outcome: "pass" | "fail";
+            /** @description What the person saw. */
+            note: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_review_finding result
+         * @example {
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "finding": {
+         *         "fingerprint": "3f9a1c0d5e7b2a4c6d8e0f1a2b3c4d5e",
+         *         "status": "confirmed",
+         *         "issue": {
+         *           "code": "image-alt",
+         *           "wcagCriterion": "1.1.1",
+         *           "wcagCriteria": [
+         *             "1.1.1"
+         *           ],
+         *           "type": "error",
+         *           "impact": "critical",
+         *           "message": "Images must have alternative text",
+         *           "selector": "main > img:nth-child(2)",
+         *           "context": "<img src=\"/hero.jpg\">",
+         *           "helpUrl": "https://dequeuniversity.com/rules/axe/4.10/image-alt",
+         *           "pageUrl": "https://www.example.com/",
+         *           "fingerprint": "3f9a1c0d5e7b2a4c6d8e0f1a2b3c4d5e"
+         *         },
+         *         "mark": {
+         *           "fingerprint": "3f9a1c0d5e7b2a4c6d8e0f1a2b3c4d5e",
+         *           "mark": "confirmed",
+         *           "reason": null,
+         *           "expiresAt": null,
+         *           "expired": false,
+         *           "markedBy": "usr_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *           "markedAt": "2026-12-07T10:00:00.000Z",
+         *           "review": null
+         *         }
+         *       }
+         *     }
+         */
+        "dashboard_review_finding.output": {
+            scanId: string;
+            /** @description The finding as it stands now. */
+            finding: components["schemas"]["finding"];
+        };
+        /**
+         * dashboard_verify_fixes arguments
+         * @description Whether the findings of a finished scan (the baseline) were fixed: a rescan of the pages with open findings (or the pages given), compared finding by finding.
+         * @example {
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9"
+         *     }
+         */
+        "dashboard_verify_fixes.input": {
+            /** @description The baseline: a finished scan of the caller's organization. */
+            scanId: string;
+            /** @description Rescan these pages (of the baseline's site) instead of the pages with open findings. */
+            pages?: string[];
+            /** @description Compare with this finished scan of the same site instead of starting a rescan: the rescan an earlier call started, or any later scan (what pactum scan --baseline does). */
+            againstScanId?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_verify_fixes result
+         * @example {
+         *       "baselineScanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "scanId": "scn_01jdq4a1b2c3d4e5f6g7h8j9k0",
+         *       "status": "queued",
+         *       "finished": false,
+         *       "pages": [
+         *         "https://www.example.com/"
+         *       ],
+         *       "summary": null,
+         *       "findings": []
+         *     }
+         */
+        "dashboard_verify_fixes.output": {
+            baselineScanId: string;
+            /** @description The scan compared with the baseline: the rescan this call started (follow it with dashboard_get_scan_progress, then call again with againstScanId), or againstScanId. Null when no page had an open finding to rescan. */
+            scanId: string | null;
+            /** @description The compared scan's status; findings are listed once it has finished. */
+            status: components["schemas"]["scan-status"];
+            finished: boolean;
+            /** @description The pages compared (the rescan's pages). */
+            pages: string[];
+            /** @description Pages the rescan could not check: their findings are neither fixed nor still present. */
+            pagesFailed?: {
+                url: string;
+                error: string;
+            }[];
+            summary: {
+                fixed: number;
+                still_present: number;
+                new: number;
+                /** @description The new findings by level (what pactum scan --baseline --fail-on counts). */
+                newByLevel?: components["schemas"]["by-level"];
+            } | null;
+            /** @description Per finding, once the compared scan has finished: fixed (an open finding of the baseline on a compared page, gone), still_present (still there), new (not in the baseline and not dismissed by a mark). Findings marked false_positive, accepted or review_passed are not listed. */
+            findings: {
+                fingerprint: string;
+                /** @enum {string} */
+                verdict: "fixed" | "still_present" | "new";
+                /** @description As the compared scan reported it (as the baseline did, for a fixed finding). */
+                issue: components["schemas"]["issue"];
+                mark: components["schemas"]["finding-mark"] | null;
+            }[];
+        };
         /**
          * dashboard_get_report arguments
          * @example {
@@ -4877,6 +5318,11 @@ export interface components {
     };
     parameters: {
         /**
+         * @description true: list the findings people marked false_positive and the needs-review findings whose review passed, each with its mark. Unless given, they are left out: a person decided they are not failures.
+         * @example true
+         */
+        IncludeFalsePositives: "true" | "false";
+        /**
          * @description What dashboard_share_report put in the link's URL; signed by the server, naming the link and when it expires.
          * @example shr_01jdq3v8k2m5n7p9r1s3t5v7x9.1764410400.0Hc3oQ1nY3d2pS8wKq6vJm4tZr7bX5eLgN9uA2fD1sE
          */
@@ -5889,6 +6335,11 @@ export interface operations {
         parameters: {
             query?: {
                 /**
+                 * @description true: list the findings people marked false_positive and the needs-review findings whose review passed, each with its mark. Unless given, they are left out: a person decided they are not failures.
+                 * @example true
+                 */
+                includeFalsePositives?: components["parameters"]["IncludeFalsePositives"];
+                /**
                  * @description A URL prefix and the repository directory its pages are built from, `PREFIX=DIR` (split at the last `=`): a page under the prefix is located at DIR and the rest of its path (a path ending in `/` at its index.html). Repeat it for several; the longest matching prefix wins. The prefix is an http(s) URL; the directory is relative to the repository root, without `..`.
                  * @example [
                  *       "https://www.example.com/docs/=site/docs/"
@@ -5958,7 +6409,13 @@ export interface operations {
     };
     "reports.junit": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description true: list the findings people marked false_positive and the needs-review findings whose review passed, each with its mark. Unless given, they are left out: a person decided they are not failures.
+                 * @example true
+                 */
+                includeFalsePositives?: components["parameters"]["IncludeFalsePositives"];
+            };
             header?: never;
             path: {
                 /** @example scn_01jdq3v8k2m5n7p9r1s3t5v7x9 */
@@ -5989,7 +6446,13 @@ export interface operations {
     };
     "reports.csv": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description true: list the findings people marked false_positive and the needs-review findings whose review passed, each with its mark. Unless given, they are left out: a person decided they are not failures.
+                 * @example true
+                 */
+                includeFalsePositives?: components["parameters"]["IncludeFalsePositives"];
+            };
             header?: never;
             path: {
                 /** @example scn_01jdq3v8k2m5n7p9r1s3t5v7x9 */
@@ -6023,7 +6486,13 @@ export interface operations {
     };
     "reports.pa11y": {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description true: list the findings people marked false_positive and the needs-review findings whose review passed, each with its mark. Unless given, they are left out: a person decided they are not failures.
+                 * @example true
+                 */
+                includeFalsePositives?: components["parameters"]["IncludeFalsePositives"];
+            };
             header?: never;
             path: {
                 /** @example scn_01jdq3v8k2m5n7p9r1s3t5v7x9 */
@@ -6885,6 +7354,114 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["tool-result"] & {
                         structuredContent?: components["schemas"]["dashboard_get_report.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_list_findings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_list_findings.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_list_findings through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_list_findings.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_mark_finding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_mark_finding.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_mark_finding through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_mark_finding.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_review_finding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_review_finding.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_review_finding through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_review_finding.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_verify_fixes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_verify_fixes.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_verify_fixes through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_verify_fixes.output"];
                     };
                 };
             };

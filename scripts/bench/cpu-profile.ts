@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 
-export interface CallFrame { functionName: string; url: string; lineNumber: number }
+export interface CallFrame { functionName: string; url: string; lineNumber: number; columnNumber?: number }
 interface ProfileNode { id: number; callFrame: CallFrame; children?: number[] }
 interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number }
 

@@ -7,8 +7,10 @@
  *
  * Idle time (the event loop waiting) is left out of the shares: they are of busy time.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { SourceMap } from 'node:module';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { isIdle, samplesOf, type CallFrame } from './cpu-profile.js';
 
@@ -18,6 +20,25 @@ const target = positionals[0];
 if (!target) {
   console.error('usage: profile-top.ts <file.cpuprofile | directory of them> [--top N]');
   process.exit(2);
+}
+
+/**
+ * The production build is a bundle (scripts/bundle.mjs): a frame in one of its chunks (any script
+ * with a source map beside it) is read through the map, so that it is named by the file it came
+ * from (src/… or a package in node_modules) and not by the chunk.
+ */
+const maps = new Map<string, SourceMap | undefined>();
+function original(frame: CallFrame): CallFrame {
+  if (!frame.url.startsWith('file://') || !frame.url.endsWith('.js')) return frame;
+  let map = maps.get(frame.url);
+  if (!maps.has(frame.url)) {
+    const file = `${fileURLToPath(frame.url)}.map`;
+    map = existsSync(file) ? new SourceMap(JSON.parse(readFileSync(file, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]) : undefined;
+    maps.set(frame.url, map);
+  }
+  const entry = map?.findEntry(frame.lineNumber, frame.columnNumber ?? 0);
+  if (!entry || !('originalSource' in entry)) return frame;
+  return { ...frame, url: entry.originalSource.replace(/^(\.\.\/)+/, '/'), lineNumber: entry.originalLine };
 }
 
 /** The area a frame's code belongs to: a package, a directory of pactum's, Node itself, or V8's own entries. */
@@ -37,7 +58,9 @@ const byFunction = new Map<string, number>();
 let busy = 0;
 let idle = 0;
 for (const file of files) {
-  for (const { frame, us } of samplesOf(file)) {
+  for (const sample of samplesOf(file)) {
+    const { us } = sample;
+    const frame = original(sample.frame);
     if (isIdle(frame)) {
       idle += us;
       continue;

@@ -39,7 +39,12 @@ export function bindHandlers(s: Services): Handlers {
         import('../mcp/endpoint.js'), import('../mcp/dispatch.js'), import('../mcp/tools/index.js'), import('../mcp/tasks.js'),
       ]);
       // One dispatch for the server's life: every tool given the parts it uses.
-      return mcpEndpoint({ config: s.config, db: s.db, callTool: createDispatch({ handlers: toolHandlers(s), metrics: s.metrics, audit: s.audit }), tasks: createScanTasks({ db: s.db, scans: s.scans }) });
+      return mcpEndpoint({ config: s.config, db: s.db, callTool: createDispatch({ handlers: toolHandlers(s), metrics: s.metrics, audit: s.audit }), tasks: createScanTasks({
+          db: s.db,
+          scans: s.scans,
+          // A tasks/result that waits tells the task's status at least this often: a connection silent for HTTP_IDLE_TIMEOUT_MS is closed.
+          heartbeatMs: Math.min(30_000, Math.max(50, Math.floor(s.config.http.idleTimeoutMs / 2))),
+        }) });
     }),
     'auth.login': login(s),
     'auth.logout': logout(s),

@@ -57,10 +57,12 @@ pactum repo list`,
   scan: {
     usage: `pactum scan <url> [--server URL] [--token T] [--mode single|site] [--max-pages N] [--standard WCAG2A|WCAG2AA|WCAG2AAA]
            [--format sarif|junit|csv|pa11y --output FILE] [--source-map URL-PREFIX=DIR]... [--fail-on error|warning|notice|none]
+           [--baseline SCAN-ID]
                                    scan a site on a running pactum (PACTUM_SERVER, PACTUM_TOKEN), wait, summarise,
                                    write an export (pa11y: GitLab's accessibility report; SARIF: for GitHub code
                                    scanning, pages at host/path, or at DIR for pages under URL-PREFIX);
-                                   exit 1 when issues at or above --fail-on (default error) remain`,
+                                   exit 1 when issues at or above --fail-on (default error) remain; with
+                                   --baseline, compare with that earlier scan and count only new findings`,
     run: scan,
   },
   mock: {

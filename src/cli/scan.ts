@@ -2,7 +2,9 @@
  * `pactum scan <url>`: a client of a running pactum for CI (what pa11y-ci and axe-cli do, on
  * pactum's engine): starts a scan through the MCP endpoint, waits for it with a progress bar on a
  * terminal (plain lines otherwise), prints a summary, writes the chosen export, and exits 1 when
- * issues at or above --fail-on remain. The server and token come from --server/--token or
+ * issues at or above --fail-on remain. With --baseline <scanId> it compares the scan with that
+ * earlier one finding by finding (dashboard_verify_fixes) and --fail-on counts only the new
+ * findings: a CI job fails on regressions, not on known debt. The server and token come from --server/--token or
  * PACTUM_SERVER/PACTUM_TOKEN (a token with scans.create and reports.view: `pactum token`).
  */
 import { createWriteStream } from 'node:fs';
@@ -18,7 +20,7 @@ const LEVELS = ['error', 'warning', 'notice'] as const;
 type Level = (typeof LEVELS)[number];
 const FORMATS = EXPORT_EXTENSIONS;
 
-interface Options { server: string; token: string; url: string; mode: 'single' | 'site'; maxPages: number; standard: string; format?: keyof typeof FORMATS; output?: string; failOn: Level | 'none'; sourceMap: string[] }
+interface Options { server: string; token: string; url: string; mode: 'single' | 'site'; maxPages: number; standard: string; format?: keyof typeof FORMATS; output?: string; failOn: Level | 'none'; sourceMap: string[]; baseline?: string }
 
 /** Tries a busy export (429: the token's user or org has its most exports under way, as parallel CI jobs sharing a token may) again after Retry-After, a few times. */
 async function exportOf(o: Options, format: keyof typeof FORMATS, scanId: string): Promise<Response> {
@@ -41,7 +43,7 @@ function options(args: string[]): Options {
     options: {
       server: { type: 'string' }, token: { type: 'string' }, mode: { type: 'string', default: 'site' }, 'max-pages': { type: 'string', default: '50' },
       standard: { type: 'string', default: 'WCAG2AA' }, format: { type: 'string' }, output: { type: 'string' }, 'fail-on': { type: 'string', default: 'error' },
-      'source-map': { type: 'string', multiple: true, default: [] },
+      'source-map': { type: 'string', multiple: true, default: [] }, baseline: { type: 'string' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('name one URL to scan');
@@ -66,7 +68,9 @@ function options(args: string[]): Options {
   if ((values.format === undefined) !== (values.output === undefined)) throw new UsageError('--format and --output go together');
   const failOn = values['fail-on'] as Options['failOn'];
   if (![...LEVELS, 'none'].includes(failOn)) throw new UsageError('--fail-on is error, warning, notice or none');
-  return { server: server.replace(/\/+$/, ''), token, url: positionals[0]!, mode: values.mode, maxPages, standard: values.standard, format: values.format as Options['format'], output: values.output, failOn, sourceMap };
+  const baseline = values.baseline;
+  if (baseline !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(baseline)) throw new UsageError('--baseline is the id of an earlier scan of the site (scn_…), as pactum scan printed it');
+  return { server: server.replace(/\/+$/, ''), token, url: positionals[0]!, mode: values.mode, maxPages, standard: values.standard, format: values.format as Options['format'], output: values.output, failOn, sourceMap, ...(baseline ? { baseline } : {}) };
 }
 
 class ScanFailed extends Error {}
@@ -95,6 +99,19 @@ function progressLine(p: Record<string, unknown>, tty: boolean): string {
   const width = 30;
   const filled = Math.min(width, Math.round((done / total) * width));
   return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${text}`;
+}
+
+interface Verified { verdict: 'fixed' | 'still_present' | 'new'; issue: { code: string; type: Level; pageUrl: string; selector: string } }
+
+/** The scan compared with the baseline, printed; the new findings by level. */
+async function compareWithBaseline(o: Options, baseline: string, scanId: string): Promise<Record<Level, number>> {
+  const result = await tool(o, 'dashboard_verify_fixes', { scanId: baseline, againstScanId: scanId });
+  const summary = result.summary as { fixed: number; still_present: number; new: number; newByLevel: Record<Level, number> };
+  console.log(`compared with baseline ${baseline}: ${summary.fixed} fixed, ${summary.still_present} still present, ${summary.new} new`);
+  for (const f of result.findings as Verified[]) {
+    if (f.verdict === 'new') console.log(`  new ${f.issue.type.padEnd(7)} ${f.issue.code} at ${f.issue.selector} on ${f.issue.pageUrl}`);
+  }
+  return summary.newByLevel;
 }
 
 export async function scan(args: string[]): Promise<number> {
@@ -130,11 +147,13 @@ export async function scan(args: string[]): Promise<number> {
       await pipeline(Readable.fromWeb(res.body as WebReadableStream), createWriteStream(o.output));
       console.error(`wrote ${o.output} (${o.format})`);
     }
+    // With a baseline, only what is new counts against the run: known findings are the debt it started from.
+    const counted = o.baseline ? await compareWithBaseline(o, o.baseline, scanId) : s.byLevel;
     if (o.failOn === 'none') return 0;
     const at = LEVELS.slice(0, LEVELS.indexOf(o.failOn) + 1);
-    const count = at.reduce((n, level) => n + s.byLevel[level], 0);
+    const count = at.reduce((n, level) => n + counted[level], 0);
     if (count > 0) {
-      console.error(`failing: ${count} issue${count === 1 ? '' : 's'} at or above ${o.failOn}`);
+      console.error(`failing: ${count} ${o.baseline ? 'new ' : ''}issue${count === 1 ? '' : 's'} at or above ${o.failOn}${o.baseline ? ` (not in baseline ${o.baseline})` : ''}`);
       return 1;
     }
     if (s.pagesFailed > 0) {

@@ -15,7 +15,9 @@ import { queryIssues, type IssueFilter, type IssueMatch } from '../domain/scan/i
 import { digest, type ReportDigest } from '../domain/scan/summary.js';
 import type { EngineName, Issue, PageReport, Report } from '../domain/scan/types.js';
 import { toPageReport, type PageRow } from '../db/scans.js';
-import { buildReportView, viewPart, type ReportView, type ReportViewInput, type ViewPart } from '../domain/report/view-model.js';
+import { buildReportView, viewPart, type Marks, type ReportView, type ReportViewInput, type ViewPart } from '../domain/report/view-model.js';
+import { withFingerprints } from '../domain/report/fingerprint.js';
+import { compareFindings, findingsOf, isOpen, listFindings, type FindingCounts, type FindingFilter, type MarkIndex, type Finding, type Verified } from '../domain/report/marks.js';
 import { exportPages, type ExportFormat, type ExportPass, type ExportState } from '../domain/report/exports.js';
 
 /** A page row as stored, without the columns the tasks do not read. */
@@ -29,15 +31,21 @@ export type ComputeTask =
   /** The digest view of a stored report. */
   | { kind: 'digest'; engine: EngineName | null; summary: string; pages: StoredPage[]; top: number }
   /** The report model of a finished scan (view app, the report page), its issues listed up to maxIssues. */
-  | { kind: 'report-view'; report: StoredReport; maxIssues: number }
+  | { kind: 'report-view'; report: StoredReport; maxIssues: number; marks?: Marks }
   /** What a run of a report's pages (from position firstIndex) adds to its model, listing at most `quota` issues. */
-  | { kind: 'report-view-part'; pages: StoredPage[]; firstIndex: number; quota: number }
+  | { kind: 'report-view-part'; pages: StoredPage[]; firstIndex: number; quota: number; marks?: Marks }
   /** A run of a report's pages written as SARIF, JUnit XML or CSV (or counted for JUnit's totals), and what carries over to the next. */
   | { kind: 'report-export-pages'; format: ExportFormat; pass: ExportPass; pages: StoredPage[]; state: ExportState; finishedAt: string | null }
   /** A page of dashboard_query_issues. */
   | { kind: 'query-issues'; pages: Pick<StoredPage, 'url' | 'issues'>[]; filter: IssueFilter; start: number; limit: number }
   /** A completed scan's brand score (pages without style statistics already left out). */
   | { kind: 'brand-score'; guideline: BrandGuideline | null; pages: { issues: string; style: string }[]; meta: BrandScoreMeta }
+  /** A page of dashboard_list_findings: the scan's findings with where each stands after `marks` at `now`. */
+  | { kind: 'findings'; pages: Pick<StoredPage, 'url' | 'issues'>[]; marks: MarkIndex; now: string; filter: FindingFilter; start: number; limit: number }
+  /** The pages (in order) with a finding still to fix (open or confirmed). */
+  | { kind: 'pages-with-open-findings'; pages: Pick<StoredPage, 'url' | 'issues'>[]; marks: MarkIndex; now: string }
+  /** A later scan's findings compared with its baseline's (dashboard_verify_fixes). */
+  | { kind: 'compare-findings'; baseline: Pick<StoredPage, 'url' | 'issues'>[]; current: Pick<StoredPage, 'url' | 'issues' | 'error'>[]; marks: MarkIndex; now: string }
   /** Which of these scans have an issue of the criterion. */
   | { kind: 'scans-with-criterion'; scans: { scanId: string; issues: string[] }[]; criterion: string };
 
@@ -65,6 +73,9 @@ export interface ComputeOutputs {
   'query-issues': { total: number; issues: IssueMatch[] };
   'brand-score': BrandScore;
   'scans-with-criterion': string[];
+  'pages-with-open-findings': string[];
+  findings: { total: number; counts: FindingCounts; findings: Finding[] };
+  'compare-findings': ReturnType<typeof compareFindings> & { findings: Verified[] };
 }
 
 export type ComputeKind = ComputeTask['kind'];
@@ -85,10 +96,10 @@ const issuesOf = (text: string) => JSON.parse(text) as Issue[];
 
 const pagesOf = (rows: StoredPage[]) => rows.map((row) => toPageReport(row as PageRow)) as PageReport[];
 
-function viewOf(report: StoredReport, maxIssues: number): ReportView {
+function viewOf(report: StoredReport, maxIssues: number, marks?: Marks): ReportView {
   const pages = pagesOf(report.pages);
   const summary = { notEvaluated: [], ...JSON.parse(report.summary) } as Report['summary'];
-  return buildReportView({ scan: report.scan, summary, pages, brandScore: report.brandScore, maxIssues });
+  return buildReportView({ scan: report.scan, summary, pages, brandScore: report.brandScore, maxIssues, ...(marks ? { marks } : {}) });
 }
 
 export function runComputeTask(task: ComputeTask): ComputeOutputs[ComputeKind] {
@@ -103,17 +114,25 @@ export function runComputeTask(task: ComputeTask): ComputeOutputs[ComputeKind] {
       return digest({ ...(task.engine ? { engine: task.engine } : {}), summary, pages }, task.top);
     }
     case 'report-view':
-      return viewOf(task.report, task.maxIssues);
+      return viewOf(task.report, task.maxIssues, task.marks);
     case 'report-view-part':
-      return viewPart(pagesOf(task.pages), task.firstIndex, task.quota);
+      return viewPart(pagesOf(task.pages), task.firstIndex, task.quota, task.marks);
     case 'report-export-pages': {
       const chunks = exportPages(task.format, task.pass, pagesOf(task.pages), task.state, { finishedAt: task.finishedAt });
       return { chunks, state: task.state };
     }
     case 'query-issues':
-      return queryIssues(task.pages.map((p) => ({ url: p.url, issues: issuesOf(p.issues) })), task.filter, task.start, task.limit);
+      return queryIssues(task.pages.map((p) => ({ url: p.url, issues: withFingerprints(p.url, issuesOf(p.issues)) })), task.filter, task.start, task.limit);
     case 'brand-score':
       return scoreBrand(task.guideline, task.pages.map((p) => ({ issues: issuesOf(p.issues), style: JSON.parse(p.style) as StyleStats })), task.meta);
+    case 'findings':
+      return listFindings(task.pages.map((p) => ({ url: p.url, issues: issuesOf(p.issues) })), task.marks, task.now, task.filter, task.start, task.limit);
+    case 'pages-with-open-findings':
+      return task.pages.filter((p) => [...findingsOf([{ url: p.url, issues: issuesOf(p.issues) }], task.marks, task.now)].some((f) => isOpen(f.status))).map((p) => p.url);
+    case 'compare-findings': {
+      const parsed = (pages: Pick<StoredPage, 'url' | 'issues'>[]) => pages.map((p) => ({ url: p.url, issues: issuesOf(p.issues) }));
+      return compareFindings(parsed(task.baseline), task.current.map((p) => ({ url: p.url, error: p.error, issues: issuesOf(p.issues) })), task.marks, task.now);
+    }
     case 'scans-with-criterion':
       // A site qualifies when an issue of its latest completed scan maps to the criterion at all.
       return task.scans

@@ -4,6 +4,7 @@
  */
 import type { components } from '../../generated/types/dashboard.js';
 import { newId } from '../ground/ids.js';
+import { withFingerprints } from '../domain/report/fingerprint.js';
 import type { Db } from './knex.js';
 
 type S = components['schemas'];
@@ -35,6 +36,10 @@ export interface ScanRow {
   job_id?: string | null;
   /** Which engine checked the pages (null for scans from before engines were recorded). */
   engine?: 'chromium' | 'jsdom' | null;
+  /** JSON array: the pages the scan checks, and only those (a rescan verifying fixes); null or absent for a crawl. */
+  page_urls?: string | null;
+  /** The scan whose findings this one verifies. */
+  baseline_scan_id?: string | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -171,7 +176,8 @@ export const toPageReport = (p: PageRow) => ({
   issueCount: p.issue_count,
   error: p.error,
   notEvaluated: p.not_evaluated ? (JSON.parse(p.not_evaluated) as NonNullable<S['page-report']['notEvaluated']>) : [],
-  issues: JSON.parse(p.issues) as Issue[],
+  // Computed as read: the same scheme names findings of every scan, old or new.
+  issues: withFingerprints(p.url, JSON.parse(p.issues) as Issue[]),
 });
 
 /** What every view of a scan's report starts with; the report itself only once the scan has one. */

@@ -8,7 +8,9 @@
  *   `server/discover`, and adds `resultType`, the server's identity and the cache hints.
  * - 2025-11-25 and earlier (no such `_meta`; `initialize` optional): one fresh MCP server per
  *   request on the SDK's stateless Streamable HTTP transport, as the SDK's classification
- *   (isLegacyRequest) routes it.
+ *   (isLegacyRequest) routes it. A `tools/call` with `params.task` (the Tasks of 2025-11-25) is
+ *   answered here with a task: the SDK keeps that revision's task vocabulary but no runtime for
+ *   it, and its tools/call refuses a CreateTaskResult; tasks/* are served by the server (tasks.ts).
  *
  * The transport's Response is written back through Koa: one JSON body, or an SSE stream when the
  * request asks for progress.
@@ -23,6 +25,8 @@ import {
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
   type CallToolRequest,
+  type CallToolResult,
+  type CreateTaskResult,
 } from '@modelcontextprotocol/server';
 import { CallToolRequestSchema, InitializeRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, PingRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/core';
 import { clientGone } from '../http/client-gone.js';
@@ -75,9 +79,17 @@ const wantsProgress = (body: { params?: { _meta?: { progressToken?: unknown } } 
  * Server and transport cost more than most tools do (scripts/bench/mcp.ts). The request was
  * parsed by the SDK's own CallToolRequestSchema (invalidParams), and the answer is the JSON-RPC
  * response the SDK writes for the same call, errors included (its McpError message and code).
- * Every other message, and every call that reports progress, goes through the SDK.
+ * Every other message, and every call that reports progress, goes through the SDK. `asTask`:
+ * for a call with `params.task`, what its result becomes (the CreateTaskResult, tasks.ts).
  */
-async function directToolCall(callTool: CallTool, caller: Identity, request: { requestId: string; log: Logger; signal: AbortSignal }, id: string | number, call: CallToolRequest) {
+async function directToolCall(
+  callTool: CallTool,
+  caller: Identity,
+  request: { requestId: string; log: Logger; signal: AbortSignal },
+  id: string | number,
+  call: CallToolRequest,
+  asTask?: (result: CallToolResult) => Promise<CreateTaskResult>,
+) {
   try {
     const result = await callTool(call.params.name, call.params.arguments, {
       caller,
@@ -87,13 +99,45 @@ async function directToolCall(callTool: CallTool, caller: Identity, request: { r
       signal: request.signal,
       trace: traceContextOf(call.params._meta),
     });
-    return { jsonrpc: '2.0', id, result };
+    // A 2025-era call is never asked a question (no confirm given): its answer is a tool result.
+    return { jsonrpc: '2.0', id, result: asTask ? await asTask(result as CallToolResult) : result };
   } catch (err) {
     if (err instanceof ProtocolError) return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
     // The SDK would put the error's own text here; a failure's detail belongs in the log only.
     request.log.error({ err, tool: call.params.name }, 'tools/call failed');
     return { jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message: `Internal error; the request id ${request.requestId} identifies it in the server log` } };
   }
+}
+
+/**
+ * Every version the endpoint serves, newest first. A -32022 names them all (2026-07-28
+ * basic/versioning: the server "MUST respond with an UnsupportedProtocolVersionError listing the
+ * versions it does support"), and so does server/discover's `supportedVersions`, which that
+ * error's list must agree with. The SDK's handler names only the 2026-07-28-era ones in both,
+ * and has no option for more.
+ */
+export const SERVED_PROTOCOL_VERSIONS = [...new Set([...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS])];
+
+/**
+ * The SDK's answer with every served version named: in a -32022's `data.supported` and in
+ * server/discover's `supportedVersions` (JSON answers; the rest as they are).
+ */
+async function namingEveryVersion(response: Response, method: string): Promise<Response> {
+  const refusal = response.status === 400;
+  if (!(refusal || (response.status === 200 && method === 'server/discover')) || !(response.headers.get('content-type') ?? '').startsWith('application/json')) return response;
+  const text = await response.text();
+  const headers = new Headers(response.headers);
+  let body: { error?: { code?: unknown; data?: Record<string, unknown> }; result?: { supportedVersions?: unknown } } | undefined;
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    /* not JSON: passed on as it is */
+  }
+  if (refusal && body?.error?.code === ProtocolErrorCode.UnsupportedProtocolVersion) body.error.data = { ...body.error.data, supported: SERVED_PROTOCOL_VERSIONS };
+  else if (!refusal && Array.isArray(body?.result?.supportedVersions)) body.result.supportedVersions = SERVED_PROTOCOL_VERSIONS;
+  else return new Response(text, { status: response.status, headers });
+  headers.delete('content-length');
+  return new Response(JSON.stringify(body), { status: response.status, headers });
 }
 
 /** Whether a request's _meta names a 2026-07-28-era version this server serves. */
@@ -113,6 +157,18 @@ function plainly2025(body: { params?: unknown }, versionHeader: string): boolean
   const meta = (body.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
   if (meta !== undefined && meta !== null && typeof meta === 'object' && 'io.modelcontextprotocol/protocolVersion' in meta) return false;
   return !versionHeader || SUPPORTED_PROTOCOL_VERSIONS.includes(versionHeader);
+}
+
+/**
+ * A request (it has an id) whose `_meta` carries the 2026-07-28 envelope claim is served by the
+ * modern handler whatever the claim names: the SDK's isLegacyRequest documents `false` for every
+ * such request (an unsupported version and a malformed envelope are the modern path's own
+ * refusals). Asking it anyway classified the request twice, the handler classifying it again.
+ */
+function claimsEnvelope(body: { id?: unknown; method?: unknown; params?: unknown }): boolean {
+  if (body.id === undefined || typeof body.method !== 'string') return false;
+  const meta = (body.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  return meta !== undefined && meta !== null && typeof meta === 'object' && 'io.modelcontextprotocol/protocolVersion' in meta;
 }
 
 /** What a request hands the server it is served by: the caller, and the request's log, id and signal. */
@@ -138,7 +194,8 @@ async function refusal(response: Response): Promise<HttpError> {
 
 /**
  * `callTool`: the dispatch with every tool's handler, built once by the composition
- * (app/handlers.ts); `tasks`: the Tasks extension, served to 2026-07-28 requests.
+ * (app/handlers.ts); `tasks`: scans as tasks, served to 2026-07-28 requests (the Tasks extension)
+ * and to 2025-era ones (the Tasks of 2025-11-25).
  */
 export function mcpEndpoint({ config, db, callTool, tasks }: { config: Pick<Config, 'publicUrl' | 'dataDir' | 'lfs'>; db: Db; callTool: CallTool; tasks?: ScanTasks }): Handler<'mcp.post'> {
   const url = `${config.publicUrl}/api/v1/mcp`;
@@ -169,11 +226,14 @@ export function mcpEndpoint({ config, db, callTool, tasks }: { config: Pick<Conf
     const request = { requestId: stateOf(ctx).requestId, log: stateOf(ctx).log, signal: clientGone(ctx) };
     // The web Request the SDK reads, built only when the SDK serves the request (a tools/call
     // called straight needs none). A missing Accept or */* admits both types, which the
-    // transports want spelled out.
+    // transports want spelled out. Its signal (the client going away) is read by the SDK only to
+    // end a subscriptions/listen stream: a tool call gets the client's signal from pactum
+    // (createMcpServer), and a streamed answer closes its exchange when Koa drops the stream.
+    // A Request that follows a signal costs a third of its construction and a finalizer.
     let built: Request | undefined;
-    const webRequest = () => (built ??= new Request(url, { method: 'POST', headers, signal: request.signal }));
+    const webRequest = () => (built ??= new Request(url, { method: 'POST', headers, ...(body.method === 'subscriptions/listen' ? { signal: request.signal } : {}) }));
 
-    if (!plainly2025(body, version) && !(await isLegacyRequest(webRequest(), body))) {
+    if (!plainly2025(body, version) && (claimsEnvelope(body) || !(await isLegacyRequest(webRequest(), body)))) {
       // Params are checked once the request names a served version, so that an unsupported one
       // is still refused as such (-32022) whatever its params.
       if (SHARED_METHODS.has(body.method) && isServedModern(body)) {
@@ -181,7 +241,7 @@ export function mcpEndpoint({ config, db, callTool, tasks }: { config: Pick<Conf
         if ('refusal' in checked) return { status: 200, body: checked.refusal };
       }
       const authInfo: AuthInfo = { token: '', clientId: identity!.subject, scopes: [], extra: { caller: identity!, request } satisfies PerRequest };
-      const response = await modern.fetch(webRequest(), { parsedBody: body, authInfo });
+      const response = await namingEveryVersion(await modern.fetch(webRequest(), { parsedBody: body, authInfo }), body.method);
       // A refusal of the 2026-07-28 ladder (unsupported version -32022, header mismatch -32020,
       // missing _meta -32602, unknown method -32601) is a JSON-RPC error body with its HTTP
       // status, as that revision prescribes: a client recognises the server's era by it.
@@ -191,18 +251,27 @@ export function mcpEndpoint({ config, db, callTool, tasks }: { config: Pick<Conf
 
     // The transport would answer these itself, in a JSON-RPC body; the spec's shape is ours.
     if (version && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      throw new HttpError(400, `Unsupported MCP-Protocol-Version ${version}; supported: ${[...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS].join(', ')}`);
+      throw new HttpError(400, `Unsupported MCP-Protocol-Version ${version}; supported: ${SERVED_PROTOCOL_VERSIONS.join(', ')}`);
     }
     const checked = parseParams(body);
     if ('refusal' in checked) return { status: 200, body: checked.refusal };
 
     const stream = wantsProgress(body);
-    if (body.method === 'tools/call' && body.id !== undefined && !stream) {
+    if (body.method === 'tools/call' && body.id !== undefined) {
+      const call = checked.parsed as CallToolRequest;
+      if (tasks && call.params.task !== undefined) {
+        // Answered at once with the task, in JSON: the scan's progress is the task's to tell (tasks/get).
+        const refused = tasks.refuseAsTask(call.params.name);
+        if (refused) return { status: 200, body: { jsonrpc: '2.0', id: body.id, error: { code: refused.code, message: refused.message } } };
+        return { status: 200, body: await directToolCall(callTool, identity!, request, body.id, call, (result) => tasks.create(identity!, call.params.name, result)) };
+      }
       // A client that goes away before the answer: the call's waiting and work for it stop (request.signal).
-      return { status: 200, body: await directToolCall(callTool, identity!, request, body.id, checked.parsed as CallToolRequest) };
+      if (!stream) return { status: 200, body: await directToolCall(callTool, identity!, request, body.id, call) };
     }
-    const server = createMcpServer(callTool, identity!, request, { confirmations });
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream });
+    const server = createMcpServer(callTool, identity!, request, { confirmations, coreTasks: tasks });
+    // tasks/result waits for the task's end: on a stream, which carries the task's status on the way.
+    const waits = tasks !== undefined && body.method === 'tasks/result';
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream && !waits });
     await server.connect(transport);
     const response = await transport.handleRequest(webRequest(), { parsedBody: body });
     // Whatever the transport still refuses gets the spec's HTTP error shape, not a JSON-RPC body.

@@ -5,6 +5,7 @@
 import { isInputRequiredResult, ResourceNotFoundError, Server, type Tool } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { EXTENSION_ID as APPS_EXTENSION, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
+import type { McpUiResourceMeta } from '@modelcontextprotocol/ext-apps';
 import { viewAssets, viewDocument } from '../report-view/document.js';
 import type { ToolSpec } from '../../generated/tools.js';
 import type { Identity } from '../domain/access/identity.js';
@@ -13,7 +14,7 @@ import { VERSION } from '../ground/version.js';
 import { visibleTools, type CallTool } from './dispatch.js';
 import { declaresFormElicitation, type Confirmations } from './confirmation.js';
 import { traceContextOf } from './tool-context.js';
-import type { ScanTasks } from './tasks.js';
+import { TASK_TOOLS, type ScanTasks } from './tasks.js';
 
 const INSTRUCTIONS = `pactum dashboard: manage orgs, users and service connections; run WCAG scans and read their progress and reports; read brand scores, regulations, proposals and coordinated PRs; draft fixes for WCAG issues.
 Tool failures come back as results with isError true and a JSON text {error, message}: read the message and correct the call.
@@ -60,10 +61,26 @@ function listing(t: ToolSpec): Tool {
   return entry;
 }
 
+/** The listing under 2025-11-25 when that revision's Tasks are served: a tool that may run as a task says so. */
+const taskListing = new WeakMap<ToolSpec, Tool>();
+function coreTaskListing(t: ToolSpec): Tool {
+  if (!TASK_TOOLS.has(t.name)) return listing(t);
+  let entry = taskListing.get(t);
+  if (!entry) taskListing.set(t, (entry = { ...listing(t), execution: { taskSupport: 'optional' } }));
+  return entry;
+}
+
 const byName = (a: Tool, b: Tool) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /** The MCP Apps resource the report tools point at (their _meta.ui.resourceUri). */
 export const REPORT_VIEW_URI = 'ui://pactum/report';
+
+/**
+ * What the host is told about the view (MCP Apps' `_meta.ui` of a resource): it fetches nothing
+ * and is allowed no domain (an empty csp), and it is drawn with the host's border. Hosts read it
+ * from the content of resources/read, and from the resources/list entry when that has none.
+ */
+const REPORT_VIEW_UI: McpUiResourceMeta = { csp: {}, prefersBorder: true };
 
 const REPORT_VIEW_RESOURCE = {
   uri: REPORT_VIEW_URI,
@@ -71,26 +88,28 @@ const REPORT_VIEW_RESOURCE = {
   title: 'Accessibility report',
   description: 'The report of a scan, its progress while it runs, and the sites of the fleet, drawn for a person: summary by WCAG principle and level, the worst pages first, issues by rule with the element, its screenshot and how to fix it.',
   mimeType: RESOURCE_MIME_TYPE,
+  _meta: { ui: REPORT_VIEW_UI },
 };
 
 async function readResource(uri: string) {
   if (uri !== REPORT_VIEW_URI) throw new ResourceNotFoundError(uri, `Resource not found: ${uri}`);
   const html = viewDocument(await viewAssets());
-  // The view fetches nothing and is allowed no domain: an empty csp says so to the host.
-  return { contents: [{ uri, mimeType: RESOURCE_MIME_TYPE, text: html, _meta: { ui: { csp: {}, prefersBorder: true } } }] };
+  return { contents: [{ uri, mimeType: RESOURCE_MIME_TYPE, text: html, _meta: { ui: REPORT_VIEW_UI } }] };
 }
 
 /**
  * `callTool`: the dispatch (dispatch.ts), which the composition builds once with every tool's
  * handler; `confirmations`: how a call is confirmed by the person behind a client that can ask
  * (confirmation.ts), and how the request state of such a retry is verified; `tasks`: given for a
- * 2026-07-28 server, which then serves scans as tasks (tasks.ts).
+ * 2026-07-28 server, which then serves scans as tasks of the Tasks extension (tasks.ts);
+ * `coreTasks`: given for a 2025-era server, which then serves the Tasks of 2025-11-25 (its
+ * task-augmented tools/call itself is answered by the endpoint).
  */
 export function createMcpServer(
   callTool: CallTool,
   caller: Identity,
   request: { requestId: string; log: Logger; signal?: AbortSignal },
-  { confirmations, tasks }: { confirmations: Confirmations; tasks?: ScanTasks },
+  { confirmations, tasks, coreTasks }: { confirmations: Confirmations; tasks?: ScanTasks; coreTasks?: ScanTasks },
 ): Server {
   const server = new Server(
     { name: 'pactum-dashboard', title: 'pactum dashboard', version: VERSION },
@@ -107,12 +126,14 @@ export function createMcpServer(
   );
   // By name, so that a list is the same from one release to the next (clients cache it, and
   // models cache prompts that contain it).
-  server.setRequestHandler('tools/list', () => ({ tools: visibleTools(caller.permissions).map(listing).sort(byName) }));
+  const list = coreTasks ? coreTaskListing : listing;
+  server.setRequestHandler('tools/list', () => ({ tools: visibleTools(caller.permissions).map(list).sort(byName) }));
   server.setRequestHandler('resources/list', () => ({ resources: [REPORT_VIEW_RESOURCE] }));
   // The resources capability covers the template list too; pactum has no templates.
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
   server.setRequestHandler('resources/read', (req) => readResource(req.params.uri));
   tasks?.register(server, caller);
+  coreTasks?.serveCore(server, caller, request.signal);
   server.setRequestHandler('tools/call', async (req, ctx) => {
     const { name, arguments: args, _meta } = req.params;
     const token = _meta?.progressToken;

@@ -1,6 +1,6 @@
 /**
- * The report view as one self-contained HTML document: its script (view.ts with ext-apps' App,
- * bundled by esbuild once, at first use) and its stylesheet inline, allowed by their hashes in
+ * The report view as one self-contained HTML document: its script (view.ts and host.ts, bundled
+ * by esbuild once, at first use) and its stylesheet inline, allowed by their hashes in
  * the document's own Content-Security-Policy; no network fetch, no eval. The same document is the
  * MCP App resource ui://pactum/report and, with its report embedded, the page GET /reports/{id}.
  */
@@ -8,7 +8,6 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { trimDependencies } from './trim.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The sources: beside this module in src/, or in src/ beside dist/src/report-view/ (tsc's build) or dist/pactum/ (the bundle). */
@@ -53,19 +52,30 @@ function prebuilt(): { script: string; style: string; pageScript: string } | nul
 /** A literal "</script" inside a script would end its element early. */
 const inline = (script: string) => script.replace(/<\/(script)/gi, '<\\/$1').trim();
 
+/**
+ * The view's scripts are the repository's own code only. A package in them is refused, loudly:
+ * ext-apps' `App` (with the MCP SDK's `Protocol` and zod) alone would take the MCP App resource
+ * past its 150 kB, which is why host.ts speaks MCP Apps itself.
+ */
+export function assertNoPackages(name: string, inputs: string[]) {
+  const packages = inputs.filter((input) => /(^|[\\/])node_modules[\\/]/.test(input));
+  if (packages.length > 0) throw new Error(`report view bundle: ${name} bundles ${packages.join(', ')}; the view's scripts take no package (the MCP App resource has 150 kB)`);
+}
+
 /** The view's script and style: prebuilt, else bundled here (about a second, once per process; esbuild comes with tsx). */
 export function viewAssets(): Promise<ViewAssets> {
   return (assets ??= (async () => {
     const built = prebuilt();
     if (built) return { ...built, scriptHash: sha256(built.script), styleHash: sha256(built.style), pageScriptHash: sha256(built.pageScript) };
     const esbuild = await import('esbuild');
-    const bundle = async (name: string, plugins: (typeof trimDependencies)[]) => {
+    const bundle = async (name: string) => {
       const result = await esbuild.build({
-        entryPoints: [source(name).path], bundle: true, minify: true, format: 'iife', target: 'es2022', write: false, legalComments: 'none', plugins, logLevel: 'silent',
+        entryPoints: [source(name).path], bundle: true, minify: true, format: 'iife', target: 'es2022', write: false, legalComments: 'none', metafile: true, logLevel: 'silent',
       });
+      assertNoPackages(name, Object.keys(result.metafile.inputs));
       return inline(result.outputFiles[0]!.text);
     };
-    const [script, pageScript] = await Promise.all([bundle('view.ts', [trimDependencies]), bundle('page.ts', [])]);
+    const [script, pageScript] = await Promise.all([bundle('view.ts'), bundle('page.ts')]);
     const style = source('style.css').text.trim();
     return { script, style, scriptHash: sha256(script), styleHash: sha256(style), pageScript, pageScriptHash: sha256(pageScript) };
   })()).catch((err: unknown) => {

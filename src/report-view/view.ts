@@ -1,25 +1,18 @@
 /**
  * The report view: runs in the browser, as the MCP App ui://pactum/report inside a host's
- * sandboxed frame (talking to the host through ext-apps' App), or as the page GET /reports/{id}
- * (its report embedded in the page). It draws the report model (report-view.json) with the DOM
- * API only: no innerHTML of report text, no inline style attributes (colours are set through
- * CSSOM, which a strict CSP allows), no network of its own.
+ * sandboxed frame (talking to the host in MCP Apps' postMessage dialect: host.ts), or as the page
+ * GET /reports/{id} (its report embedded in the page). It draws the report model
+ * (report-view.json) with the DOM API only: no innerHTML of report text, no inline style
+ * attributes (colours are set through CSSOM, which a strict CSP allows), no network of its own.
  */
-import { config as zodConfig } from 'zod/v4';
-import { App, applyDocumentTheme, applyHostStyleVariables } from '@modelcontextprotocol/ext-apps';
 import type { components } from '../../generated/types/dashboard.js';
-
-// The view runs under a CSP without 'unsafe-eval': zod's compiled parsers would only trip it.
-zodConfig({ jitless: true });
+import { applyHostContext, connectToHost, type ToolResult } from './host.js';
 
 type ReportView = components['schemas']['report-view'];
 type Rule = ReportView['rules'][number];
 type ViewIssue = Rule['issues'][number];
 type Progress = components['schemas']['scan-progress'];
 type FleetSite = components['schemas']['fleet-site'];
-
-interface HostContext { theme?: 'light' | 'dark'; styles?: { variables?: Record<string, string | undefined> } }
-interface ToolResult { structuredContent?: Record<string, unknown>; content?: { type: string; text?: string }[]; isError?: boolean }
 
 interface Host {
   call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
@@ -159,6 +152,21 @@ function contrastBlock(c: NonNullable<ViewIssue['contrast']>): HTMLElement {
   );
 }
 
+/** What reviewers decided about a finding (the mark follows its fingerprint across scans), if anything. */
+function findingLine(f: NonNullable<ViewIssue['finding']>): HTMLElement | null {
+  const m = f.mark;
+  if (!m) return null;
+  const lines: Record<string, string | null> = {
+    false_positive: `Marked a false positive: ${m.reason ?? ''}`,
+    accepted: `Accepted until ${(m.expiresAt ?? '').slice(0, 10)}: ${m.reason ?? ''}`,
+    confirmed: m.mark === 'confirmed' ? 'Confirmed by a reviewer: to fix.' : `Failed review: ${m.review?.note ?? ''}`,
+    review_passed: `Passed review: ${m.review?.note ?? ''}`,
+    open: m.expired ? `Open again: its acceptance expired on ${(m.expiresAt ?? '').slice(0, 10)}.` : null,
+  };
+  const text = lines[f.status];
+  return text ? h('p', { class: 'finding-mark' }, h('strong', { text: 'Review: ' }), text) : null;
+}
+
 function issueDetail(view: ReportView, rule: Rule, issue: ViewIssue, host: Host | null): HTMLElement {
   const criterion = issue.wcagCriterion ? `WCAG ${issue.wcagCriterion}${rule.level ? ` (level ${rule.level})` : ''}` : 'no WCAG criterion';
   const dl = h('dl', null,
@@ -172,6 +180,7 @@ function issueDetail(view: ReportView, rule: Rule, issue: ViewIssue, host: Host 
     h('pre', null, h('code', { text: issue.context })),
     issue.contrast && contrastBlock(issue.contrast),
     issue.evidence && h('p', { class: 'evidence' }, h('strong', { text: 'Evidence: ' }), issue.evidence),
+    issue.finding && findingLine(issue.finding),
   );
   if (issue.screenshot) {
     const figure = h('figure', { class: 'shot' }, h('figcaption', { text: `The element ${issue.selector}, outlined in red` }));
@@ -468,11 +477,10 @@ async function main() {
     else if (page.progress) renderProgress(page.progress);
     return;
   }
-  const app = new App({ name: 'pactum report', version: '1.0.0' });
   const host: Host = {
     canDraftFixes: true,
     async call(name, args) {
-      const r = await app.callServerTool({ name, arguments: args });
+      const r = await (await connection).callTool(name, args);
       const text = r.content?.find((c) => c.type === 'text')?.text;
       if (r.isError) throw new Error(text ? ((JSON.parse(text) as { message?: string }).message ?? text) : `${name} failed`);
       return (r.structuredContent ?? (text ? JSON.parse(text) : {})) as Record<string, unknown>;
@@ -482,16 +490,7 @@ async function main() {
       return `data:${String(shot.mimeType)};base64,${String(shot.data)}`;
     },
   };
-  // The package's own helpers apply the host's theme and colours; their parameter types are
-  // spelled out here (the host context type comes from a generated schema module).
-  const applyTheme = applyDocumentTheme as (theme: 'light' | 'dark') => void;
-  const applyVariables = applyHostStyleVariables as (variables: Record<string, string | undefined>) => void;
-  const theme = (ctx: HostContext | undefined) => {
-    if (ctx?.theme) applyTheme(ctx.theme);
-    if (ctx?.styles?.variables) applyVariables(ctx.styles.variables);
-  };
-  app.onhostcontextchanged = (ctx: HostContext) => theme(ctx);
-  app.ontoolresult = (result: ToolResult) => {
+  const toolResult = (result: ToolResult) => {
     const content = result.structuredContent ?? (() => {
       const text = result.content?.find((c) => c.type === 'text')?.text;
       try { return text ? (JSON.parse(text) as Record<string, unknown>) : null; } catch { return null; }
@@ -499,8 +498,10 @@ async function main() {
     if (result.isError || !content) return status('The tool did not return a report.');
     show(content, host).catch((err: unknown) => status(`The report could not be loaded: ${err instanceof Error ? err.message : String(err)}`));
   };
-  await app.connect();
-  theme(app.getHostContext() as HostContext | undefined);
+  // The handlers are in place before ui/initialize: a host may send the tool result right after it.
+  const connection = connectToHost({ name: 'pactum report', version: '1.0.0' }, { toolResult, hostContextChanged: applyHostContext });
+  applyHostContext((await connection).context());
 }
 
-void main();
+// No host answering (the document opened outside a frame, or a host that never answers ui/initialize) is said, not left loading.
+main().catch((err: unknown) => status(`The report could not be loaded: ${err instanceof Error ? err.message : String(err)}`));

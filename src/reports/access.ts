@@ -6,10 +6,13 @@
 import type { Compute } from '../compute/compute.js';
 import type { StoredReport } from '../compute/tasks.js';
 import type { Db } from '../db/knex.js';
-import { findScan, hasReport, readPages, type ScanRow } from '../db/scans.js';
+import { findScan, hasReport, readPages, type PageRow, type ScanRow } from '../db/scans.js';
 import type { Identity } from '../domain/access/identity.js';
 import { isSystemAdmin } from '../domain/access/identity.js';
 import { grants } from '../domain/access/permissions.js';
+import { marksOnPages } from '../db/marks.js';
+import { stablePage } from '../domain/report/fingerprint.js';
+import type { MarkIndex } from '../domain/report/marks.js';
 
 export type ReportAccess = { ok: true; scan: ScanRow } | { ok: false; why: 'forbidden' | 'not_found' };
 
@@ -29,6 +32,13 @@ export async function brandScoreOf(db: Db, scanId: string): Promise<number | nul
   const brand = await db('brand_scores').where({ scan_id: scanId }).first<{ score: string } | undefined>();
   const score = brand ? (JSON.parse(brand.score) as { kind: string; overall?: number }) : null;
   return score?.kind === 'scored' && typeof score.overall === 'number' ? score.overall : null;
+}
+
+/** Reviewers' marks of the findings on the scan's pages, by fingerprint (they follow findings across scans). */
+export async function scanMarks(db: Db, scan: Pick<ScanRow, 'id' | 'org_id'>): Promise<MarkIndex> {
+  const rows: Pick<PageRow, 'url'>[] = await db<PageRow>('scan_pages').where({ scan_id: scan.id }).select('url');
+  const urls = rows.map((r) => r.url);
+  return marksOnPages(db, scan.org_id, urls.map(stablePage));
 }
 
 /** A finished scan's stored facts, summary, pages and brand score: the compute tasks' input. */

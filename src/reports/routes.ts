@@ -13,7 +13,7 @@ import type { Handler } from '../http/router.js';
 import { pageHeaders } from '../http/security-headers.js';
 import { viewAssets, viewDocument } from '../report-view/document.js';
 import type { ReportDeps } from './services.js';
-import { readableScan } from './access.js';
+import { readableScan, scanMarks } from './access.js';
 import { SLOT_RETRY_AFTER_SECONDS } from './slots.js';
 import { ClientGone, openExport, reportView } from './streamed.js';
 import { openShare, shareLinksFor } from './shares.js';
@@ -131,9 +131,10 @@ export function reportExport(s: Pick<ReportDeps, 'compute' | 'config' | 'db' | '
     }
     const slot = s.reportSlots.take(identity!, ctx.res);
     if (!slot.ok) throw new HttpError(429, slot.message, { 'Retry-After': String(SLOT_RETRY_AFTER_SECONDS) });
+    const includeFalsePositives = 'includeFalsePositives' in params && params.includeFalsePositives === 'true';
     let body;
     try {
-      body = await openExport(s, scan, format, closing(ctx), { sourceMap });
+      body = await openExport(s, scan, format, closing(ctx), { sourceMap, includeFalsePositives, marks: await scanMarks(s.db, scan), now: new Date().toISOString() });
     } catch (err) {
       if (err instanceof ClientGone) return;
       throw err;

@@ -17,7 +17,7 @@ import { addViewPart, emptyViewPart, finishReportView, type ReportView } from '.
 import type { ReportSummary } from '../domain/scan/types.js';
 import { HttpError } from '../http/errors.js';
 import type { ReportDeps } from './services.js';
-import { brandScoreOf, scanFacts } from './access.js';
+import { brandScoreOf, scanFacts, scanMarks } from './access.js';
 
 /** Pages read at once at most, whatever their issues: rows without issues are small, but not nothing. */
 const BATCH_PAGES = 100;
@@ -83,10 +83,11 @@ export class ClientGone extends Error {}
 export async function reportView(s: Pick<ReportDeps, 'compute' | 'config' | 'db'>, scan: Finished, signal: AbortSignal): Promise<ReportView> {
   const all = emptyViewPart();
   const maxIssues = s.config.reportMaxIssues;
+  const marks = { marks: await scanMarks(s.db, scan), now: new Date().toISOString() };
   for (const batch of await batchesOf(s, scan.id)) {
     if (signal.aborted) throw new ClientGone();
     const pages = await readPageBatch(s.db, scan.id, batch);
-    addViewPart(all, await computed(s, { kind: 'report-view-part', pages, firstIndex: batch.firstIndex, quota: maxIssues - all.shown }, { owner: scan.org_id, signal }));
+    addViewPart(all, await computed(s, { kind: 'report-view-part', pages, firstIndex: batch.firstIndex, quota: maxIssues - all.shown, marks }, { owner: scan.org_id, signal }));
   }
   return finishReportView({ scan: scanFacts(scan), summary: summaryOf(scan), brandScore: await brandScoreOf(s.db, scan.id) }, all);
 }

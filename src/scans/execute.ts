@@ -87,7 +87,10 @@ export async function executeScan(deps: ScanDeps, scan: ScanRow, signal: AbortSi
     // An attempt starts from scratch: images of an earlier one go, as its pages did.
     await deps.screenshots?.store.removeScan(id);
     const report = await scanSite(
-      { siteUrl: scan.site_url, mode: scan.scan_mode, maxPages: scan.max_pages, concurrency: scan.concurrency, standard: scan.standard },
+      {
+        siteUrl: scan.site_url, mode: scan.scan_mode, maxPages: scan.max_pages, concurrency: scan.concurrency, standard: scan.standard,
+        ...(scan.page_urls ? { pages: JSON.parse(scan.page_urls) as string[] } : {}),
+      },
       // Style statistics feed only the brand score, which needs the org's guideline. The org owns
       // the pages: orgs' pages take turns for the engine's slots.
       {

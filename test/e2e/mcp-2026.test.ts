@@ -2,8 +2,10 @@
  * Both MCP revisions on one endpoint, as their clients use it: the v2 SDK's Client pinned to
  * 2026-07-28 (no initialize; version, capabilities and client info in each request's _meta) and
  * the v1 SDK's Client at 2025-11-25 (initialize first) list tools, call one with progress, and
- * read the report App; and the 2026-07-28 refusals, exactly: no _meta version, a header that
- * disagrees with the body, an unsupported version. Then server/discover and the cache hints.
+ * read the report App (each running a scan as a task, to completion and to cancellation:
+ * test/e2e/mcp-tasks.test.ts); and the 2026-07-28 refusals, exactly: no _meta version, a header
+ * that disagrees with the body, an unsupported version (naming every version served, as
+ * server/discover does). Then server/discover and the cache hints.
  *
  * In the pair topology (two instances behind a round-robin proxy) consecutive requests reach
  * alternating instances; one test shows a 2026-07-28 client served by both in turn.
@@ -11,6 +13,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client as Client2026, StreamableHTTPClientTransport as Transport2026 } from '@modelcontextprotocol/client';
 import type { Client as Client2025 } from '@modelcontextprotocol/sdk/client/index.js';
+import { EXTENSION_ID, getUiCapability, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import { startTestServer, topology, type TestServer } from '../helpers/server.js';
 import { bearer, mcpClient, ok } from '../helpers/mcp.js';
 import { startFixtureSite, type FixtureSite } from '../helpers/site.js';
@@ -98,10 +101,22 @@ describe('a 2026-07-28 client (the v2 SDK Client)', () => {
   it('reads the report App resource, and an empty list of resource templates', async () => {
     expect(await modern.listResourceTemplates()).toEqual({ resourceTemplates: [], ttlMs: 300_000, cacheScope: 'public', _meta: { 'io.modelcontextprotocol/serverInfo': expect.objectContaining({ name: 'pactum-dashboard' }) } });
     const { resources } = await modern.listResources();
-    expect(resources).toEqual([expect.objectContaining({ uri: REPORT_VIEW, mimeType: 'text/html;profile=mcp-app' })]);
+    expect(resources).toEqual([expect.objectContaining({ uri: REPORT_VIEW, mimeType: 'text/html;profile=mcp-app', _meta: { ui: { csp: {}, prefersBorder: true } } })]);
     const read = await modern.readResource({ uri: REPORT_VIEW });
     expect(read.contents[0]).toMatchObject({ uri: REPORT_VIEW, mimeType: 'text/html;profile=mcp-app' });
     expect((read.contents[0] as { text: string }).text).toMatch(/^<!doctype html>/i);
+  });
+
+  it('declares the MCP Apps extension and the report App as ext-apps 2 reads them: capability, tools\' _meta.ui, the resource and its _meta.ui', async () => {
+    expect(getUiCapability(modern.getServerCapabilities())).toEqual({});
+    const { tools } = await modern.listTools();
+    const withUi = tools.filter((t) => t._meta).map((t) => t.name);
+    expect(withUi).toEqual(['dashboard_get_report', 'dashboard_get_scan_progress', 'dashboard_list_fleet', 'dashboard_scan_site', 'dashboard_scan_summary_for_fleet']);
+    for (const t of tools.filter((x) => x._meta)) expect(t._meta).toEqual({ ui: { resourceUri: REPORT_VIEW }, [RESOURCE_URI_META_KEY]: REPORT_VIEW });
+    const read = await modern.readResource({ uri: REPORT_VIEW });
+    expect(read.contents).toEqual([{ uri: REPORT_VIEW, mimeType: RESOURCE_MIME_TYPE, text: expect.stringMatching(/^<!doctype html>/), _meta: { ui: { csp: {}, prefersBorder: true } } }]);
+    // The same document to either revision's client.
+    expect((await legacy.readResource({ uri: REPORT_VIEW })).contents).toEqual(read.contents);
   });
 });
 
@@ -110,7 +125,11 @@ describe('a 2025-11-25 client (the v1 SDK Client)', () => {
     const res = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'curl', version: '1' } } });
     expect(res.status).toBe(200);
     expect(res.body.result.protocolVersion).toBe('2025-11-25');
-    expect(res.body.result.capabilities).toEqual({ tools: { listChanged: false }, resources: { listChanged: false }, extensions: { 'io.modelcontextprotocol/ui': {} } });
+    // Tasks as 2025-11-25 defines them (the 2026-07-28 extension is declared in server/discover instead).
+    expect(res.body.result.capabilities).toEqual({
+      tools: { listChanged: false }, resources: { listChanged: false }, extensions: { 'io.modelcontextprotocol/ui': {} },
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+    });
     expect(res.body.result).not.toHaveProperty('resultType');
 
     const { tools } = await legacy.listTools();
@@ -124,7 +143,10 @@ describe('a 2025-11-25 client (the v1 SDK Client)', () => {
   it('reads the report App resource, and an empty list of resource templates', async () => {
     expect(await legacy.listResourceTemplates()).toEqual({ resourceTemplates: [] });
     const read = await legacy.readResource({ uri: REPORT_VIEW });
-    expect(read.contents[0]).toMatchObject({ uri: REPORT_VIEW, mimeType: 'text/html;profile=mcp-app' });
+    expect(read.contents[0]).toMatchObject({ uri: REPORT_VIEW, mimeType: 'text/html;profile=mcp-app', _meta: { ui: { csp: {}, prefersBorder: true } } });
+    expect((read.contents[0] as { text: string }).text).toMatch(/^<!doctype html>/);
+    // The Apps extension, in the capabilities initialize answered with.
+    expect(legacy.getServerCapabilities()?.extensions).toEqual({ [EXTENSION_ID]: {} });
   });
 
   it('refuses an unsupported MCP-Protocol-Version header with 400 in the API error shape, naming the supported versions', async () => {
@@ -190,7 +212,8 @@ describe('2026-07-28 over plain HTTP', () => {
     expect(res.status).toBe(200);
     expect(res.body.result).toMatchObject({
       resultType: 'complete',
-      supportedVersions: [MODERN],
+      // Every version served, as the -32022 below names them: the 2025-era ones through initialize.
+      supportedVersions: [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'],
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, extensions: { 'io.modelcontextprotocol/ui': {}, 'io.modelcontextprotocol/tasks': {} } },
       instructions: expect.stringContaining('pactum dashboard'),
       ttlMs: 300_000,
@@ -234,10 +257,27 @@ describe('2026-07-28 over plain HTTP', () => {
     expect(res.body).toMatchObject({ id: 7, error: { code: -32020 } });
   });
 
-  it('refuses an unsupported version with UnsupportedProtocolVersion -32022, naming the supported ones', async () => {
+  it('refuses an unsupported version with UnsupportedProtocolVersion -32022, naming every version it serves', async () => {
     const res = await post({ jsonrpc: '2.0', id: 8, method: 'tools/list', params: { _meta: envelope('2099-01-01') } }, modernHeaders('tools/list', undefined, '2099-01-01'));
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ jsonrpc: '2.0', id: 8, error: { code: -32022, data: { supported: [MODERN], requested: '2099-01-01' } } });
+    // Both eras, as server/discover names them: a client that speaks only 2025-11-25 learns from the refusal that it may (basic/versioning).
+    const discovered = await post({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta: envelope() } }, modernHeaders('server/discover'));
+    expect(res.body.error.data.supported).toEqual(discovered.body.result.supportedVersions);
+    expect(res.body).toEqual({
+      jsonrpc: '2.0', id: 8,
+      error: { code: -32022, message: 'Unsupported protocol version: 2099-01-01', data: { supported: [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'], requested: '2099-01-01' } },
+    });
+    expect(res.contentType).toMatch(/^application\/json/);
+    // Each of them is served: the 2025-era ones through initialize.
+    for (const version of res.body.error.data.supported.slice(1) as string[]) {
+      const init = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'curl', version: '1' } } }, { 'mcp-protocol-version': version });
+      expect(init.body.result.protocolVersion).toBe(version);
+    }
+    // A refusal of another kind is passed on untouched.
+    const mismatch = await post({ jsonrpc: '2.0', id: 11, method: 'tools/list', params: { _meta: envelope() } }, modernHeaders('resources/list'));
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.body.error.code).toBe(-32020);
+    expect(mismatch.body.error).not.toHaveProperty('data.supported');
   });
 
   it('answers a resource that does not exist with -32602, under either revision', async () => {

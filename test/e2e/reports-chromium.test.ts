@@ -312,11 +312,12 @@ describe('the report page and exports', () => {
     const text = await res.text();
     expect(text.endsWith('\r\n')).toBe(true);
     const rows = parseCsv(text);
-    expect(rows[0]).toEqual(['page_url', 'rule', 'type', 'impact', 'wcag_criteria', 'level', 'selector', 'message', 'context', 'help_url', 'contrast_ratio', 'required_ratio']);
+    expect(rows[0]).toEqual(['page_url', 'rule', 'type', 'impact', 'wcag_criteria', 'level', 'selector', 'message', 'context', 'help_url', 'contrast_ratio', 'required_ratio', 'fingerprint', 'status', 'mark_note']);
     const app = ok(await call('dashboard_get_report', { scanId, view: 'app' })).app;
     expect(rows.length - 1).toBe(app.summary.totalIssues + app.summary.pagesFailed);
     const faint = rows.find((r) => r[1] === 'color-contrast' && r[6] === '.faint')!;
-    expect(faint.slice(10)).toEqual(['1.91', '4.5']);
+    expect(faint.slice(10, 12)).toEqual(['1.91', '4.5']);
+    expect(faint.slice(12)).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/), 'open', '']);
     expect(faint[8]).toBe('<p class="faint">This light grey text is hard to read.</p>');
   });
 });

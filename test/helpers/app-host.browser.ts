@@ -1,10 +1,10 @@
 /**
- * A minimal MCP Apps host, in the browser: ext-apps' AppBridge talks to the view in a sandboxed
+ * A minimal MCP Apps host, in the browser: ext-apps' AppBridge (2.x) talks to the view in a sandboxed
  * iframe (srcdoc, scripts only, an opaque origin), hands it a tool's result, and forwards the
  * view's tool calls to the test (window.pactumCallTool, which calls pactum over MCP).
  */
 import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 
 declare global {
   interface Window {

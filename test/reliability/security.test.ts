@@ -293,7 +293,7 @@ describe('cross-org isolation, for every tool of the catalogue', () => {
   let aId: string;
   let bId: string;
   // Org B's resources.
-  const b = { userId: '', scanId: '', siteId: '', siteUrl: '', prId: '', criterion: '' };
+  const b = { userId: '', scanId: '', siteId: '', siteUrl: '', prId: '', criterion: '', fingerprint: '' };
 
   beforeAll(async () => {
     await s2Token();
@@ -351,6 +351,7 @@ describe('cross-org isolation, for every tool of the catalogue', () => {
     const fleet = ok(await callTool(s2.url, B, 'dashboard_list_fleet', {}));
     b.siteId = fleet.sites[0].siteId;
     const issues = ok(await callTool(s2.url, B, 'dashboard_query_issues', { scanId: b.scanId, limit: 50 }));
+    b.fingerprint = issues.issues[0].fingerprint;
     b.criterion = issues.issues.map((i: { wcagCriterion: string }) => i.wcagCriterion).find((c: string) => /^\d\.\d\.\d+$/.test(c)) ?? '1.1.1';
     b.prId = ok(await callTool(s2.url, B, 'dashboard_queue_bulk_fix', { wcagCriterion: b.criterion, summary: 'Globex secret remediation plan' })).pr.id;
     for (const [k, v] of Object.entries(b)) expect(v, `org B's ${k}`).toMatch(/./);
@@ -414,6 +415,11 @@ describe('cross-org isolation, for every tool of the catalogue', () => {
       ['dashboard_list_users', {}, 'scoped', (r) => (r.users.every((u: { orgId: string }) => u.orgId === aId) ? null : 'users of another org listed')],
       ['dashboard_list_wcag_criteria', { targetOrgId: bId }, 'scoped'],
       ['dashboard_query_issues', { scanId: b.scanId }, 'refused'],
+      ['dashboard_list_findings', { scanId: b.scanId }, 'refused'],
+      ['dashboard_mark_finding', { scanId: b.scanId, fingerprint: b.fingerprint, mark: 'false_positive', reason: 'not ours to judge' }, 'refused'],
+      ['dashboard_review_finding', { scanId: b.scanId, fingerprint: b.fingerprint, outcome: 'pass', note: 'not ours to judge' }, 'refused'],
+      ['dashboard_verify_fixes', { scanId: b.scanId }, 'refused'],
+      ['dashboard_verify_fixes', { scanId: b.scanId, againstScanId: b.scanId }, 'refused'],
       ['dashboard_queue_bulk_fix', { wcagCriterion: b.criterion, siteIds: [b.siteId] }, 'refused'],
       ['dashboard_queue_bulk_fix', { wcagCriterion: b.criterion, targetOrgId: bId }, 'refused'],
       ['dashboard_scan_page', { url: b.siteUrl, targetOrgId: bId }, 'scoped'],

@@ -13,9 +13,10 @@
  * the pages before the writing one; that pass also settles each rule's impact and help text,
  * which its failures carry.
  */
-import { createHash } from 'node:crypto';
 import { VERSION } from '../../ground/version.js';
 import type { PageReport, ReportSummary } from '../scan/types.js';
+import { pagePrints } from './fingerprint.js';
+import { isDismissedAsNoFailure, statusOf, toFindingMark, type FindingMark, type FindingStatus, type MarkIndex } from './marks.js';
 import { artifactUri, type SourceMapping } from './locations.js';
 import { criterionOf, ruleOf, strongerImpact, viewIssue, type ReportView, type ReportViewIssue, type ViewPartRule } from './view-model.js';
 
@@ -37,12 +38,50 @@ export interface ExportOptions {
   sourceMap: readonly SourceMapping[];
   /** SARIF: results written at most (GitHub code scanning refuses a run with more); the rest are counted, not listed. */
   sarifMaxResults: number;
+  /** Reviewers' marks of the scan's findings, by fingerprint, as of `now` (an accepted mark holds until its expiry). */
+  marks: MarkIndex;
+  now: string;
+  /** List the findings people decided are not failures (false positives, needs-review items passed), with their marks. */
+  includeFalsePositives: boolean;
 }
 
 /** GitHub code scanning's limit of results per run (more, and the whole upload is refused). */
 export const GITHUB_MAX_RESULTS = 25_000;
 
-const defaultOptions = (): ExportOptions => ({ sourceMap: [], sarifMaxResults: GITHUB_MAX_RESULTS });
+const defaultOptions = (): ExportOptions => ({ sourceMap: [], sarifMaxResults: GITHUB_MAX_RESULTS, marks: {}, now: '', includeFalsePositives: false });
+
+/** An issue with its fingerprint and where reviewers' marks put it. */
+type MarkedIssue = PageReport['issues'][number] & { fingerprint: string; status: FindingStatus; mark: FindingMark | null };
+
+type MarkedPage = Omit<PageReport, 'issues'> & { issues: MarkedIssue[] };
+
+/** The page's issues an export lists, each with its fingerprint and mark: those decided not to be failures only when asked. */
+function marked(page: PageReport, options: ExportOptions): MarkedPage {
+  const prints = pagePrints(page);
+  const issues: MarkedIssue[] = [];
+  page.issues.forEach((issue, i) => {
+    const fingerprint = prints[i]!;
+    const m = options.marks[fingerprint];
+    const status = statusOf(m, issue.type, options.now);
+    if (isDismissedAsNoFailure(status) && !options.includeFalsePositives) return;
+    issues.push({ ...issue, fingerprint, status, mark: m ? toFindingMark(m, options.now) : null });
+  });
+  return { ...page, issues };
+}
+
+/** A mark's reason, or a review's note: what CSV and SARIF say of a marked finding. */
+const markNote = (issue: MarkedIssue): string | null => issue.mark?.reason ?? issue.mark?.review?.note ?? null;
+
+/** SARIF's suppression of a finding a person set aside: accepted (until its expiry), or a listed false positive or passed review. */
+function suppressionsOf(issue: MarkedIssue): object[] | undefined {
+  const why: Partial<Record<FindingStatus, string>> = {
+    accepted: `Accepted until ${issue.mark?.expiresAt ?? '?'}: ${issue.mark?.reason ?? ''}`,
+    false_positive: `False positive: ${issue.mark?.reason ?? ''}`,
+    review_passed: `Passed review: ${issue.mark?.review?.note ?? ''}`,
+  };
+  const justification = why[issue.status];
+  return justification ? [{ kind: 'external', status: 'accepted', justification }] : undefined;
+}
 
 /** The scan's facts an export states beside its pages. */
 export interface ExportMeta extends Pick<ReportView, 'scanId' | 'siteUrl' | 'standard' | 'engine' | 'finishedAt'> {
@@ -127,7 +166,8 @@ export function exportHead(format: ExportFormat, meta: ExportMeta, state: Export
   }
 }
 
-export function exportPages(format: ExportFormat, pass: ExportPass, pages: readonly PageReport[], state: ExportState, meta: Pick<ExportMeta, 'finishedAt'>): string[] {
+export function exportPages(format: ExportFormat, pass: ExportPass, all: readonly PageReport[], state: ExportState, meta: Pick<ExportMeta, 'finishedAt'>): string[] {
+  const pages = all.map((page) => marked(page, state.options));
   if (pass === 'count') {
     if (format === 'junit') junitCount(pages, state);
     return [];
@@ -146,7 +186,7 @@ export function exportTail(format: ExportFormat, meta: ExportMeta, state: Export
   switch (format) {
     case 'sarif': return sarifTail(meta, state, failed);
     case 'junit': return '</testsuites>\n';
-    case 'csv': return failed.map((page) => csvRow([page.url, 'page-error', 'page-error', null, '', null, '', page.error, '', '', null, null])).join('');
+    case 'csv': return failed.map((page) => csvRow([page.url, 'page-error', 'page-error', null, '', null, '', page.error, '', '', null, null, '', '', null])).join('');
     case 'pa11y': return pa11yTail(state);
   }
 }
@@ -186,8 +226,6 @@ const ruleTags = (rule: ExportRule) => [
   ...(rule.impact ? [`impact-${rule.impact}`] : []),
 ].slice(0, MAX_TAGS);
 
-/** A stable fingerprint of one finding across scans: the page, the rule and the element. */
-const fingerprint = (code: string, issue: Pick<ReportViewIssue, 'pageUrl' | 'selector'>) => createHash('sha256').update(`${issue.pageUrl}\0${code}\0${issue.selector}`).digest('hex');
 
 /** The region of a page's finding: line 1 (GitHub wants all four positions; a page's element has no line in a source file). */
 const PAGE_REGION = { startLine: 1, startColumn: 1, endLine: 1, endColumn: 1 };
@@ -200,7 +238,7 @@ function sarifHead(meta: ExportMeta): string {
   return `{"$schema":${JSON.stringify(SARIF_SCHEMA)},"version":"2.1.0","runs":[{\n"automationDetails":${JSON.stringify({ id: `pactum/${meta.scanId}` })},\n"originalUriBaseIds":${JSON.stringify(bases)},\n"results":[\n`;
 }
 
-function sarifPages(pages: readonly PageReport[], state: ExportState, out: Chunks) {
+function sarifPages(pages: readonly (MarkedPage)[], state: ExportState, out: Chunks) {
   const index = indexOf(state);
   for (const page of pages) {
     const uri = artifactUri(page.url, state.options.sourceMap);
@@ -211,7 +249,9 @@ function sarifPages(pages: readonly PageReport[], state: ExportState, out: Chunk
         return;
       }
       const shown = viewIssue(issue, page.url, `i${i}`);
-      const hash = fingerprint(rule.code, shown);
+      // The finding's fingerprint (fingerprint.ts): GitHub then keeps an alert open across scans as pactum keeps a mark.
+      const hash = issue.fingerprint;
+      const suppressions = suppressionsOf(issue);
       const result = {
         ruleId: rule.code,
         ruleIndex: at,
@@ -222,12 +262,15 @@ function sarifPages(pages: readonly PageReport[], state: ExportState, out: Chunk
           logicalLocations: [{ fullyQualifiedName: shown.selector, kind: 'element' }],
           message: { text: `The element ${shown.selector} of ${shown.pageUrl}: ${shown.context}` },
         }],
-        partialFingerprints: { primaryLocationLineHash: `${hash.slice(0, 16)}:1`, 'pactumElement/v1': hash.slice(0, 32) },
+        partialFingerprints: { primaryLocationLineHash: `${hash.slice(0, 16)}:1`, 'pactumFinding/v1': hash },
         properties: {
           pageUrl: shown.pageUrl, selector: shown.selector, context: shown.context, impact: shown.impact, wcagCriterion: criterionOf(issue),
           ...(shown.contrast ? { contrast: shown.contrast } : {}),
           ...(shown.evidence ? { evidence: shown.evidence } : {}),
+          findingStatus: issue.status,
+          ...(issue.mark ? { mark: issue.mark } : {}),
         },
+        ...(suppressions ? { suppressions } : {}),
       };
       out.add(`${state.written++ > 0 ? ',\n' : ''}${JSON.stringify(result)}`);
     });
@@ -336,7 +379,7 @@ function junitPages(pages: readonly PageReport[], state: ExportState, finishedAt
 // ---------------------------------------------------------------------------------------------
 // CSV (RFC 4180)
 
-export const CSV_COLUMNS = ['page_url', 'rule', 'type', 'impact', 'wcag_criteria', 'level', 'selector', 'message', 'context', 'help_url', 'contrast_ratio', 'required_ratio'] as const;
+export const CSV_COLUMNS = ['page_url', 'rule', 'type', 'impact', 'wcag_criteria', 'level', 'selector', 'message', 'context', 'help_url', 'contrast_ratio', 'required_ratio', 'fingerprint', 'status', 'mark_note'] as const;
 
 /**
  * One field: a spreadsheet would run a leading =, +, -, @, tab or carriage return as a formula
@@ -351,13 +394,13 @@ export function csvField(value: string | number | null | undefined): string {
 const csvRow = (fields: (string | number | null)[]) => `${fields.map(csvField).join(',')}\r\n`;
 
 /** One row per issue, its rule's columns as the rule was first met; pages that could not be checked follow every issue (exportTail). */
-function csvPages(pages: readonly PageReport[], state: ExportState, out: Chunks) {
+function csvPages(pages: readonly (MarkedPage)[], state: ExportState, out: Chunks) {
   const index = indexOf(state);
   for (const page of pages) {
     page.issues.forEach((issue, n) => {
       const { rule } = ruleIn(state, index, issue);
       const i = viewIssue(issue, page.url, `i${n}`);
-      out.add(csvRow([i.pageUrl, rule.code, rule.type, i.impact, rule.wcagCriteria.join(' '), rule.level, i.selector, i.message, i.context, i.helpUrl, i.contrast?.ratio ?? null, i.contrast?.required ?? null]));
+      out.add(csvRow([i.pageUrl, rule.code, rule.type, i.impact, rule.wcagCriteria.join(' '), rule.level, i.selector, i.message, i.context, i.helpUrl, i.contrast?.ratio ?? null, i.contrast?.required ?? null, issue.fingerprint, issue.status, markNote(issue)]));
     });
   }
 }

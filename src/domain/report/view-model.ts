@@ -7,6 +7,8 @@
 import type { components } from '../../../generated/types/dashboard.js';
 import criteriaData from '../regulations/data/wcag-criteria.json' with { type: 'json' };
 import { countByLevel } from '../scan/summary.js';
+import { pagePrints } from './fingerprint.js';
+import { statusOf, toFindingMark, type MarkIndex } from './marks.js';
 import type { Impact, Issue, IssueType, PageReport, ReportSummary } from '../scan/types.js';
 
 export type ReportView = components['schemas']['report-view'];
@@ -22,6 +24,14 @@ export interface ReportViewInput {
   brandScore: number | null;
   /** Issues listed at most (REPORT_MAX_ISSUES); the counts stay whole. */
   maxIssues: number;
+  /** Reviewers' marks of the findings, and when it is (an accepted mark holds until its expiry). */
+  marks?: Marks;
+}
+
+/** Reviewers' marks by fingerprint, as of `now`. */
+export interface Marks {
+  marks: MarkIndex;
+  now: string;
 }
 
 const LEVELS = new Map<string, WcagLevel>((criteriaData as { id: string; level: WcagLevel }[]).map((c) => [c.id, c.level]));
@@ -101,12 +111,13 @@ export const strongerImpact = (a: Impact | null, b: Impact | null): Impact | nul
  * The part of `pages`, the report's pages from position `firstIndex` on, listing at most `quota`
  * of their issues (the report's REPORT_MAX_ISSUES less what earlier parts listed).
  */
-export function viewPart(pages: readonly PageReport[], firstIndex: number, quota: number): ViewPart {
+export function viewPart(pages: readonly PageReport[], firstIndex: number, quota: number, marks?: Marks): ViewPart {
   const part = emptyViewPart();
   const rules = new Map<string, ViewPartRule>();
   pages.forEach((page, offset) => {
     const p = firstIndex + offset;
     const seen = new Set<ViewPartRule>();
+    const prints = pagePrints(page);
     page.issues.forEach((issue, i) => {
       const criterion = criterionOf(issue);
       const level = levelOf(criterion);
@@ -123,7 +134,10 @@ export function viewPart(pages: readonly PageReport[], firstIndex: number, quota
       rule.impact = strongerImpact(rule.impact, issue.impact);
       if (part.shown < quota) {
         part.shown++;
-        rule.issues.push(viewIssue(issue, page.url, `p${p}i${i}`));
+        const shown = viewIssue(issue, page.url, `p${p}i${i}`);
+        const m = marks?.marks[prints[i]!];
+        shown.finding = { fingerprint: prints[i]!, status: statusOf(m, issue.type, marks?.now ?? ''), mark: m ? toFindingMark(m, marks.now) : null };
+        rule.issues.push(shown);
       }
     });
     part.pages.push({ url: page.url, title: page.title, issueCount: page.issueCount, byLevel: countByLevel(page.issues), error: page.error ?? null, notEvaluated: page.notEvaluated ?? [] });
@@ -179,5 +193,5 @@ export function finishReportView(input: Omit<ReportViewInput, 'pages' | 'maxIssu
 
 /** The model of a report whose pages are all at hand. */
 export function buildReportView(input: ReportViewInput): ReportView {
-  return finishReportView(input, viewPart(input.pages, 0, input.maxIssues));
+  return finishReportView(input, viewPart(input.pages, 0, input.maxIssues, input.marks));
 }

@@ -19,6 +19,8 @@ export interface ScanInput {
   maxPages: number;
   concurrency: number;
   standard: WcagStandard;
+  /** Check exactly these pages (of siteUrl's origin), from the first, following no link: a rescan of known pages. */
+  pages?: readonly string[];
 }
 
 export interface ScanDeps {
@@ -108,13 +110,18 @@ export async function scanSite(input: ScanInput, deps: ScanDeps, events: ScanEve
   const fetchOptions: FetchOptions = { ...deps.fetch, signal };
   signal?.throwIfAborted();
 
-  const first = await fetchPage(input.siteUrl, fetchOptions);
+  const first = await fetchPage(input.pages?.[0] ?? input.siteUrl, fetchOptions);
   const firstUrl = normalizePageUrl(first.url)!;
   const origin = new URL(firstUrl).origin;
   const frontier = new Frontier(Math.max(1, Math.floor(input.maxPages)));
   frontier.offer(firstUrl);
-  frontier.remember(normalizePageUrl(input.siteUrl) ?? firstUrl); // links back to the URL as typed are not a second page
-  if (input.mode === 'site') {
+  if (!input.pages) frontier.remember(normalizePageUrl(input.siteUrl) ?? firstUrl); // links back to the URL as typed are not a second page
+  if (input.pages) {
+    for (const page of input.pages) {
+      const url = crawlableUrl(page, origin);
+      if (url) frontier.offer(url);
+    }
+  } else if (input.mode === 'site') {
     for (const url of await sitemapPages(origin, fetchOptions)) frontier.offer(url);
   }
 
@@ -145,7 +152,7 @@ export async function scanSite(input: ScanInput, deps: ScanDeps, events: ScanEve
     const outcome = await scanPage(url, index === 0 ? first : null, input.standard, origin, frontier, session, fetchOptions, deps.styles ?? false, shots);
     if (shots) shotsLeft += shots.max - (outcome.page?.screenshots?.length ?? 0);
     signal?.throwIfAborted();
-    if (input.mode === 'site') {
+    if (input.mode === 'site' && !input.pages) {
       for (const link of outcome.links) {
         const next = crawlableUrl(link, origin);
         if (next) frontier.offer(next);

@@ -27,6 +27,8 @@ export interface Issue {
   evidence?: string | null;
   /** The id of the element's screenshot (Chromium engine, the first failing elements of a page). */
   screenshot?: string | null;
+  /** The finding's name across scans (report/fingerprint.ts); added where a report is read, never stored. */
+  fingerprint?: string;
 }
 
 export type NotEvaluatedReason = 'needs a browser' | 'check failed';

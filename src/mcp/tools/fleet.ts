@@ -13,9 +13,9 @@ import type { McpDeps } from '../services.js';
 interface SiteRow { id: string; org_id: string; url: string; created_at: string }
 type ByLevel = { error: number; warning: number; notice: number };
 
-/** The latest scan of each site (optionally only completed ones), by site id. */
+/** The latest scan of each site (optionally only completed ones), by site id; not a rescan of a few pages verifying fixes. */
 async function latestScans(db: Db, orgId: string, siteIds: string[] | null, completedOnly: boolean): Promise<Map<string, ScanRow>> {
-  const newest = db('scans').max('id').where({ org_id: orgId }).groupBy('site_id');
+  const newest = db('scans').max('id').where({ org_id: orgId }).whereNull('baseline_scan_id').groupBy('site_id');
   if (completedOnly) newest.whereIn('status', ['completed', 'completed_with_errors']);
   if (siteIds) newest.whereIn('site_id', siteIds);
   const rows = await db<ScanRow>('scans').whereIn('id', newest);

@@ -7,6 +7,7 @@ import type { ToolHandlers } from '../tool-context.js';
 import type { McpDeps } from '../services.js';
 import { brandTools } from './brand.js';
 import { connectionTools } from './connections.js';
+import { findingTools } from './findings.js';
 import { fixTools } from './fixes.js';
 import { fleetTools } from './fleet.js';
 import { orgTools } from './orgs.js';
@@ -28,5 +29,6 @@ export function toolHandlers(s: McpDeps): ToolHandlers {
     ...regulationTools(s),
     ...fixTools(s),
     ...fleetTools(s),
+    ...findingTools(s),
   };
 }

@@ -5,23 +5,24 @@ import { findScan, finishedWithReport, hasReport, readPages, readReport, reportB
 import { newId } from '../../ground/ids.js';
 import { fetchPage, ScanFetchError } from '../../domain/scan/fetch-page.js';
 import { summarize } from '../../domain/scan/summary.js';
+import { withFingerprints } from '../../domain/report/fingerprint.js';
 import { CheckError } from '../../domain/scan/engine.js';
 import { admitScan, queuedOf, retryAfter } from '../../scans/claims.js';
 import { checkScanTarget } from '../../scans/target.js';
 import { computed } from '../compute-call.js';
-import { storedReport } from '../../reports/access.js';
+import { scanMarks, storedReport } from '../../reports/access.js';
 import { ToolFailure, inScope, type ToolContext, type ToolHandlers } from '../tool-context.js';
 import type { McpDeps } from '../services.js';
 import type { ToolInputs, ToolOutputs } from '../../../generated/tools.js';
 
 /** A scan of the caller's org; another org's scan is "not found", like a missing one. */
-async function ownScan(s: Pick<McpDeps, 'db'>, ctx: ToolContext, scanId: string): Promise<ScanRow> {
+export async function ownScan(s: Pick<McpDeps, 'db'>, ctx: ToolContext, scanId: string): Promise<ScanRow> {
   const row = await findScan(s.db, scanId);
   if (!row || !inScope(ctx.caller, row.org_id)) throw new ToolFailure('not_found', `No scan ${scanId} in this organization`);
   return row;
 }
 
-async function target(s: Pick<McpDeps, 'config'>, url: string) {
+export async function target(s: Pick<McpDeps, 'config'>, url: string) {
   try {
     return await checkScanTarget(url, s.config.scanAllowPrivateNetworks);
   } catch (err) {
@@ -40,6 +41,35 @@ function queueFull(waiting: number, max: number, retryAfterSeconds: number): Too
   );
 }
 
+/** What a new scan is asked to do; the rest of its row is the queue's. */
+export type ScanRequest = Pick<ScanRow, 'site_url' | 'standard' | 'scan_mode' | 'max_pages' | 'concurrency' | 'jurisdictions'> & Pick<ScanRow, 'page_urls' | 'baseline_scan_id'>;
+
+/**
+ * Stores a scan of `orgId` and queues it, within the org's limits: one with SCAN_MAX_QUEUED_PER_ORG
+ * scans waiting is refused (rate_limited) before anything is stored, not even the site.
+ */
+export async function queueScan(s: Pick<McpDeps, 'config' | 'db' | 'scans'>, orgId: string, request: ScanRequest): Promise<ScanRow> {
+  const { db, config } = s;
+  const limits = { maxQueued: config.scanMaxQueuedPerOrg, maxRunning: config.scanMaxRunningPerOrg };
+  // admitScan checks again, atomically.
+  const waiting = await queuedOf(db, orgId);
+  if (waiting >= limits.maxQueued) throw queueFull(waiting, limits.maxQueued, await retryAfter(db, orgId, limits.maxRunning));
+  const t = new Date().toISOString();
+  const row: ScanRow = {
+    id: newId('scn'), org_id: orgId, site_id: await siteOf(db, orgId, request.site_url), ...request, status: 'queued', pages_scanned: 0, total_pages: null, total_issues: null,
+    summary: null, error: null, attempts: 0, created_at: t, started_at: null, finished_at: null, last_updated: t,
+  };
+  const admission = await admitScan(db, row, limits);
+  if (!admission.admitted) throw queueFull(admission.queued, limits.maxQueued, admission.retryAfterSeconds);
+  try {
+    await s.scans.enqueue(row.id);
+  } catch (err) {
+    await failScan(db, row.id, 'the scan could not be queued');
+    throw err;
+  }
+  return row;
+}
+
 export function scanTools(s: Pick<McpDeps, 'compute' | 'config' | 'db' | 'scans' | 'screenshots'>): Pick<
   ToolHandlers,
   'dashboard_scan_site' | 'dashboard_get_scan_progress' | 'dashboard_get_report' | 'dashboard_list_reports' | 'dashboard_query_issues' | 'dashboard_scan_page' | 'dashboard_get_screenshot'
@@ -47,27 +77,10 @@ export function scanTools(s: Pick<McpDeps, 'compute' | 'config' | 'db' | 'scans'
   return {
     async dashboard_scan_site(input, ctx) {
       const url = await target(s, input.siteUrl);
-      const { db, config } = s;
-      const orgId = ctx.caller.orgId;
-      const limits = { maxQueued: config.scanMaxQueuedPerOrg, maxRunning: config.scanMaxRunningPerOrg };
-      // Refused before anything is stored (not even the site); admitScan checks again, atomically.
-      const waiting = await queuedOf(db, orgId);
-      if (waiting >= limits.maxQueued) throw queueFull(waiting, limits.maxQueued, await retryAfter(db, orgId, limits.maxRunning));
-      const t = new Date().toISOString();
-      const row: ScanRow = {
-        id: newId('scn'), org_id: orgId, site_id: await siteOf(db, orgId, url.href), site_url: url.href,
-        standard: input.standard!, scan_mode: input.scanMode!, max_pages: input.scanMode === 'single' ? 1 : input.maxPages!, concurrency: input.concurrency!,
-        jurisdictions: JSON.stringify(input.jurisdictions ?? []), status: 'queued', pages_scanned: 0, total_pages: null, total_issues: null,
-        summary: null, error: null, attempts: 0, created_at: t, started_at: null, finished_at: null, last_updated: t,
-      };
-      const admission = await admitScan(db, row, limits);
-      if (!admission.admitted) throw queueFull(admission.queued, limits.maxQueued, admission.retryAfterSeconds);
-      try {
-        await s.scans.enqueue(row.id);
-      } catch (err) {
-        await failScan(db, row.id, 'the scan could not be queued');
-        throw err;
-      }
+      const row = await queueScan(s, ctx.caller.orgId, {
+        site_url: url.href, standard: input.standard!, scan_mode: input.scanMode!, max_pages: input.scanMode === 'single' ? 1 : input.maxPages!, concurrency: input.concurrency!,
+        jurisdictions: JSON.stringify(input.jurisdictions ?? []),
+      });
       return toScan(row);
     },
 
@@ -80,7 +93,7 @@ export function scanTools(s: Pick<McpDeps, 'compute' | 'config' | 'db' | 'scans'
       if (!hasReport(row)) return reportBase(row);
       if (view === 'app') {
         // The report view's model: built in the compute pool from the stored rows, its issue list cut at REPORT_MAX_ISSUES.
-        const app = await computed(s, ctx, { kind: 'report-view', report: await storedReport(s.db, row), maxIssues: s.config.reportMaxIssues }, 'building the report view');
+        const app = await computed(s, ctx, { kind: 'report-view', report: await storedReport(s.db, row), maxIssues: s.config.reportMaxIssues, marks: { marks: await scanMarks(s.db, row), now: new Date().toISOString() } }, 'building the report view');
         return { ...reportBase(row), app };
       }
       if (view === 'digest') {
@@ -188,6 +201,6 @@ async function scanPage(s: Pick<McpDeps, 'config' | 'scans'>, url: string, stand
   const { byLevel } = summarize([{ url: checked.url, title: checked.title, issueCount: checked.issues.length, issues: checked.issues }]);
   return {
     url: checked.url, title: checked.title, standard, engine: engine.name, scannedAt: new Date().toISOString(), byLevel,
-    issueCount: checked.issues.length, notEvaluated: checked.notEvaluated, issues: checked.issues,
+    issueCount: checked.issues.length, notEvaluated: checked.notEvaluated, issues: withFingerprints(checked.url, checked.issues),
   };
 }

@@ -8,6 +8,7 @@ import { buildReportView, contrastOf } from '../../../src/domain/report/view-mod
 import { csvField, exportHead, exportPages, exportReport, exportTail, newExportState, type ExportFormat, type ExportMeta } from '../../../src/domain/report/exports.js';
 import type { Issue, PageReport } from '../../../src/domain/scan/types.js';
 import { parseCsv } from '../../helpers/csv.js';
+import { fingerprintsOf } from '../../../src/domain/report/fingerprint.js';
 
 const issue = (over: Partial<Issue>): Issue => ({
   code: 'image-alt', wcagCriterion: '1.1.1', wcagCriteria: ['1.1.1'], type: 'error', impact: 'critical', message: 'Images must have alternative text: no alt, at img', selector: 'img', context: '<img src="a.png">', helpUrl: 'https://dequeuniversity.com/rules/axe/4.14/image-alt', ...over,
@@ -109,7 +110,7 @@ describe('the exports', () => {
   it('CSV is RFC 4180 and safe from formula injection', () => {
     const rows = parseCsv(toCsv());
     expect(rows).toHaveLength(1 + 5 + 1);
-    for (const r of rows) expect(r).toHaveLength(12);
+    for (const r of rows) expect(r).toHaveLength(15);
     const evil = rows.find((r) => r[6]!.includes('HYPERLINK'))!;
     expect(evil[6]).toBe(`'=HYPERLINK("http://evil")`);
     expect(evil[8]).toBe('<img alt="">\u0001\r\n"quoted", line');
@@ -117,5 +118,23 @@ describe('the exports', () => {
     expect(rows.at(-1)!.slice(0, 3)).toEqual(['https://example.com/bad', 'page-error', 'page-error']);
     expect(csvField('-1')).toBe("'-1");
     expect(csvField(-1 as never)).toBe('-1');
+  });
+});
+
+describe('exports with reviewers\' marks', () => {
+  const issue = (code: string, selector: string, context: string) => ({ code, wcagCriterion: '1.1.1', wcagCriteria: ['1.1.1'], type: 'error' as const, impact: 'critical' as const, message: `${code}: at ${selector}`, selector, context, helpUrl: 'https://example.com/help' });
+  const pages = [{ url: 'https://example.com/', title: 'Home', issueCount: 2, issues: [issue('image-alt', 'img', '<img src="/a.png">'), issue('image-alt', 'img', '<img src="/b.png">')] }];
+  const [fpPrint, acceptedPrint] = fingerprintsOf('https://example.com/', pages[0]!.issues);
+  const mark = (fingerprint: string, m: 'false_positive' | 'accepted', expires: string | null) => ({ fingerprint, mark: m, reason: `why ${m}`, expires_at: expires, marked_by: 'usr_a', marked_at: '2026-12-01T00:00:00.000Z', review_outcome: null, review_note: null, reviewed_by: null, reviewed_at: null });
+  const marks = { [fpPrint!]: mark(fpPrint!, 'false_positive', null), [acceptedPrint!]: mark(acceptedPrint!, 'accepted', '2027-01-01T00:00:00.000Z') };
+  const meta = { scanId: 'scn_x', siteUrl: 'https://example.com/', standard: 'WCAG2AA' as const, engine: 'jsdom' as const, finishedAt: '2026-12-07T00:00:00.000Z', notEvaluated: [] };
+  const csv = (now: string, includeFalsePositives = false) => parseCsv(exportReport('csv', meta, pages, { marks, now, includeFalsePositives })).slice(1).map((r) => r[13]);
+
+  it('leaves a false positive out unless asked, keeps an accepted finding until its expiry, then shows it open again', () => {
+    expect(csv('2026-12-07T00:00:00.000Z')).toEqual(['accepted']);
+    expect(csv('2026-12-07T00:00:00.000Z', true)).toEqual(['false_positive', 'accepted']);
+    expect(csv('2027-01-02T00:00:00.000Z')).toEqual(['open']);
+    const pa11y = JSON.parse(exportReport('pa11y', meta, pages, { marks, now: '2026-12-07T00:00:00.000Z' })) as { results: Record<string, unknown[]>; errors: number };
+    expect(pa11y.errors).toBe(1);
   });
 });

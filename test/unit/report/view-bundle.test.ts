@@ -1,21 +1,105 @@
 /**
- * The report view's bundle: the MCP App resource stays within its size budget, the trims that
- * keep it there hold on the installed ext-apps and refuse one they do not recognise, and the
- * trimmed script still loads (every zod schema of ext-apps and the SDK built) and draws a report.
+ * The report view's bundle: the MCP App resource stays within its size budget and holds no
+ * package; the view speaks the MCP Apps version and methods of the installed ext-apps, every
+ * message it sends is valid by ext-apps' own JSON Schema, and it works with ext-apps' AppBridge as
+ * its host (in jsdom here; in Chromium in test/e2e/reports-chromium.test.ts); and it draws a
+ * report.
  */
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { JSDOM, VirtualConsole } from 'jsdom';
-import { viewAssets, viewDocument } from '../../../src/report-view/document.js';
-import { exportedNames, jsonSchemaStandIn, trimExtApps } from '../../../src/report-view/trim.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
+import type { CallToolResult, JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import * as extApps from '@modelcontextprotocol/ext-apps';
+import { AppBridge, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/ext-apps/app-bridge';
+import { assertNoPackages, viewAssets, viewDocument } from '../../../src/report-view/document.js';
+import { APPS_PROTOCOL_VERSION, METHODS } from '../../../src/report-view/host.js';
 import { buildReportView } from '../../../src/domain/report/view-model.js';
 import type { Issue, PageReport } from '../../../src/domain/scan/types.js';
 
 const RESOURCE_BUDGET = 150_000;
 const require = createRequire(import.meta.url);
-const extAppsApp = () => readFileSync(join(dirname(require.resolve('@modelcontextprotocol/ext-apps')), 'app.js'), 'utf8');
+const schema = require('@modelcontextprotocol/ext-apps/schema.json') as { $defs: Record<string, { properties?: { method?: { const?: string } } }> };
+
+const issue = (i: number, code: string): Issue => ({
+  code, wcagCriterion: '1.1.1', wcagCriteria: ['1.1.1'], type: 'error', impact: 'serious', message: `Rule ${code}: element ${i}`, selector: `#e${i}`, context: `<div id="e${i}">x</div>`, helpUrl: `https://dequeuniversity.com/rules/axe/4.14/${code}`,
+});
+function reportView() {
+  const pages: PageReport[] = [
+    { url: 'https://example.com/a', title: 'A', issueCount: 1, issues: [issue(0, 'image-alt')], notEvaluated: [] },
+    { url: 'https://example.com/b?q=1', title: 'B', issueCount: 3, issues: [issue(1, 'image-alt'), issue(2, 'label'), issue(3, 'label')], notEvaluated: [] },
+  ];
+  return buildReportView({
+    scan: { scanId: 'scn_1', siteUrl: 'https://example.com/', standard: 'WCAG2AA', status: 'completed', engine: 'chromium', finishedAt: '2026-05-01T14:03:09.000Z' },
+    summary: { pagesScanned: 2, pagesFailed: 0, totalIssues: 4, byLevel: { error: 4, warning: 0, notice: 0 }, byCriterion: {}, notEvaluated: [] },
+    pages, brandScore: null, maxIssues: 100,
+  });
+}
+
+/** ext-apps' schema of a ui/ message, by its method. */
+const ajv = new Ajv2020({ strict: false });
+function uiSchemaOf(method: string) {
+  const entry = Object.entries(schema.$defs).find(([, d]) => d.properties?.method?.const === method);
+  if (!entry) throw new Error(`ext-apps' schema.json has no message ${method}`);
+  return ajv.getSchema(entry[0]) ?? (ajv.addSchema(entry[1], entry[0]), ajv.getSchema(entry[0])!);
+}
+
+/**
+ * The view as an MCP App in jsdom, with ext-apps' AppBridge as its host over a transport that
+ * carries what each side posts to the other. Every message the view sends is checked as
+ * ext-apps' PostMessageTransport checks it (JSON-RPC), and a ui/ one against ext-apps' schema.
+ */
+async function viewInBridge(calls: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>) {
+  const sent: JSONRPCMessage[] = [];
+  const invalid: string[] = [];
+  const errors: unknown[] = [];
+  const virtualConsole = new VirtualConsole();
+  virtualConsole.on('jsdomError', (e) => errors.push(e));
+  /** The host's window, as the view sees it: what it posts to, and the source of what it reads. */
+  const host = { postMessage: (_message: unknown) => {} };
+  const transport: Transport & { deliver(m: unknown): void } = {
+    async start() {},
+    async close() {},
+    send: (message) => Promise.resolve(transport.deliver(message)),
+    deliver: () => {},
+  };
+  const dom = new JSDOM(viewDocument(await viewAssets(), { csp: false }), {
+    runScripts: 'dangerously', pretendToBeVisual: true, virtualConsole,
+    beforeParse(window) {
+      // The view's parent is the host: what the view posts to it goes to the bridge.
+      Object.defineProperty(window, 'parent', { value: host });
+      host.postMessage = (message: unknown) => {
+        const parsed = JSONRPCMessageSchema.safeParse(message);
+        if (!parsed.success) invalid.push(`not JSON-RPC: ${JSON.stringify(message)}`);
+        const m = message as { method?: string; params?: unknown };
+        if (m.method?.startsWith('ui/')) {
+          const validate = uiSchemaOf(m.method);
+          if (!validate({ method: m.method, ...(m.params === undefined ? {} : { params: m.params }) })) invalid.push(`${m.method}: ${ajv.errorsText(validate.errors)}`);
+        }
+        sent.push(message as JSONRPCMessage);
+        queueMicrotask(() => transport.onmessage?.(message as JSONRPCMessage));
+      };
+      // jsdom has no ResizeObserver: the view's size is measured once.
+      (window as unknown as { ResizeObserver: unknown }).ResizeObserver = class { observe() {} disconnect() {} };
+    },
+  });
+  const { window } = dom;
+  // A message event as the browser fires it, from the host's window unless said otherwise.
+  transport.deliver = (message, source: unknown = host) => {
+    const event = new window.Event('message');
+    Object.defineProperties(event, { data: { value: message }, source: { value: source } });
+    window.dispatchEvent(event);
+  };
+  const bridge = new AppBridge(null, { name: 'test host', version: '1.0.0' }, { serverTools: {} }, { hostContext: { theme: 'light', displayMode: 'inline' } });
+  bridge.oncalltool = (params) => calls(params.name, params.arguments ?? {});
+  const initialized = new Promise<void>((resolve) => { bridge.oninitialized = () => resolve(); });
+  const sizes: { width?: number; height?: number }[] = [];
+  bridge.onsizechange = (size) => sizes.push(size);
+  await bridge.connect(transport);
+  await initialized;
+  return { dom, window, bridge, transport, sent, invalid, errors, sizes, close: () => { dom.window.close(); void bridge.close(); } };
+}
 
 describe('the report view bundle', () => {
   it(`keeps the resource ui://pactum/report within ${RESOURCE_BUDGET / 1000} kB`, async () => {
@@ -23,47 +107,112 @@ describe('the report view bundle', () => {
     expect(bytes).toBeLessThanOrEqual(RESOURCE_BUDGET);
   });
 
-  it('imports zod as a namespace in ext-apps, without its dynamic import or descriptions', () => {
-    const source = extAppsApp();
-    expect(source).toContain('.describe(');
-    const trimmed = trimExtApps(source);
-    expect(trimmed).not.toContain('.describe(');
-    expect(trimmed).not.toContain('import("zod/v4")');
-    expect(trimmed).not.toMatch(/import\{z as [\w$]+\}from"zod\/v4"/);
-    expect(trimmed).toMatch(/import\*as [\w$]+ from"zod\/v4"/);
-    // Only descriptions go: the schemas' methods and literals stay.
-    expect(trimmed).toContain('"ui/initialize"');
-    expect(trimmed).toContain('.passthrough()');
+  it('refuses a view script that bundles a package, rather than silently growing the resource', () => {
+    expect(() => assertNoPackages('view.ts', ['src/report-view/view.ts', 'src/report-view/host.ts'])).not.toThrow();
+    expect(() => assertNoPackages('view.ts', ['src/report-view/view.ts', 'node_modules/@modelcontextprotocol/ext-apps/dist/src/app.js'])).toThrow(/view\.ts bundles node_modules\/@modelcontextprotocol\/ext-apps\/dist\/src\/app\.js; the view's scripts take no package/);
   });
 
-  it('refuses an ext-apps whose shape it does not know, rather than shipping all of zod again', () => {
-    expect(() => trimExtApps('import{App}from"elsewhere";')).toThrow(/no longer imports `z`/);
-    expect(() => trimExtApps('import{z as Q}from"zod/v4";Q.string()')).toThrow(/no longer has await import/);
-    expect(() => trimExtApps('import{z as Q}from"zod/v4";await import("zod/v4");Q.string().describe(D)')).toThrow(/form the trim does not know/);
-  });
-
-  it('stands in for zod\'s JSON Schema generation with functions that throw, keeping its factories callable', async () => {
-    const names = exportedNames('export const a = 1;\nexport function b() {}\nexport const createToJSONSchemaMethod = () => 1;\nexport { b as c };');
-    expect(names.sort()).toEqual(['a', 'b', 'c', 'createToJSONSchemaMethod']);
-    const mod = (await import(`data:text/javascript,${encodeURIComponent(jsonSchemaStandIn(names))}`)) as Record<string, () => () => unknown>;
-    expect(() => mod.a!()).toThrow(/not bundled/);
-    const method = mod.createToJSONSchemaMethod!();
-    expect(() => method()).toThrow(/not bundled/);
-  });
-
-  it('loads, trimmed, and draws a report: every rule, every issue, the worst page first', async () => {
-    const issue = (i: number, code: string): Issue => ({
-      code, wcagCriterion: '1.1.1', wcagCriteria: ['1.1.1'], type: 'error', impact: 'serious', message: `Rule ${code}: element ${i}`, selector: `#e${i}`, context: `<div id="e${i}">x</div>`, helpUrl: `https://dequeuniversity.com/rules/axe/4.14/${code}`,
+  it('speaks the MCP Apps version and methods of the installed ext-apps', () => {
+    expect(APPS_PROTOCOL_VERSION).toBe(extApps.LATEST_PROTOCOL_VERSION);
+    expect(SUPPORTED_PROTOCOL_VERSIONS).toContain(APPS_PROTOCOL_VERSION);
+    expect(METHODS).toEqual({
+      initialize: extApps.INITIALIZE_METHOD,
+      initialized: extApps.INITIALIZED_METHOD,
+      toolResult: extApps.TOOL_RESULT_METHOD,
+      hostContextChanged: extApps.HOST_CONTEXT_CHANGED_METHOD,
+      sizeChanged: extApps.SIZE_CHANGED_METHOD,
+      resourceTeardown: extApps.RESOURCE_TEARDOWN_METHOD,
     });
-    const pages: PageReport[] = [
-      { url: 'https://example.com/a', title: 'A', issueCount: 1, issues: [issue(0, 'image-alt')], notEvaluated: [] },
-      { url: 'https://example.com/b?q=1', title: 'B', issueCount: 3, issues: [issue(1, 'image-alt'), issue(2, 'label'), issue(3, 'label')], notEvaluated: [] },
-    ];
-    const view = buildReportView({
-      scan: { scanId: 'scn_1', siteUrl: 'https://example.com/', standard: 'WCAG2AA', status: 'completed', engine: 'chromium', finishedAt: '2026-05-01T14:03:09.000Z' },
-      summary: { pagesScanned: 2, pagesFailed: 0, totalIssues: 4, byLevel: { error: 4, warning: 0, notice: 0 }, byCriterion: {}, notEvaluated: [] },
-      pages, brandScore: null, maxIssues: 100,
+  });
+
+  it('works with ext-apps\' AppBridge as its host: handshake, tool result, tool calls, host context, size, ping and teardown', async () => {
+    const called: string[] = [];
+    const v = await viewInBridge((name, args) => {
+      called.push(name);
+      if (name === 'dashboard_generate_fix' && args.htmlContext === '<div id="e1">x</div>') return Promise.reject(new Error('the model is not configured'));
+      if (name === 'dashboard_generate_fix') return Promise.resolve({ content: [{ type: 'text', text: '{}' }], structuredContent: { diff: '-<div>\n+<div role="img" aria-label="x">', explanation: 'Name the element.' } });
+      return Promise.resolve({ content: [{ type: 'text', text: '{"error":"Not Found","message":"no such scan"}' }], isError: true });
     });
+    const doc = v.window.document;
+    try {
+      expect(v.bridge.getAppVersion()).toEqual({ name: 'pactum report', version: '1.0.0' });
+      expect(v.sent[0]).toMatchObject({ jsonrpc: '2.0', method: 'ui/initialize', params: { protocolVersion: APPS_PROTOCOL_VERSION, appCapabilities: {} } });
+      expect(v.sent[1]).toEqual({ jsonrpc: '2.0', method: 'ui/notifications/initialized', params: {} });
+      expect(doc.documentElement.dataset.theme).toBe('light');
+      await vi.waitFor(() => expect(v.sizes).toHaveLength(1));
+
+      // The tool's result: the report model, drawn.
+      await v.bridge.sendToolResult({ content: [{ type: 'text', text: '{}' }], structuredContent: { app: reportView() } });
+      await vi.waitFor(() => expect(doc.querySelectorAll('button.issue').length).toBeGreaterThan(0));
+
+      // A fix drafted through the host, and a call the host refuses.
+      const draft = (selector: string) => {
+        const b = [...doc.querySelectorAll<HTMLButtonElement>('button.issue')].find((x) => x.querySelector('code')!.textContent === selector)!;
+        b.click();
+        const detail = doc.getElementById(b.getAttribute('aria-controls')!)!;
+        [...detail.querySelectorAll('button')].find((x) => x.textContent === 'Draft a fix')!.click();
+        return detail;
+      };
+      const fixed = draft('#e0');
+      await vi.waitFor(() => expect(fixed.querySelector('.fix pre.diff')?.textContent).toBe('-<div>\n+<div role="img" aria-label="x">\n'));
+      expect(fixed.querySelector('.fix')!.textContent).toContain('Name the element.');
+      const refused = draft('#e1');
+      await vi.waitFor(() => expect(refused.querySelector('.fix')!.textContent).toBe('No fix could be drafted: the model is not configured'));
+      expect(called).toEqual(['dashboard_generate_fix', 'dashboard_generate_fix']);
+
+      // The host's context changes: its theme and colours on the document.
+      v.bridge.setHostContext({ theme: 'dark', displayMode: 'inline', styles: { variables: { '--color-background-primary': '#101010' } as never } });
+      await vi.waitFor(() => expect(doc.documentElement.dataset.theme).toBe('dark'));
+      expect(doc.documentElement.style.getPropertyValue('--color-background-primary')).toBe('#101010');
+      expect(doc.documentElement.style.colorScheme).toBe('dark');
+
+      // Requests from the host: ping and teardown are answered, anything else is refused.
+      await expect(v.bridge.teardownResource({})).resolves.toEqual({});
+      v.transport.deliver({ jsonrpc: '2.0', id: 'p1', method: 'ping' });
+      v.transport.deliver({ jsonrpc: '2.0', id: 'x1', method: 'ui/unknown', params: {} });
+      await vi.waitFor(() => expect(v.sent.filter((m) => 'id' in m && (m.id === 'p1' || m.id === 'x1'))).toEqual([
+        { jsonrpc: '2.0', id: 'p1', result: {} },
+        { jsonrpc: '2.0', id: 'x1', error: { code: -32601, message: 'Method not found: ui/unknown' } },
+      ]));
+      expect(v.invalid).toEqual([]);
+      expect(v.errors).toEqual([]);
+    } finally {
+      v.close();
+    }
+  });
+
+  it('reads only its host: a message from elsewhere in the page is ignored', async () => {
+    const v = await viewInBridge(() => Promise.reject(new Error('no calls expected')));
+    try {
+      const doc = v.window.document;
+      const elsewhere = new JSDOM('').window;
+      (v.transport.deliver as (m: unknown, source: unknown) => void)({ jsonrpc: '2.0', method: 'ui/notifications/tool-result', params: { content: [], structuredContent: { app: reportView() } } }, elsewhere);
+      (v.transport.deliver as (m: unknown, source: unknown) => void)({ jsonrpc: '2.0', method: 'ui/notifications/host-context-changed', params: { theme: 'dark' } }, v.window);
+      (v.transport.deliver as (m: unknown, source: unknown) => void)({ jsonrpc: '2.0', method: 'ui/notifications/host-context-changed', params: { theme: 'dark' } }, null);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(doc.querySelectorAll('button.issue')).toHaveLength(0);
+      expect(doc.documentElement.dataset.theme).toBe('light');
+      // The same result from the host is drawn.
+      await v.bridge.sendToolResult({ content: [], structuredContent: { app: reportView() } });
+      await vi.waitFor(() => expect(doc.querySelectorAll('button.issue').length).toBeGreaterThan(0));
+      elsewhere.close();
+    } finally {
+      v.close();
+    }
+  });
+
+  it('says why the report cannot be loaded outside a host, instead of loading forever', async () => {
+    // Opened on its own, the document is its own parent.
+    const dom = new JSDOM(viewDocument(await viewAssets(), { csp: false }), { runScripts: 'dangerously', pretendToBeVisual: true });
+    try {
+      await vi.waitFor(() => expect(dom.window.document.getElementById('status')!.textContent).toBe('The report could not be loaded: it is an MCP App, shown inside an MCP host\'s conversation'));
+    } finally {
+      dom.window.close();
+    }
+  });
+
+  it('draws a report embedded in the page: every rule, every issue, the worst page first', async () => {
+    const view = reportView();
     const errors: unknown[] = [];
     const virtualConsole = new VirtualConsole();
     virtualConsole.on('jsdomError', (e) => errors.push(e));

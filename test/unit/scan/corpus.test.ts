@@ -38,9 +38,9 @@ const BLIND_IN_JSDOM: Record<string, string[]> = {
   scripted: ['scripted-content'],
 };
 const DECIDED_BY_STAND_INS = ['aria-hidden-focus', 'object-alt'];
-const BROWSER_CHECKS = ['pactum-keyboard-trap', 'pactum-focus-visible', 'pactum-autoplay-audio', 'pactum-reflow', 'pactum-audio-alternative', 'pactum-video-alternative', 'pactum-video-only-alternative', 'pactum-auto-update'];
+const BROWSER_CHECKS = ['pactum-keyboard-trap', 'pactum-focus-visible', 'pactum-autoplay-audio', 'pactum-reflow', 'pactum-audio-alternative', 'pactum-video-alternative', 'pactum-video-only-alternative', 'pactum-auto-update', 'pactum-device-motion', 'pactum-motion-disable', 'pactum-orientation'];
 /** Rows of the checks that read the DOM only: jsdom decides them as Chromium does. */
-const DOM_ROWS = ['media', 'language', 'link-purpose', 'link-text', 'motion', 'meta-refresh'];
+const DOM_ROWS = ['media', 'language', 'link-purpose', 'link-text', 'meta-refresh', 'aria-references'];
 /**
  * The corpus pages where pactum's findings differ from axe-core's own run in Chromium, and the
  * findings axe reports there that pactum does not (AXE_CORRECTIONS says why).
@@ -117,7 +117,7 @@ function findingsOf(answer: AxeAnswer): string[] {
 describe('the corpus', () => {
   it('has at least 40 pages, and failing and passing pages for every row', () => {
     expect(pages.length).toBeGreaterThanOrEqual(40);
-    for (const row of ['contrast', 'focus', 'spacing', 'object', 'label', 'scripted', 'keyboard-trap', 'focus-visible', 'media', 'autoplay', 'language', 'reflow', 'link-purpose', 'link-text', 'media-review', 'motion', 'auto-update', 'meta-refresh', 'video-caption']) {
+    for (const row of ['contrast', 'focus', 'spacing', 'object', 'label', 'scripted', 'keyboard-trap', 'focus-visible', 'media', 'autoplay', 'language', 'reflow', 'link-purpose', 'link-text', 'media-review', 'motion', 'auto-update', 'meta-refresh', 'video-caption', 'aria-references', 'orientation']) {
       expect(pages.some((p) => p.row === row && p.fails.length > 0), `${row} fails`).toBe(true);
       expect(pages.some((p) => p.row === row && p.passes.length > 0), `${row} passes`).toBe(true);
     }
@@ -155,6 +155,7 @@ describe('with Chromium', () => {
   it('says what each check beyond axe saw, on the element, with the criterion', () => {
     const trap = chromiumResults.get('keyboard-trap-fail.html')!.issues.find((i) => i.code === 'pactum-keyboard-trap')!;
     expect(trap).toMatchObject({ type: 'warning', wcagCriterion: '2.1.2', selector: '#one', evidence: expect.stringContaining('Tab presses focus kept cycling through #one, #two; 1 of 4 focusable elements were never reached; Shift+Tab did not leave it; Escape did not leave it') });
+    expect(chromiumResults.get('keyboard-trap-fail-advertised-dead.html')!.issues.find((i) => i.code === 'pactum-keyboard-trap')).toMatchObject({ evidence: expect.stringContaining('"Press Ctrl+M" (advertised on the page) did not leave it') });
     const focus = chromiumResults.get('focus-visible-fail.html')!.issues.filter((i) => i.code === 'pactum-focus-visible');
     expect(focus.map((i) => i.selector)).toEqual(['a:nth-of-type(1)', 'a:nth-of-type(2)', 'button']);
     const sound = chromiumResults.get('autoplay-fail-script.html')!.issues.find((i) => i.code === 'pactum-autoplay-audio')!;
@@ -172,8 +173,18 @@ describe('with Chromium', () => {
     expect(chromiumResults.get('language-fail-short-page.html')!.issues.find((i) => i.code === 'pactum-language')).toMatchObject({ wcagCriterion: '3.1.1', evidence: expect.stringMatching(/common English words, 0 common Dutch ones/) });
     expect(chromiumResults.get('language-fail-element.html')!.issues.find((i) => i.code === 'pactum-language-of-parts')).toMatchObject({ wcagCriterion: '3.1.2', selector: 'body > main > p > span', message: expect.stringMatching(/declares French \(lang="fr"\) but its text reads as Dutch/) });
     expect(chromiumResults.get('link-text-fail-alone.html')!.issues.filter((i) => i.code === 'pactum-link-text').map((i) => i.selector)).toEqual(['div', 'a']);
-    expect(chromiumResults.get('motion-fail.html')!.issues.find((i) => i.code === 'pactum-device-motion')).toMatchObject({ wcagCriterion: '2.5.4', evidence: expect.stringContaining('listens to deviceorientation') });
+    // Context enough for 2.4.4 (its sentence, the list item it is in, its row's header, its description), not for 2.4.9.
+    const alone = chromiumResults.get('link-text-pass-context.html')!.issues.filter((i) => i.code === 'pactum-link-text-alone');
+    expect(alone.map((i) => i.wcagCriterion)).toEqual(['2.4.9', '2.4.9', '2.4.9', '2.4.9', '2.4.9', '2.4.9']);
+    expect(alone.map((i) => i.evidence)).toEqual(expect.arrayContaining([expect.stringContaining('"See the description of ."'), expect.stringContaining('"Ulysses"'), expect.stringContaining('"Dubliners"'), expect.stringContaining('"Button has a name"')]));
+    expect(chromiumResults.get('link-text-fail-table.html')!.issues.find((i) => i.code === 'pactum-link-text')).toMatchObject({ wcagCriterion: '2.4.4', selector: 'a' });
+    // Motion sets the slider, which a person can drag too: nothing turns motion off.
+    expect(chromiumResults.get('motion-fail.html')!.issues.find((i) => i.code === 'pactum-motion-disable')).toMatchObject({ wcagCriterion: '2.5.4', selector: 'input', evidence: expect.stringContaining('a control that does the same: "Volume"') });
+    expect(chromiumResults.get('motion-fail-no-control.html')!.issues.find((i) => i.code === 'pactum-device-motion')).toMatchObject({ wcagCriterion: '2.5.4', selector: '#tip', evidence: expect.stringMatching(/changed #tip; 1 control tried, none changed it/) });
     expect(chromiumResults.get('auto-update-fail.html')!.issues.find((i) => i.code === 'pactum-auto-update')).toMatchObject({ wcagCriterion: '2.2.2', selector: '#price', evidence: expect.stringMatching(/its text changed \d+ times in [\d.]+ s after the page loaded, with no input/) });
+    expect(chromiumResults.get('auto-update-fail-dead-control.html')!.issues.find((i) => i.code === 'pactum-auto-update')).toMatchObject({ selector: '#price', evidence: expect.stringContaining('controls tried: "Stop updates"; none stopped the page\'s intervals or hid the text') });
+    expect(chromiumResults.get('aria-references-fail.html')!.issues.find((i) => i.code === 'pactum-aria-references')).toMatchObject({ wcagCriterion: '1.3.1', selector: 'input', evidence: expect.stringContaining('aria-controls="tag-list"; the document has no element with that ID') });
+    expect(chromiumResults.get('orientation-fail.html')!.issues.find((i) => i.code === 'pactum-orientation')).toMatchObject({ wcagCriterion: '1.3.4', selector: 'html', evidence: 'turned 90° at a portrait viewport (320 × 640) and 0° at a landscape one (640 × 400)' });
     for (const page of chromiumResults.values()) {
       for (const issue of page.issues) {
         expect(issue.message).not.toContain('\n');

@@ -1,6 +1,6 @@
 /** ACT outcomes and consistency as W3C's implementation reports define them (scripts/act-consistency.ts). */
 import { describe, expect, it } from 'vitest';
-import { consistencyOf, outcomeOf, type Expected, type Outcome } from '../../../scripts/act-consistency.js';
+import { checkPrecision, consistencyOf, flagCounts, outcomeOf, percentile, type Expected, type Outcome } from '../../../scripts/act-consistency.js';
 
 const cases = (spec: string) => spec.split(' ').map((pair): { expected: Expected; outcome: Outcome } => {
   const [e, o] = pair.split(':') as [string, string];
@@ -50,5 +50,38 @@ describe('consistencyOf', () => {
     expect(consistencyOf(cases('P:- F:- I:-'), true)).toBe('not evaluated');
     expect(consistencyOf(cases('P:p F:- I:p'), true)).toBe('not evaluated');
     expect(consistencyOf(cases('P:p F:f'), false)).toBe('not implemented');
+  });
+});
+
+describe('flagCounts', () => {
+  it('counts the examples flagged (failed or cannot tell) and failed, by what each is expected to be', () => {
+    const counts = flagCounts(cases('P:p P:? P:f F:f F:? F:p F:- I:? I:i'));
+    expect(counts.passed).toEqual({ examples: 3, flagged: 2, failed: 1 });
+    expect(counts.failed).toEqual({ examples: 4, flagged: 2, failed: 1 });
+    expect(counts.inapplicable).toEqual({ examples: 2, flagged: 1, failed: 0 });
+  });
+});
+
+describe('checkPrecision', () => {
+  it('counts a check\'s flags by expected outcome: its precision is flags on failed examples over all its flags', () => {
+    const examples = [
+      { expected: 'failed' as const, codes: ['x', 'y'] },
+      { expected: 'failed' as const, codes: ['x'] },
+      { expected: 'failed' as const, codes: ['y'] },
+      { expected: 'passed' as const, codes: ['x', 'x'] },
+      { expected: 'inapplicable' as const, codes: [] },
+    ];
+    expect(checkPrecision(examples, 'x')).toEqual({ failed: 2, passed: 1, inapplicable: 0, precision: 2 / 3 });
+    expect(checkPrecision(examples, 'z')).toEqual({ failed: 0, passed: 0, inapplicable: 0, precision: null });
+  });
+});
+
+describe('percentile', () => {
+  it('is the nearest-rank percentile, whatever the order', () => {
+    const values = [50, 10, 40, 20, 30, 60, 70, 80, 90, 100];
+    expect(percentile(values, 50)).toBe(50);
+    expect(percentile(values, 90)).toBe(90);
+    expect(percentile([7], 90)).toBe(7);
+    expect(percentile([], 50)).toBeNull();
   });
 });

@@ -16,7 +16,7 @@ interface CheckEntry {
    */
   actRules: string[];
   /** The lowest WCAG level among its criteria: a check runs when the standard includes it. */
-  level: 'A' | 'AA';
+  level: 'A' | 'AA' | 'AAA';
   /** What it asks for, in one line (the "help" of a rule group). */
   help: string;
   helpUrl: string;
@@ -70,6 +70,10 @@ const ENTRIES = {
     actRules: ['5effbb', 'aizyf1'], criteria: ['2.4.4', '2.4.9'], level: 'A', impact: 'moderate', needsBrowser: false,
     help: 'A link\'s text, with its context, must say where the link leads', helpUrl: understanding('link-purpose-in-context'),
   },
+  'pactum-link-text-alone': {
+    actRules: ['aizyf1'], criteria: ['2.4.9'], level: 'AAA', impact: 'minor', needsBrowser: false,
+    help: 'A link\'s text alone must say where the link leads', helpUrl: understanding('link-purpose-link-only'),
+  },
   'pactum-audio-alternative': {
     actRules: ['e7aa44'], criteria: ['1.2.1'], level: 'A', impact: 'serious', needsBrowser: true,
     help: 'Audio a person can play needs a text alternative that conveys all of it', helpUrl: understanding('audio-only-and-video-only-prerecorded'),
@@ -86,8 +90,23 @@ const ENTRIES = {
     browserReason: 'Whether a video is visible and silent needs media playback and layout.',
   },
   'pactum-device-motion': {
-    actRules: ['c249d5', '7677a9'], criteria: ['2.5.4'], level: 'A', impact: 'serious', needsBrowser: false,
-    help: 'What device motion does must also be possible with a control, and motion actuation must be possible to turn off', helpUrl: understanding('motion-actuation'),
+    actRules: ['7677a9'], criteria: ['2.5.4'], level: 'A', impact: 'serious', needsBrowser: true,
+    help: 'What device motion does must also be possible with a control', helpUrl: understanding('motion-actuation'),
+    browserReason: 'What device motion changes needs the page\'s scripts running and motion events fired at them.',
+  },
+  'pactum-motion-disable': {
+    actRules: ['c249d5'], criteria: ['2.5.4'], level: 'A', impact: 'serious', needsBrowser: true,
+    help: 'Responding to device motion must be possible to turn off', helpUrl: understanding('motion-actuation'),
+    browserReason: 'What device motion changes needs the page\'s scripts running and motion events fired at them.',
+  },
+  'pactum-aria-references': {
+    actRules: ['in6db8'], criteria: ['1.3.1'], level: 'A', impact: 'serious', needsBrowser: false,
+    help: 'The aria-controls of an expanded combobox or a scrollbar must name an element that exists', helpUrl: understanding('info-and-relationships'),
+  },
+  'pactum-orientation': {
+    actRules: ['b33eff'], criteria: ['1.3.4'], level: 'AA', impact: 'serious', needsBrowser: true,
+    help: 'Content must not be locked to portrait or landscape by rotating it in one orientation', helpUrl: understanding('orientation'),
+    browserReason: 'Whether the page turns with the orientation needs layout at a portrait and a landscape viewport.',
   },
   'pactum-auto-update': {
     actRules: ['efbfc7'], criteria: ['2.2.2'], level: 'A', impact: 'serious', needsBrowser: true,
@@ -115,9 +134,11 @@ export const AXE_RULE_ACT_RULES: Readonly<Record<string, string[]>> = {
   'summary-name': ['2t702h'],
 };
 
-/** The checks a standard includes (WCAG2A: level A ones only). */
+/** The checks a standard includes (WCAG2A: level A ones only; level AAA ones only at WCAG2AAA). */
 export function checksFor(standard: WcagStandard): CheckInfo[] {
-  return Object.values(CHECKS).filter((check) => check.level === 'A' || standard !== 'WCAG2A');
+  const rank = { A: 1, AA: 2, AAA: 3 } as const;
+  const upTo = standard === 'WCAG2A' ? 1 : standard === 'WCAG2AA' ? 2 : 3;
+  return Object.values(CHECKS).filter((check) => rank[check.level] <= upTo);
 }
 
 /** A check's finding as it comes out of the page: the element, what was seen, and which criterion. */

@@ -10,7 +10,7 @@ export interface Survey {
   /** Absolute http(s) URLs of <a href> (HTML and SVG links), without repeats. */
   links: string[];
   /** Findings of the DOM checks: same link name, different targets; media without an alternative. */
-  findings: { check: 'pactum-link-purpose' | 'pactum-link-text' | 'pactum-media-alternative' | 'pactum-device-motion'; criterion: string; selector: string; html: string; what: string; evidence: string }[];
+  findings: { check: 'pactum-link-purpose' | 'pactum-link-text' | 'pactum-link-text-alone' | 'pactum-media-alternative' | 'pactum-aria-references'; criterion: string; selector: string; html: string; what: string; evidence: string }[];
   /** The declared language of the page and the text it has, for 3.1.1. */
   pageLang: string | null;
   pageText: string;
@@ -173,6 +173,77 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
     }
   }
 
+  // A link's programmatically determined context (WCAG's definition, as the ACT rules read it): the
+  // text of its closest block (paragraph, div, list item), of the list items it is in, of its table
+  // cell and that cell's header cells, and of what aria-describedby points at; other links' text left out. Its words beyond
+  // the generic ones ("click", "here", "more", "the") are what the context adds to the name.
+  const LINKS = 'a[href], area[href], [role="link"]';
+  const textBesideLinks = (node: Element): string => {
+    let out = '';
+    const walk = (n: Node) => {
+      for (let child = n.firstChild; child; child = child.nextSibling) {
+        if (child.nodeType === 3) out += ` ${child.nodeValue ?? ''}`;
+        else if (child.nodeType === 1 && !(child as Element).matches(LINKS) && !['script', 'style', 'template'].includes((child as Element).localName)) walk(child);
+      }
+    };
+    walk(node);
+    return squash(out);
+  };
+  const FILLER = new Set(['a', 'an', 'the', 'and', 'or', 'of', 'in', 'on', 'to', 'for', 'at', 'by', 'with', 'from', 'about', 'this', 'that', 'these', 'it', 'is', 'are', 'be', 'you', 'your', 'our', 'we', 'us', 'can', 'here', 'there', 'click', 'tap', 'press', 'see', 'go', 'read', 'more', 'learn', 'find', 'out', 'view', 'show', 'open', 'link', 'page', 'info', 'information', 'details', 'download', 'continue', 'next']);
+  const adds = (text: string): boolean => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).some((word) => word.length >= 2 && !FILLER.has(word));
+  /** The header cells of a table cell: its headers attribute, or the th of its row and those above it in its columns. */
+  const headerCells = (cell: Element): Element[] => {
+    const ids = (cell.getAttribute('headers') ?? '').split(/\s+/).filter(Boolean);
+    if (ids.length > 0) return ids.map((id) => doc.getElementById(id)).filter((h): h is HTMLElement => h !== null);
+    const row = cell.parentElement;
+    const table = cell.closest('table');
+    if (!row || !table) return [];
+    const span = (c: Element) => Math.max(1, Number(c.getAttribute('colspan')) || 1);
+    const columnsOf = (r: Element, c: Element): [number, number] => {
+      let at = 0;
+      for (const other of Array.from(r.children)) {
+        if (other === c) return [at, at + span(c)];
+        at += span(other);
+      }
+      return [-1, -1];
+    };
+    const [from, to] = columnsOf(row, cell);
+    const heads = Array.from(row.children).filter((c) => c !== cell && c.localName === 'th');
+    for (const r of Array.from(table.querySelectorAll('tr'))) {
+      if (r === row) break;
+      for (const c of Array.from(r.children)) {
+        if (c.localName !== 'th') continue;
+        const [a, b] = columnsOf(r, c);
+        if (a < to && b > from) heads.push(c);
+      }
+    }
+    return heads;
+  };
+  const BLOCKS = new Set(['block', 'list-item', 'inline-block', 'flow-root', 'table-cell', 'table-caption']);
+  const linkContext = (el: Element): string => {
+    const parts: string[] = [];
+    // The closest ancestor that lays out as a block (a paragraph, a div, a list item), short of the
+    // page's main content and the body: the whole page is not a link's context.
+    for (let node = el.parentElement; node && node !== doc.body && node !== doc.documentElement && node.localName !== 'main' && node.getAttribute('role') !== 'main'; node = node.parentElement) {
+      if (!BLOCKS.has(win.getComputedStyle(node).display)) continue;
+      parts.push(textBesideLinks(node));
+      break;
+    }
+    for (let item = el.parentElement?.closest('li, [role="listitem"]'); item; item = item.parentElement?.closest('li, [role="listitem"]')) parts.push(textBesideLinks(item));
+    const cell = el.parentElement?.closest('td, th, [role="cell"], [role="gridcell"]');
+    if (cell) {
+      parts.push(textBesideLinks(cell));
+      // Header cells name the row only when no data cell of the row holds text of its own: a row
+      // whose name sits in a plain data cell (not a row header) is not announced with its links.
+      const row = cell.parentElement;
+      const unnamedRow = row ? Array.from(row.children).some((c) => c !== cell && c.localName === 'td' && adds(textBesideLinks(c))) : false;
+      if (!unnamedRow) for (const head of headerCells(cell)) parts.push(textBesideLinks(head));
+    }
+    for (const id of (el.getAttribute('aria-describedby') ?? '').split(/\s+/).filter(Boolean)) parts.push(squash(doc.getElementById(id)?.textContent));
+    const text = squash(parts.join(' '));
+    return adds(text) ? text : '';
+  };
+
   // 2.4.4 / 2.4.9: links named by a word that says nothing of where they lead ("More", "Go", "PDF").
   const GENERIC = /^(more|read more|learn more|see more|show more|find out more|more info|more information|info|details|click here|click|here|go|go to|this|this link|this page|this product|link|continue|next|download|open|view|html|pdf|epub|plain text|txt|doc|docx)$/;
   const linkish = Array.from(doc.querySelectorAll('[role="link"]')).concat(anchors, Array.from(doc.querySelectorAll('area[href]')));
@@ -184,16 +255,38 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
     if (role && role !== 'link') continue;
     const name = nameOf(el).toLowerCase().replace(/[.…:!?»›→]+$/u, '').trim();
     if (!GENERIC.test(name) || unperceived(el)) continue;
-    const block = el.parentElement?.closest('p, li, td, th, dd, dt, blockquote, figcaption') ?? null;
-    const around = block ? squash(block.textContent).slice(0, 100) : '';
+    const context = linkContext(el);
+    if (context) {
+      // Its context says where it leads (2.4.4 holds); its name alone does not (2.4.9, AAA).
+      findings.push({
+        check: 'pactum-link-text-alone', criterion: '2.4.9', selector: selectorOf(el), html: snippet(el),
+        what: `the link is named only "${nameOf(el)}": out of its context (a list of links, a screen reader's links menu) it says nothing of where it leads`,
+        evidence: `its name says nothing of its destination; only the text of its context does: "${context.slice(0, 100)}"`,
+      });
+      continue;
+    }
     findings.push({
       check: 'pactum-link-text', criterion: '2.4.4', selector: selectorOf(el), html: snippet(el),
-      what: `the link is named only "${nameOf(el)}": a person must check that its name, with the sentence, paragraph, list item or cell around it, says where it leads`,
-      evidence: around && around.toLowerCase() !== name ? `its name says nothing of its destination; the text around it: "${around}"` : 'its name says nothing of its destination, and no paragraph, list item or cell around it adds to it',
+      what: `the link is named only "${nameOf(el)}", and neither its paragraph, list item, table cell and headers nor its description say more`,
+      evidence: 'its name says nothing of its destination, and its programmatically determined context (the paragraph, list items, table cell and header cells around it, aria-describedby) adds nothing to it',
     });
   }
 
-  // 1.2.1 / 1.2.2: media with neither captions nor a transcript near it.
+  // 1.2.1 / 1.2.2: media with neither captions nor a transcript near it. A shown block of text
+  // of transcript length beside the media (in its figure, section, article or div, or the main
+  // content) may be its alternative: whether it conveys all of it is for a person to judge, and
+  // the check reports media without any.
+  const TRANSCRIPT_WORDS = 20;
+  const textBeside = (media: Element): number => {
+    const around = media.parentElement?.closest('figure, section, article, li, div, main, body') ?? media.parentElement;
+    let most = 0;
+    for (const block of Array.from(around?.querySelectorAll('p, blockquote, figcaption, dd, li, td, pre, details') ?? [])) {
+      if (most >= TRANSCRIPT_WORDS) break;
+      if (unperceived(block)) continue;
+      most = Math.max(most, squash(block.textContent).split(' ').filter(Boolean).length);
+    }
+    return most;
+  };
   const TRANSCRIPT = /transcript|caption|subtitle|text version|audio description|textfassung|transcription/i;
   for (const media of Array.from(doc.querySelectorAll('audio, video'))) {
     const tracks = Array.from(media.querySelectorAll('track')).map((t) => (t.getAttribute('kind') ?? 'subtitles').toLowerCase());
@@ -202,13 +295,37 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
     const around = media.closest('figure, section, article, li, div') ?? media.parentElement;
     const nearby = around ? Array.from(around.querySelectorAll('a, button, details summary')).some((el) => TRANSCRIPT.test(nameOf(el)) || TRANSCRIPT.test(el.getAttribute('href') ?? '')) : false;
     const video = media.localName === 'video';
-    if ((video && captioned) || describedBy || nearby) continue;
+    if ((video && captioned) || describedBy || nearby || textBeside(media) >= TRANSCRIPT_WORDS) continue;
+    // Audio a person cannot start (no controls, no autoplay) and media nobody sees are not what they meet.
+    if ((!video && !media.hasAttribute('controls') && !media.hasAttribute('autoplay')) || unperceived(media)) continue;
     if (!video && captioned) continue;
     findings.push({
       check: 'pactum-media-alternative', criterion: video ? '1.2.2' : '1.2.1', selector: selectorOf(media), html: snippet(media),
       what: video ? 'the video has no captions track and no transcript near it' : 'the audio has no transcript near it',
       evidence: `no <track kind="captions">${video ? '' : ' (audio)'}, no aria-describedby pointing at a transcript, and no link or button naming a transcript or captions in ${around ? selectorOf(around) : 'its parent'}`,
     });
+  }
+
+  // 1.3.1: aria-controls of an expanded combobox or of a scrollbar names the element it operates;
+  // when none of its IDs exists in the element's own tree (the document, or its shadow root),
+  // assistive technology cannot tell what the control controls. Open shadow roots are searched too.
+  const roots: (Document | ShadowRoot)[] = [doc];
+  for (let i = 0; i < roots.length && roots.length < 200; i++) {
+    for (const el of Array.from(roots[i]!.querySelectorAll('*'))) if (el.shadowRoot) roots.push(el.shadowRoot);
+  }
+  for (const root of roots) {
+    for (const el of Array.from(root.querySelectorAll('[aria-controls]'))) {
+      const role = (el.getAttribute('role') ?? '').trim().split(/\s+/)[0] ?? '';
+      const combobox = (role === 'combobox' || (role === '' && el.localName === 'input' && el.hasAttribute('list'))) && el.getAttribute('aria-expanded')?.trim().toLowerCase() === 'true';
+      if (!combobox && role !== 'scrollbar') continue;
+      const ids = (el.getAttribute('aria-controls') ?? '').split(/\s+/).filter(Boolean);
+      if (ids.length > 0 && ids.some((id) => root.getElementById(id) !== null)) continue;
+      findings.push({
+        check: 'pactum-aria-references', criterion: '1.3.1', selector: root === doc ? selectorOf(el) : `${selectorOf((root as ShadowRoot).host)} >>> ${el.localName}`, html: snippet(el),
+        what: `the ${combobox ? 'expanded combobox' : 'scrollbar'}'s aria-controls names ${ids.length === 0 ? 'no ID' : ids.map((id) => `"${id}"`).join(', ')}, and no element with ${ids.length > 1 ? 'any of those IDs' : 'that ID'} is in its ${root === doc ? 'document' : 'shadow tree'}`,
+        evidence: `aria-controls="${el.getAttribute('aria-controls')}"; ${root === doc ? 'the document' : 'the shadow tree it is in'} has no element with ${ids.length > 1 ? 'any of those IDs' : 'that ID'}`,
+      });
+    }
   }
 
   // 3.1.x: the text, and each block of text with the language it inherits.
@@ -244,19 +361,6 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
     if (hidden) continue;
     blocks.push({ selector: pathOf(el), html: snippet(el), lang: langOf(el), text: text.slice(0, 1000) });
   }
-  // 2.5.4: scripts that listen to the device's motion or orientation.
-  const MOTION = /\b(devicemotion|deviceorientation|DeviceMotionEvent|DeviceOrientationEvent)\b/;
-  const motion = Array.from(doc.querySelectorAll('script')).find((script) => MOTION.test(script.textContent ?? ''))
-    ?? Array.from(doc.querySelectorAll('[ondevicemotion], [ondeviceorientation]'))[0];
-  if (motion) {
-    const event = MOTION.exec(motion.textContent || motion.outerHTML)?.[1] ?? 'devicemotion';
-    findings.push({
-      check: 'pactum-device-motion', criterion: '2.5.4', selector: selectorOf(motion), html: snippet(motion),
-      what: `the page responds to moving the device (${event}): a person must check that whatever motion changes can also be done with a control on the page, and that responding to motion can be turned off`,
-      evidence: `a script listens to ${event}; what it does with the motion is not visible without a device that moves`,
-    });
-  }
-
   // Image names (alt, aria-label, aria-labelledby) are text of the language the image inherits.
   const imageName = (img: Element): string => {
     const by = img.getAttribute('aria-labelledby');

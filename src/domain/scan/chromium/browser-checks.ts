@@ -6,7 +6,7 @@
 import type { CheckId, RawFinding } from '../checks/catalogue.js';
 import { pageCall } from '../checks/page-functions.js';
 import type { Page } from './browser.js';
-import { focusSnapshot, focusStates, layoutProbe, mediaProbe, TEXT_WATCH_MS, textUpdates, type TextUpdates, recordedPresses, playbackProbe, quiet, type FocusState, type LayoutProbe, type MediaFacts, type PlaybackProbe } from './probes.js';
+import { advertisedKeys, focusSnapshot, focusStates, layoutProbe, mediaProbe, motionProbe, type MotionProbe, pauseProbe, type PauseProbe, rotationProbe, type Rotation, TEXT_WATCH_MS, textUpdates, type TextUpdates, recordedPresses, playbackProbe, quiet, type FocusState, type LayoutProbe, type MediaFacts, type PlaybackProbe } from './probes.js';
 
 /** Tabbable elements followed; a page with more is checked on its first ones. */
 const MAX_TABBABLES = 40;
@@ -96,6 +96,17 @@ async function trapOf(page: Page, seen: readonly FocusState[], count: number): P
     escapes.push(`${keys[0]} ${left ? 'left it' : 'did not leave it'}`);
     if (left) return null;
   }
+  // The way out the page's own text advertises ("Press Ctrl+M to exit"), then a Tab.
+  for (const advertised of await evaluate(page, advertisedKeys, 3)) {
+    await page.pressChord(advertised.modifiers, advertised.key);
+    let left = !loop.has((await focusNow(page)).index);
+    if (!left) {
+      await page.press('Tab');
+      left = !loop.has((await focusNow(page)).index);
+    }
+    escapes.push(`"${advertised.text}" (advertised on the page) ${left ? 'left it' : 'did not leave it'}`);
+    if (left) return null;
+  }
   const first = seen.find((s) => loop.has(s.index))!;
   const members = [...new Set(seen.filter((s) => loop.has(s.index)).map((s) => s.selector))];
   return {
@@ -128,12 +139,17 @@ export const MEDIA_DECODE_MAX_BYTES = 16 * 1024 * 1024;
 /** Decoded first, alone: seconds of compressed audio and video, sound in which settles the question. */
 const MEDIA_FIRST_BYTES = 512 * 1024;
 
+/** Words of shown text beside a medium that may be its transcript. */
+const TRANSCRIPT_WORDS = 20;
+
 /**
  * 1.2.1, 1.2.2, 1.2.3, 1.2.5: whether captions, a transcript or an audio description match what
  * plays is for a person to judge. What a browser can tell is which media needs that look: audio a
  * person can play (autoplay, or controls they can see), and video they can see, told apart by
  * whether it makes sound (its audio decoded). Media that does not load, is hidden or streams is
- * left out, as the ACT rules leave it out.
+ * left out, as the ACT rules leave it out. Audio is reported only without any text alternative
+ * beside it: whether a transcript that is there is right cannot be told from the page, and a
+ * check that flagged every audio element with one would mostly flag audio that passes.
  */
 export async function mediaChecks(page: Page): Promise<RawFinding[]> {
   const facts: MediaFacts[] = await evaluate(page, mediaProbe, { waitMs: 3000, maxBytes: MEDIA_DECODE_MAX_BYTES, firstBytes: MEDIA_FIRST_BYTES });
@@ -148,10 +164,12 @@ export async function mediaChecks(page: Page): Promise<RawFinding[]> {
     const sound = m.sound === 'yes' ? `sound (loudest sample ${m.peak.toFixed(2)})` : m.sound === 'no' ? 'no sound (its audio is silent or absent)' : 'sound not determined (the file could not be decoded)';
     if (m.kind === 'audio') {
       if (!m.autoplay && !(m.controls && m.visible)) continue;
+      // A transcript named beside it, or shown text of transcript length, is what a person then checks against the audio; audio with neither has no alternative.
+      if (m.alternative || m.textWords >= TRANSCRIPT_WORDS) continue;
       findings.push({
         check: 'pactum-audio-alternative', criterion: '1.2.1', selector: m.selector, html: m.html,
-        what: 'a person must listen to this audio and check that a transcript or text on the page conveys all of it, and is labelled as its alternative',
-        evidence: `audio of ${seconds} that ${m.autoplay ? 'plays by itself' : 'has a visible play button'}; ${found}`,
+        what: 'this audio has no text alternative on the page: neither a transcript named beside it nor shown text that could convey it',
+        evidence: `audio of ${seconds} that ${m.autoplay ? 'plays by itself' : 'has a visible play button'}; ${found}; the longest shown block of text beside it has ${m.textWords} words`,
       });
     } else if (m.visible && m.sound === 'no') {
       findings.push({
@@ -177,7 +195,8 @@ const TEXT_POLL_MS = 250;
  * 2.2.2: text that changes by itself (a ticker, a counter, a feed) needs a way to pause, stop or
  * hide it. Only a page with short intervals running, or whose text already changed, is watched,
  * until TEXT_WATCH_MS after its load or until text has changed twice; whether a control does the
- * job is for a person to check.
+ * job is tried: the page's controls named for pausing, stopping, hiding or frequency are activated
+ * (pauseProbe), and text that one of them stops or hides is not reported.
  */
 export async function autoUpdateCheck(page: Page): Promise<RawFinding[]> {
   let seen: TextUpdates = await evaluate(page, textUpdates);
@@ -187,18 +206,30 @@ export async function autoUpdateCheck(page: Page): Promise<RawFinding[]> {
     await new Promise((resolve) => setTimeout(resolve, Math.min(TEXT_POLL_MS, TEXT_WATCH_MS - seen.sinceLoad)));
     seen = await evaluate(page, textUpdates);
   }
+  if (seen.changed.length === 0) return [];
+  // A control that visibly does the job (stops the page's intervals, or hides the text) settles it.
+  const pause: PauseProbe = await evaluate(page, pauseProbe, { selectors: seen.changed.map((c) => c.selector), max: MAX_PAUSE_CONTROLS });
+  if (pause.control) return [];
   return seen.changed.map((c) => ({
     check: 'pactum-auto-update', criterion: '2.2.2', selector: c.selector, html: c.html,
-    what: 'this text changes by itself: a person must check that it can be paused, stopped or hidden, or how often it changes set',
-    evidence: `its text changed ${c.changes} times in ${c.seconds.toFixed(1)} s after the page loaded, with no input (now "${c.text}"); ${seen.control ? `a control that may do it: "${seen.control}"` : 'no button or link on the page speaks of pausing, stopping or hiding'}`,
+    what: 'this text changes by itself, and no control on the page was seen to pause, stop or hide it',
+    evidence: `its text changed ${c.changes} times in ${c.seconds.toFixed(1)} s after the page loaded, with no input (now "${c.text}"); ${pause.tried.length > 0 ? `controls tried: ${pause.tried.map((t) => `"${t}"`).join(', ')}; none stopped the page's intervals or hid the text` : 'no button on the page speaks of pausing, stopping, hiding or how often it changes'}`,
   }));
 }
 
-/** 1.4.10 at 320 CSS px, 1.4.4 at 200% zoom (a 1280 px window at 200% lays out 640 CSS px). */
-export async function layoutChecks(page: Page): Promise<RawFinding[]> {
+/** Controls tried as a way to pause, stop or hide text that changes by itself. */
+const MAX_PAUSE_CONTROLS = 6;
+
+/**
+ * 1.4.10 at 320 CSS px, 1.4.4 at 200% zoom (a 1280 px window at 200% lays out 640 CSS px); 1.3.4
+ * from the same two layouts, one portrait (320 × 640) and one landscape (640 × 400): content
+ * turned a quarter turn in one and not the other is locked to one orientation.
+ */
+export async function layoutChecks(page: Page, wanted: ReadonlySet<CheckId>): Promise<RawFinding[]> {
   const findings: RawFinding[] = [];
   try {
     await page.setViewport({ width: 320, height: 640 });
+    const portrait: Rotation[] = wanted.has('pactum-orientation') ? await evaluate(page, rotationProbe) : [];
     const narrow: LayoutProbe = await evaluate(page, layoutProbe, 3);
     for (const wide of narrow.wide) {
       findings.push({
@@ -209,6 +240,8 @@ export async function layoutChecks(page: Page): Promise<RawFinding[]> {
     }
     await page.setViewport({ width: DESKTOP.width / 2, height: DESKTOP.height / 2 });
     const zoomed: LayoutProbe = await evaluate(page, layoutProbe, 3);
+    const landscape: Rotation[] = wanted.has('pactum-orientation') ? await evaluate(page, rotationProbe) : [];
+    findings.push(...orientationLocks(portrait, landscape));
     for (const cut of zoomed.clipped) {
       findings.push({
         check: 'pactum-reflow', criterion: '1.4.4', selector: cut.selector, html: cut.html,
@@ -218,6 +251,56 @@ export async function layoutChecks(page: Page): Promise<RawFinding[]> {
     }
   } finally {
     await page.setViewport(DESKTOP);
+  }
+  return findings;
+}
+
+/** Controls tried as a way to do what motion does, or to turn motion off. */
+const MAX_MOTION_CONTROLS = 12;
+
+/**
+ * 2.5.4: a page that responds to device motion must let a person do the same with a control and
+ * turn the response to motion off. Motion events are fired at the page; only when they change
+ * something are its controls tried (motionProbe). Run last: trying controls changes the page.
+ */
+export async function motionCheck(page: Page, wanted: ReadonlySet<CheckId>): Promise<RawFinding[]> {
+  const probe: MotionProbe = await evaluate(page, motionProbe, MAX_MOTION_CONTROLS);
+  if (probe.changed.length === 0) return [];
+  const first = probe.changed[0]!;
+  const what = `device motion changes ${probe.changed.map((c) => c.selector).join(', ')}`;
+  const findings: RawFinding[] = [];
+  if (!probe.alternative && wanted.has('pactum-device-motion')) {
+    findings.push({
+      check: 'pactum-device-motion', criterion: '2.5.4', selector: first.selector, html: first.html,
+      what: `${what}, and none of the page's controls does the same`,
+      evidence: `orientation and motion events fired at the page (${probe.listeners} listener${probe.listeners === 1 ? '' : 's'}) changed ${probe.changed.map((c) => c.selector).join(', ')}; ${probe.tried} control${probe.tried === 1 ? '' : 's'} tried, none changed it, and it is not a control a person can operate`,
+    });
+  }
+  if (!probe.disabler && wanted.has('pactum-motion-disable')) {
+    findings.push({
+      check: 'pactum-motion-disable', criterion: '2.5.4', selector: first.selector, html: first.html,
+      what: `${what}, and no control on the page turns that off`,
+      evidence: `orientation and motion events fired at the page changed ${probe.changed.map((c) => c.selector).join(', ')}; after each of the ${probe.tried} control${probe.tried === 1 ? '' : 's'} tried, motion still changed it${probe.alternative ? ` (a control that does the same: "${probe.alternative}")` : ''}`,
+    });
+  }
+  return findings;
+}
+
+/** Elements turned a quarter turn (within 3 degrees) more in one orientation than in the other. */
+export function orientationLocks(portrait: readonly Rotation[], landscape: readonly Rotation[]): RawFinding[] {
+  const findings: RawFinding[] = [];
+  for (const p of portrait) {
+    const l = landscape.find((r) => r.selector === p.selector);
+    if (!l) continue;
+    const turn = (((p.degrees - l.degrees) % 360) + 360) % 360;
+    if (Math.abs(turn - 90) > 3 && Math.abs(turn - 270) > 3) continue;
+    const locked = p.degrees % 180 > 45 && p.degrees % 180 < 135 ? 'landscape' : 'portrait';
+    findings.push({
+      check: 'pactum-orientation', criterion: '1.3.4', selector: p.selector, html: p.html,
+      what: `CSS turns this element a quarter turn in one orientation only, which keeps its content in ${locked} whichever way the device is held`,
+      evidence: `turned ${Math.round(p.degrees)}° at a portrait viewport (320 × 640) and ${Math.round(l.degrees)}° at a landscape one (640 × 400)`,
+    });
+    break; // the outermost element turned says it; what it contains turns with it
   }
   return findings;
 }

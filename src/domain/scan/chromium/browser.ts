@@ -70,6 +70,14 @@ const KEYS = {
 const SHIFT = 8;
 
 export type Key = 'Tab' | 'Shift+Tab' | 'Escape';
+export type Modifier = 'Alt' | 'Control' | 'Meta' | 'Shift';
+/** CDP's modifier bits and each modifier key. */
+const MODIFIERS: Record<Modifier, { bit: number; key: { key: string; code: string; windowsVirtualKeyCode: number; nativeVirtualKeyCode: number } }> = {
+  Alt: { bit: 1, key: { key: 'Alt', code: 'AltLeft', windowsVirtualKeyCode: 18, nativeVirtualKeyCode: 18 } },
+  Control: { bit: 2, key: { key: 'Control', code: 'ControlLeft', windowsVirtualKeyCode: 17, nativeVirtualKeyCode: 17 } },
+  Meta: { bit: 4, key: { key: 'Meta', code: 'MetaLeft', windowsVirtualKeyCode: 91, nativeVirtualKeyCode: 91 } },
+  Shift: { bit: 8, key: { key: 'Shift', code: 'ShiftLeft', windowsVirtualKeyCode: 16, nativeVirtualKeyCode: 16 } },
+};
 
 export class Page {
   private requests = 0;
@@ -161,6 +169,26 @@ export class Page {
       ...(shifted ? [{ type: 'keyUp', ...KEYS.Shift, modifiers: 0 }] : []),
     ];
     await Promise.all(events.map((e) => this.session.send('Input.dispatchKeyEvent', e)));
+  }
+
+  /**
+   * A key with modifiers held, as a page's help text advertises it ("Ctrl+M", "Alt+F4"): `key` is a
+   * letter, a digit, F1–F12 or Escape.
+   */
+  async pressChord(modifiers: readonly Modifier[], key: string): Promise<void> {
+    const bits = modifiers.reduce((sum, m) => sum | MODIFIERS[m].bit, 0);
+    const upper = key.toUpperCase();
+    const main = /^[A-Z]$/.test(upper) ? { key: bits & ~SHIFT ? key.toLowerCase() : key, code: `Key${upper}`, windowsVirtualKeyCode: upper.charCodeAt(0), nativeVirtualKeyCode: upper.charCodeAt(0) }
+      : /^[0-9]$/.test(key) ? { key, code: `Digit${key}`, windowsVirtualKeyCode: key.charCodeAt(0), nativeVirtualKeyCode: key.charCodeAt(0) }
+        : /^F([1-9]|1[0-2])$/.test(upper) ? { key: upper, code: upper, windowsVirtualKeyCode: 111 + Number(upper.slice(1)), nativeVirtualKeyCode: 111 + Number(upper.slice(1)) }
+          : KEYS.Escape;
+    const events: CdpParams[] = [
+      ...modifiers.map((m) => ({ type: 'rawKeyDown', ...MODIFIERS[m].key, modifiers: bits })),
+      { type: 'rawKeyDown', ...main, modifiers: bits },
+      { type: 'keyUp', ...main, modifiers: bits },
+      ...modifiers.map((m) => ({ type: 'keyUp', ...MODIFIERS[m].key, modifiers: 0 })),
+    ];
+    for (const e of events) await this.session.send('Input.dispatchKeyEvent', e);
   }
 
   async setViewport({ width, height }: Viewport): Promise<void> {

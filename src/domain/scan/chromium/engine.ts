@@ -25,8 +25,8 @@ import { uniqueByCode } from '../not-evaluated.js';
 import type { CheckedPage, Issue, NotEvaluated, StyleStats } from '../types.js';
 import { LaunchError, launchBrowser, type Browser, type BrowserContext, type Page, type PausedRequest } from './browser.js';
 import { processUid, sandboxFor, sandboxUnavailable, UNAVAILABLE_WARNING, UNSANDBOXED, type SandboxChoice } from './sandbox.js';
-import { autoUpdateCheck, DESKTOP, keyboardChecks, layoutChecks, MEDIA_DECODE_MAX_BYTES, mediaChecks, playbackCheck, quietPage } from './browser-checks.js';
-import { TEXT_CHANGE_RECORDER } from './probes.js';
+import { autoUpdateCheck, DESKTOP, keyboardChecks, layoutChecks, MEDIA_DECODE_MAX_BYTES, mediaChecks, motionCheck, playbackCheck, quietPage } from './browser-checks.js';
+import { MOTION_RECORDER, TEXT_CHANGE_RECORDER } from './probes.js';
 import { REFUSAL_SCRIPT, watchCpu } from './page-limits.js';
 import { fetchSubresource, type Subresource } from './subresources.js';
 
@@ -132,7 +132,7 @@ export interface ChromiumEngine extends ScanEngine {
 let axeInit: Promise<string> | null = null;
 const loadAxeInit = () =>
   (axeInit ??= readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8').then(
-    (source) => `${REFUSAL_SCRIPT}\n${source}\n;Object.defineProperty(window, '__pactumAxe', { value: window.axe });\n${TEXT_CHANGE_RECORDER}`,
+    (source) => `${REFUSAL_SCRIPT}\n${source}\n;Object.defineProperty(window, '__pactumAxe', { value: window.axe });\n${TEXT_CHANGE_RECORDER}\n${MOTION_RECORDER}`,
   ));
 /** What a subresource may take: the page's own fetch limits. */
 const SUBRESOURCE_TIMEOUT_MS = 10_000;
@@ -419,7 +419,9 @@ async function inspect(page: Page, input: PageToCheck, progress: InFlight): Prom
   progress.stage = 'tabbing through it';
   await run(['pactum-keyboard-trap', 'pactum-focus-visible'], () => keyboardChecks(page, wanted));
   progress.stage = 'laying it out at other sizes';
-  await run(['pactum-reflow'], () => layoutChecks(page));
+  await run(['pactum-reflow', 'pactum-orientation'], () => layoutChecks(page, wanted));
+  progress.stage = 'moving the device';
+  await run(['pactum-device-motion', 'pactum-motion-disable'], () => motionCheck(page, wanted));
   await quietPage(page).catch(() => undefined);
   return {
     url: input.url,

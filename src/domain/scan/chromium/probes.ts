@@ -58,6 +58,12 @@ export function focusSnapshot(doc: Document, max: number): number {
       const style = win.getComputedStyle(el.parentElement);
       parts.push(PROPS.map((p) => style.getPropertyValue(p)).join('|'));
     }
+    // An indicator drawn by an element beside it (a marker the page shows on focus) counts too.
+    for (const sibling of [el.previousElementSibling, el.nextElementSibling]) {
+      if (!sibling) continue;
+      const style = win.getComputedStyle(sibling);
+      parts.push(`${PROPS.map((p) => style.getPropertyValue(p)).join('|')}|${style.display}|${style.visibility}`);
+    }
     return parts.join('#');
   };
   const before = list.map(look);
@@ -158,6 +164,16 @@ export interface PlaybackProbe {
 
 export function playbackProbe(doc: Document): PlaybackProbe {
   const win = doc.defaultView!;
+  // How long it plays by itself, in seconds (-1: without end, a stream or a loop): a media
+  // fragment (#t=8,10) plays only its range.
+  const playedFor = (m: HTMLMediaElement): number => {
+    if (m.duration === Infinity || m.loop) return -1;
+    const full = Number.isFinite(m.duration) ? m.duration : 0;
+    const range = /#t=(?:npt:)?([\d.]*)(?:,([\d.]+))?/.exec(m.currentSrc || '');
+    const start = range?.[1] ? Number(range[1]) : 0;
+    const end = range?.[2] ? Math.min(Number(range[2]), full) : full;
+    return Math.max(0, end - start);
+  };
   const esc = (s: string) => { const css = (win as unknown as { CSS?: { escape?(v: string): string } }).CSS; return css?.escape ? css.escape(s) : s; };
   const selectorOf = (el: Element): string => {
     if (el.id) return `#${esc(el.id)}`;
@@ -174,7 +190,7 @@ export function playbackProbe(doc: Document): PlaybackProbe {
       html: m.outerHTML.slice(0, m.outerHTML.indexOf('>') + 1),
       playing: !m.paused && !m.ended && m.readyState >= 2,
       audible: !m.muted && m.volume > 0,
-      duration: Number.isFinite(m.duration) ? m.duration : m.duration === Infinity ? -1 : 0,
+      duration: playedFor(m),
       controls: m.controls,
       autoplayAttribute: m.autoplay,
     })),
@@ -247,8 +263,14 @@ export function layoutProbe(doc: Document, max: number): LayoutProbe {
     if (!hides(style.overflowX) && !hides(style.overflowY)) continue;
     if (el.clientWidth <= 2 || el.clientHeight <= 2) continue; // visually hidden text (sr-only) is meant to be cut
     if (!(el.textContent ?? '').trim()) continue;
-    const overY = hides(style.overflowY) && el.scrollHeight > el.clientHeight + 2;
-    const overX = hides(style.overflowX) && el.scrollWidth > el.clientWidth + 2;
+    // Truncation a reader can see for what it is is not clipping: one line ended by an ellipsis
+    // (nowrap with a text-overflow other than clip), and a box exactly one line high, which shows
+    // one whole line (a shorter box cuts the line itself), as the ACT rule for clipped text (59br37) excepts them.
+    const ellipsis = style.whiteSpace === 'nowrap' && style.textOverflow !== 'clip';
+    const lineHeight = style.lineHeight === 'normal' ? 1.2 * parseFloat(style.fontSize) : parseFloat(style.lineHeight);
+    const oneLine = Math.abs(lineHeight - el.getBoundingClientRect().height) <= 1;
+    const overY = hides(style.overflowY) && el.scrollHeight > el.clientHeight + 2 && !oneLine;
+    const overX = hides(style.overflowX) && el.scrollWidth > el.clientWidth + 2 && !ellipsis;
     if (!overY && !overX) continue;
     const need = overY ? `needs ${el.scrollHeight} px of height and has ${el.clientHeight}` : `needs ${el.scrollWidth} px of width and has ${el.clientWidth}`;
     clipped.push({ selector: selectorOf(el), html: open(el), detail: `${need} (overflow: ${overY ? style.overflowY : style.overflowX})` });
@@ -275,6 +297,8 @@ export interface MediaFacts {
   tracks: string[];
   /** A link, button or text next to it naming a transcript, captions or an audio description. */
   alternative: string | null;
+  /** Words of the longest shown block of text beside it (a transcript on the page may be one). */
+  textWords: number;
 }
 
 /**
@@ -343,6 +367,11 @@ export async function mediaProbe(doc: Document, opts: { waitMs: number; maxBytes
     const loaded = m.readyState >= 1;
     const around = m.closest('figure, section, article, li, div, main, body') ?? m.parentElement;
     const near = around ? Array.from(around.querySelectorAll('a, button, summary, p, figcaption, [id]')).find((el) => el !== m && ALTERNATIVE.test(nameOf(el))) : undefined;
+    let textWords = 0;
+    for (const block of Array.from(around?.querySelectorAll('p, blockquote, figcaption, dd, li, td, pre, details') ?? [])) {
+      if (block.getClientRects().length === 0 || win.getComputedStyle(block).visibility !== 'visible') continue;
+      textWords = Math.max(textWords, (block.textContent ?? '').split(/\s+/).filter(Boolean).length);
+    }
     const { sound, peak } = loaded ? await soundOf(m) : { sound: 'unknown' as const, peak: 0 };
     const outer = m.outerHTML;
     facts.push({
@@ -358,6 +387,7 @@ export async function mediaProbe(doc: Document, opts: { waitMs: number; maxBytes
       peak,
       tracks: Array.from(m.querySelectorAll('track')).map((t) => `${(t.getAttribute('kind') ?? 'subtitles').toLowerCase()}${t.getAttribute('src') ? ` (${t.getAttribute('src')})` : ''}`),
       alternative: near ? nameOf(near).slice(0, 80) : null,
+      textWords,
     });
   }
   return facts;
@@ -458,4 +488,266 @@ export function textUpdates(doc: Document): TextUpdates {
     return { selector: selectorOf(el), html: outer.length <= 200 ? outer : outer.slice(0, outer.indexOf('>') + 1), changes: e.texts.size, seconds: (e.last - e.first) / 1000, text: ((el as HTMLElement).innerText ?? '').trim().slice(0, 60) };
   });
   return { sinceLoad: performance.now() - rec.loadedAt, likely: rec.intervals.size > 0 || byElement.size > 0, changed, control };
+}
+
+/**
+ * Installed in every document before its scripts run (the engine's init script): counts the
+ * listeners the window registers for device motion and orientation, which no DOM property shows.
+ */
+export const MOTION_RECORDER = `(() => {
+  if (window.__pactumMotion) return;
+  const rec = { listeners: 0 };
+  Object.defineProperty(window, '__pactumMotion', { value: rec });
+  const MOTION = /^device(motion|orientation|orientationabsolute)$/;
+  const add = window.addEventListener;
+  const remove = window.removeEventListener;
+  window.addEventListener = function (type, listener, options) {
+    if (this === window && MOTION.test(String(type)) && listener) rec.listeners++;
+    return add.call(this, type, listener, options);
+  };
+  window.removeEventListener = function (type, listener, options) {
+    if (this === window && MOTION.test(String(type)) && listener && rec.listeners > 0) rec.listeners--;
+    return remove.call(this, type, listener, options);
+  };
+})();`;
+
+export interface MotionProbe {
+  /** Listeners for device motion or orientation the window has (registered, or an on* property). */
+  listeners: number;
+  /** What fired motion changed: the elements (innermost) whose text, attributes or value changed. */
+  changed: { selector: string; html: string }[];
+  /** A control that makes the same change (a button, or the changed control itself, enabled). */
+  alternative: string | null;
+  /** A control after whose activation motion no longer changes anything. */
+  disabler: string | null;
+  /** Controls tried. */
+  tried: number;
+}
+
+/**
+ * 2.5.4: fires device orientation and motion events at the window (tilted and rotated both ways)
+ * and notes what they change. When they change something, tries the page's controls (buttons,
+ * checkboxes, switches, sliders; never links or submit buttons, and a scan's requests are GET
+ * only): one that changes the same elements is a way to do it from the interface, one after which
+ * motion changes nothing is a way to turn motion off.
+ */
+export async function motionProbe(doc: Document, maxControls: number): Promise<MotionProbe> {
+  const win = doc.defaultView! as Window & typeof globalThis & { __pactumMotion?: { listeners: number } };
+  const listeners = (win.__pactumMotion?.listeners ?? 0) + (typeof win.ondevicemotion === 'function' ? 1 : 0) + (typeof win.ondeviceorientation === 'function' ? 1 : 0);
+  const none: MotionProbe = { listeners, changed: [], alternative: null, disabler: null, tried: 0 };
+  if (listeners === 0) return none;
+  const settle = () => new Promise<void>((ok) => setTimeout(ok, 60));
+  const FIELDS = 'input, select, textarea';
+  const valuesOf = () => new Map(Array.from(doc.querySelectorAll<HTMLInputElement>(FIELDS)).map((el) => [el as Element, `${el.value}|${el.checked}`]));
+  /** Runs `act` and answers the elements it changed: mutation targets and fields whose value changed at any step. */
+  const watch = async (act: (step: () => void) => void | Promise<void>): Promise<Set<Element>> => {
+    const changed = new Set<Element>();
+    const observer = new win.MutationObserver((list) => {
+      for (const m of list) {
+        const el = m.target.nodeType === 1 ? (m.target as Element) : m.target.parentElement;
+        if (el) changed.add(el);
+      }
+    });
+    observer.observe(doc.documentElement, { subtree: true, childList: true, characterData: true, attributes: true });
+    let values = valuesOf();
+    const step = () => {
+      const now = valuesOf();
+      for (const [el, value] of now) if (values.has(el) && values.get(el) !== value) changed.add(el);
+      values = now;
+    };
+    await act(step);
+    await settle();
+    step();
+    for (const m of observer.takeRecords()) {
+      const el = m.target.nodeType === 1 ? (m.target as Element) : m.target.parentElement;
+      if (el) changed.add(el);
+    }
+    observer.disconnect();
+    return changed;
+  };
+  const fire = (step: () => void) => {
+    for (const sign of [1, -1, 1]) {
+      const orientation = { alpha: sign > 0 ? 90 : 270, beta: 45 * sign, gamma: 45 * sign, absolute: false };
+      win.dispatchEvent(new win.DeviceOrientationEvent('deviceorientation', orientation));
+      win.dispatchEvent(new win.DeviceOrientationEvent('deviceorientationabsolute', { ...orientation, absolute: true }));
+      step();
+      const v = 30 * sign;
+      win.dispatchEvent(new win.DeviceMotionEvent('devicemotion', {
+        acceleration: { x: v / 3, y: v / 3, z: v / 3 }, accelerationIncludingGravity: { x: v / 3, y: v / 3, z: 9.8 + v / 3 },
+        rotationRate: { alpha: v, beta: v, gamma: v }, interval: 16,
+      }));
+      step();
+    }
+  };
+  // What changes by itself meanwhile (a ticker, an animation's attributes) is not motion's doing.
+  const background = await watch(() => undefined);
+  const touched = new Set([...(await watch(fire))].filter((el) => ![...background].some((b) => b === el || b.contains(el) || el.contains(b))));
+  if (touched.size === 0) return none;
+  const related = (changed: Set<Element>) => [...changed].some((el) => [...touched].some((t) => t === el || t.contains(el) || el.contains(t)));
+  const nameOf = (el: Element) => {
+    const label = (el as HTMLInputElement).labels?.[0]?.textContent ?? '';
+    return `${el.getAttribute('aria-label') ?? ''} ${el.textContent ?? ''} ${label} ${(el as HTMLInputElement).value && el.localName === 'input' && /button/.test((el as HTMLInputElement).type) ? (el as HTMLInputElement).value : ''}`.replace(/\s+/g, ' ').trim().slice(0, 60) || el.localName;
+  };
+  const operable = (el: Element) => !(el as HTMLButtonElement).disabled && !el.closest('[inert], [aria-disabled="true"]');
+  const controls = Array.from(doc.querySelectorAll('button, input[type="button"], input[type="checkbox"], input[type="range"], input[type="number"], [role="button"], [role="switch"], [role="checkbox"], [role="slider"]'))
+    .filter((el) => operable(el) && !(el.localName === 'button' && (el as HTMLButtonElement).type !== 'button' && (el as HTMLButtonElement).form))
+    .slice(0, maxControls);
+  const activate = (el: Element) => {
+    if (el.localName === 'input' && /^(range|number)$/.test((el as HTMLInputElement).type)) {
+      const input = el as HTMLInputElement;
+      input.value = input.value === input.max ? input.min : input.max;
+      input.dispatchEvent(new win.Event('input', { bubbles: true }));
+      input.dispatchEvent(new win.Event('change', { bubbles: true }));
+    } else {
+      (el as HTMLElement).click();
+    }
+  };
+  // The element motion changes may itself be a control a person can operate (a slider they can drag).
+  const field = [...touched].find((el) => el.matches(FIELDS) && operable(el) && !(el as HTMLInputElement).readOnly && (el as HTMLInputElement).type !== 'hidden');
+  let alternative: string | null = field ? nameOf(field) : null;
+  let disabler: string | null = null;
+  let tried = 0;
+  for (const control of controls) {
+    if (alternative && disabler) break;
+    tried++;
+    const byControl = await watch(() => activate(control));
+    if (!alternative && related(byControl)) alternative = nameOf(control);
+    if (!disabler) {
+      const afterwards = await watch(fire);
+      if (!related(afterwards)) disabler = nameOf(control);
+      if (control.matches('input[type="checkbox"], [role="switch"], [role="checkbox"]')) activate(control); // back as it was
+    }
+  }
+  const esc = (s: string) => { const css = (win as unknown as { CSS?: { escape?(v: string): string } }).CSS; return css?.escape ? css.escape(s) : s; };
+  const selectorOf = (el: Element): string => {
+    const parts: string[] = [];
+    for (let node: Element | null = el; node && node.nodeType === 1; node = node.parentElement) {
+      if (node.id && doc.querySelectorAll(`#${esc(node.id)}`).length === 1) { parts.unshift(`#${esc(node.id)}`); break; }
+      const parent: Element | null = node.parentElement;
+      let part = node.localName;
+      if (parent) {
+        const same = Array.from(parent.children).filter((c) => c.localName === node.localName);
+        if (same.length > 1) part += `:nth-of-type(${same.indexOf(node) + 1})`;
+      }
+      parts.unshift(part);
+      if (doc.querySelectorAll(parts.join(' > ')).length === 1) break;
+    }
+    return parts.join(' > ');
+  };
+  const innermost = [...touched].filter((el) => el !== doc.documentElement && el !== doc.body && ![...touched].some((o) => o !== el && el.contains(o))).slice(0, 5);
+  return {
+    listeners,
+    changed: innermost.map((el) => { const outer = el.outerHTML; return { selector: selectorOf(el), html: outer.length <= 200 ? outer : outer.slice(0, outer.indexOf('>') + 1) }; }),
+    alternative,
+    disabler,
+    tried,
+  };
+}
+
+export interface PauseProbe {
+  /** The control whose activation stopped the page's short intervals or hid the changing text. */
+  control: string | null;
+  /** The names of the controls tried. */
+  tried: string[];
+}
+
+/**
+ * 2.2.2: tries the page's controls whose name speaks of pausing, stopping, hiding or the frequency
+ * of changes (buttons, checkboxes, switches; never links or submit buttons, and a scan's requests
+ * are GET only), visible ones first. One works when, after it is activated, an interval the page
+ * was running is cleared or the changing text is no longer shown.
+ */
+export async function pauseProbe(doc: Document, opts: { selectors: string[]; max: number }): Promise<PauseProbe> {
+  const win = doc.defaultView! as Window & { __pactumText?: { intervals: Set<number> } };
+  const rec = win.__pactumText;
+  const CONTROL = /\b(pause|stop|hide|freeze|resume|frequency|control|controls|speed|interval|settings)\b/i;
+  const nameOf = (el: Element) => `${el.textContent ?? ''} ${el.getAttribute('aria-label') ?? ''} ${el.localName === 'input' ? (el as HTMLInputElement).value : ''} ${(el as HTMLInputElement).labels?.[0]?.textContent ?? ''}`.replace(/\s+/g, ' ').trim().slice(0, 60);
+  const shown = (el: Element) => el.getClientRects().length > 0 && win.getComputedStyle(el).visibility === 'visible';
+  const candidates = Array.from(doc.querySelectorAll('button, [role="button"], [role="switch"], input[type="button"], input[type="checkbox"]'))
+    .filter((el) => !(el as HTMLButtonElement).disabled && !(el.localName === 'button' && (el as HTMLButtonElement).type !== 'button' && (el as HTMLButtonElement).form) && CONTROL.test(nameOf(el)));
+  const ordered = [...candidates.filter(shown), ...candidates.filter((el) => !shown(el))].slice(0, opts.max);
+  const targets = () => opts.selectors.map((s) => doc.querySelector(s));
+  const tried: string[] = [];
+  for (const control of ordered) {
+    tried.push(nameOf(control));
+    const running = new Set(rec?.intervals ?? []);
+    (control as HTMLElement).click();
+    await new Promise((ok) => setTimeout(ok, 50));
+    const cleared = [...running].some((id) => !rec?.intervals.has(id));
+    const hidden = targets().some((t) => !t || !t.isConnected || !shown(t));
+    if (cleared || hidden) return { control: nameOf(control), tried };
+  }
+  return { control: null, tried };
+}
+
+export interface Rotation {
+  selector: string;
+  html: string;
+  /** Its rotation about the screen's axis from its transform and rotate properties, degrees in [0, 360). */
+  degrees: number;
+}
+
+/**
+ * 1.3.4: how far the root, the body and the elements that fill most of the viewport are turned
+ * by CSS (transform and rotate), at the current viewport. Compared between a portrait and a
+ * landscape viewport, a quarter turn in one of them locks the content to the other.
+ */
+export function rotationProbe(doc: Document): Rotation[] {
+  const win = doc.defaultView!;
+  const TO_DEG: Record<string, number> = { deg: 1, rad: 180 / Math.PI, turn: 360, grad: 0.9 };
+  const degreesOf = (el: Element): number => {
+    const style = win.getComputedStyle(el);
+    let deg = 0;
+    const matrix = /matrix(?:3d)?\(([^)]+)\)/.exec(style.transform ?? '');
+    if (matrix) {
+      const [a, b] = matrix[1]!.split(',').map(Number) as [number, number];
+      deg += (Math.atan2(b, a) * 180) / Math.PI;
+    }
+    const rotate = (style as CSSStyleDeclaration & { rotate?: string }).rotate ?? 'none';
+    if (rotate && rotate !== 'none') {
+      const parts = rotate.trim().split(/\s+/);
+      const angle = /^(-?[\d.e+-]+)(deg|rad|turn|grad)$/.exec(parts[parts.length - 1]!);
+      // An axis other than the screen's (x, y, or a 3D vector not along z) does not turn the content in the screen's plane.
+      const axis = parts.slice(0, -1);
+      const aboutZ = axis.length === 0 || axis[0] === 'z' || (axis.length === 3 && Number(axis[0]) === 0 && Number(axis[1]) === 0);
+      if (angle && aboutZ) deg += Number(angle[1]) * TO_DEG[angle[2]!]!;
+    }
+    return ((deg % 360) + 360) % 360;
+  };
+  const esc = (s: string) => { const css = (win as unknown as { CSS?: { escape?(v: string): string } }).CSS; return css?.escape ? css.escape(s) : s; };
+  const selectorOf = (el: Element): string => {
+    if (el === doc.documentElement) return 'html';
+    if (el === doc.body) return 'body';
+    if (el.id && doc.querySelectorAll(`#${esc(el.id)}`).length === 1) return `#${esc(el.id)}`;
+    const same = Array.from(el.parentElement?.children ?? []).filter((c) => c.localName === el.localName);
+    return `body > ${el.localName}${same.length > 1 ? `:nth-of-type(${same.indexOf(el) + 1})` : ''}`;
+  };
+  const area = win.innerWidth * win.innerHeight;
+  const large = Array.from(doc.body?.children ?? []).filter((el) => {
+    const rect = el.getBoundingClientRect();
+    return rect.width * rect.height >= area / 2;
+  }).slice(0, 10);
+  return [doc.documentElement, ...(doc.body ? [doc.body] : []), ...large].map((el) => {
+    const outer = el.outerHTML;
+    return { selector: selectorOf(el), html: outer.slice(0, outer.indexOf('>') + 1), degrees: degreesOf(el) };
+  });
+}
+
+/**
+ * 2.1.2: the key combinations the page's text tells a person to press ("Press Ctrl+M to exit",
+ * "press Escape"), as modifiers and a key, at most `max`.
+ */
+export function advertisedKeys(doc: Document, max: number): { modifiers: ('Alt' | 'Control' | 'Meta' | 'Shift')[]; key: string; text: string }[] {
+  const text = (doc.body as HTMLElement | null)?.innerText ?? '';
+  const NAMES: Record<string, 'Alt' | 'Control' | 'Meta' | 'Shift'> = { ctrl: 'Control', control: 'Control', strg: 'Control', alt: 'Alt', option: 'Alt', shift: 'Shift', cmd: 'Meta', command: 'Meta', meta: 'Meta' };
+  const found: { modifiers: ('Alt' | 'Control' | 'Meta' | 'Shift')[]; key: string; text: string }[] = [];
+  for (const m of text.matchAll(/\b(?:press|use|hit|type|drücken|appuyez sur)\s+((?:(?:ctrl|control|strg|alt|option|shift|cmd|command|meta)\s*[+-]\s*)*)([a-z0-9]|f\d{1,2}|esc(?:ape)?)\b/gi)) {
+    if (found.length >= max) break;
+    const modifiers = [...new Set((m[1] ?? '').split(/[+-]/).map((part) => NAMES[part.trim().toLowerCase()]).filter((x): x is 'Alt' | 'Control' | 'Meta' | 'Shift' => x !== undefined))];
+    const key = /^esc/i.test(m[2]!) ? 'Escape' : m[2]!;
+    // A bare letter or digit is a word of the sentence more often than a key ("press a button").
+    if (modifiers.length === 0 && /^[a-z0-9]$/i.test(key)) continue;
+    found.push({ modifiers, key, text: m[0] });
+  }
+  return found;
 }

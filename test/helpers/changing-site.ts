@@ -1,0 +1,37 @@
+/**
+ * A small website on loopback whose pages the test rewrites between two scans (a release that
+ * fixes some findings, keeps others and brings new ones): `site.pages` maps a path to its HTML.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ChangingSite {
+  origin: string;
+  url(path: string): string;
+  /** Path → the page's HTML, as answered now; change it between scans. */
+  pages: Map<string, string>;
+  /** Paths requested so far, in order. */
+  requested: string[];
+  close(): Promise<void>;
+}
+
+export async function startChangingSite(pages: Record<string, string>): Promise<ChangingSite> {
+  const site: ChangingSite = {
+    origin: '', url: (p) => `${site.origin}${p}`, pages: new Map(Object.entries(pages)), requested: [],
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    site.requested.push(path);
+    const html = site.pages.get(path);
+    if (html === undefined) return void res.writeHead(404, { 'content-type': 'text/html' }).end('<!doctype html><title>Not found</title>');
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  site.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return site;
+}
+
+/** A page of the site: a title, a language, and `body` inside <main>. */
+export const page = (title: string, body: string) =>
+  `<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><title>${title}</title></head>\n<body>\n<main>\n<h1>${title}</h1>\n${body}\n</main>\n</body>\n</html>\n`;
