@@ -20,6 +20,7 @@ const BROWSER_FILES = [
   'test/e2e/reports-chromium.test.ts',
   'test/e2e/readme-tour.test.ts',
   'test/e2e/screenshot-quota-chromium.test.ts',
+  'test/e2e/oauth-chromium.test.ts',
 ];
 
 export default defineConfig({

@@ -80,6 +80,17 @@ export type OperationId =
   | 'auth.logout'
   | 'auth.protectedResource'
   | 'auth.protectedResourceForMcp'
+  | 'auth.oauthServerMetadata'
+  | 'auth.openidConfiguration'
+  | 'auth.oauthJwks'
+  | 'auth.oauthAuthorize'
+  | 'auth.oauthAuthorizeResume'
+  | 'auth.oauthToken'
+  | 'auth.oauthRevoke'
+  | 'auth.oauthRegister'
+  | 'auth.oauthInteraction'
+  | 'auth.oauthSignIn'
+  | 'auth.oauthConsent'
   | 'ops.health'
   | 'ops.metrics'
   | 'ops.ready'
@@ -104,6 +115,8 @@ export type OperationId =
   | 'mcp.tool.dashboard_list_users'
   | 'mcp.tool.dashboard_update_user'
   | 'mcp.tool.dashboard_list_user_tokens'
+  | 'mcp.tool.dashboard_list_oauth_grants'
+  | 'mcp.tool.dashboard_revoke_oauth_grant'
   | 'mcp.tool.dashboard_revoke_user_token'
   | 'mcp.tool.dashboard_create_service_connection'
   | 'mcp.tool.dashboard_get_service_connection'
@@ -240,6 +253,192 @@ export const operations: readonly OperationSpec[] = [
     responses: {
       '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_protectedResourceForMcp_200'), headers: [] },
       '406': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_protectedResourceForMcp_406'), headers: [] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'auth.oauthServerMetadata',
+    method: 'GET',
+    path: '/.well-known/oauth-authorization-server',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthServerMetadata_200'), headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthServerMetadata_404'), headers: [] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'auth.openidConfiguration',
+    method: 'GET',
+    path: '/.well-known/openid-configuration',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_openidConfiguration_200'), headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_openidConfiguration_404'), headers: [] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'auth.oauthJwks',
+    method: 'GET',
+    path: '/oauth/jwks',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["application/jwk-set+json"], validate: validator('dashboard', 'response_auth_oauthJwks_200'), headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthJwks_404'), headers: [] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'auth.oauthAuthorize',
+    method: 'GET',
+    path: '/oauth/authorize',
+    security: [],
+    params: [{"name":"client_id","in":"query","required":false,"type":"string"},{"name":"redirect_uri","in":"query","required":false,"type":"string"},{"name":"response_type","in":"query","required":false,"type":"string"},{"name":"code_challenge","in":"query","required":false,"type":"string"},{"name":"code_challenge_method","in":"query","required":false,"type":"string"},{"name":"state","in":"query","required":false,"type":"string"},{"name":"scope","in":"query","required":false,"type":"string"},{"name":"resource","in":"query","required":false,"type":"string"},{"name":"response_mode","in":"query","required":false,"type":"string"}],
+    validateParams: validator('dashboard', 'params_auth_oauthAuthorize'),
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["text/html"], validate: null, headers: [] },
+      '303': { mediaTypes: ["text/html","text/plain"], validate: null, headers: [{"name":"location","required":true}] },
+      '400': { mediaTypes: ["text/html","application/json"], validate: validator('dashboard', 'response_auth_oauthAuthorize_400'), headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthAuthorize_404'), headers: [] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'auth.oauthAuthorizeResume',
+    method: 'GET',
+    path: '/oauth/authorize/{uid}',
+    security: [],
+    params: [{"name":"uid","in":"path","required":true,"type":"string"}],
+    validateParams: validator('dashboard', 'params_auth_oauthAuthorizeResume'),
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["text/html"], validate: null, headers: [] },
+      '303': { mediaTypes: ["text/html","text/plain"], validate: null, headers: [{"name":"location","required":true}] },
+      '400': { mediaTypes: ["text/html","application/json"], validate: validator('dashboard', 'response_auth_oauthAuthorizeResume_400'), headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthAuthorizeResume_404'), headers: [] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'auth.oauthToken',
+    method: 'POST',
+    path: '/oauth/token',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/x-www-form-urlencoded"], validate: validator('dashboard', 'request_auth_oauthToken') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthToken_200'), headers: [] },
+      '400': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthToken_400'), headers: [] },
+      '401': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthToken_401'), headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthToken_404'), headers: [] },
+      '415': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthToken_415'), headers: [] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'auth.oauthRevoke',
+    method: 'POST',
+    path: '/oauth/revoke',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/x-www-form-urlencoded"], validate: validator('dashboard', 'request_auth_oauthRevoke') },
+    responses: {
+      '200': { mediaTypes: [], validate: null, headers: [] },
+      '400': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthRevoke_400'), headers: [] },
+      '401': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthRevoke_401'), headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthRevoke_404'), headers: [] },
+      '415': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthRevoke_415'), headers: [] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'auth.oauthRegister',
+    method: 'POST',
+    path: '/oauth/register',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_auth_oauthRegister') },
+    responses: {
+      '201': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthRegister_201'), headers: [] },
+      '400': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthRegister_400'), headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthRegister_404'), headers: [] },
+      '415': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthRegister_415'), headers: [] },
+      '429': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthRegister_429'), headers: [{"name":"retry-after","required":true}] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'auth.oauthInteraction',
+    method: 'GET',
+    path: '/oauth/interaction/{uid}',
+    security: [],
+    params: [{"name":"uid","in":"path","required":true,"type":"string"}],
+    validateParams: validator('dashboard', 'params_auth_oauthInteraction'),
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["text/html"], validate: null, headers: [] },
+      '400': { mediaTypes: ["text/html","application/json"], validate: validator('dashboard', 'response_auth_oauthInteraction_400'), headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthInteraction_404'), headers: [] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'auth.oauthSignIn',
+    method: 'POST',
+    path: '/oauth/interaction/{uid}/sign-in',
+    security: [],
+    params: [{"name":"uid","in":"path","required":true,"type":"string"}],
+    validateParams: validator('dashboard', 'params_auth_oauthSignIn'),
+    requestBody: { required: true, mediaTypes: ["application/x-www-form-urlencoded"], validate: validator('dashboard', 'request_auth_oauthSignIn') },
+    responses: {
+      '200': { mediaTypes: ["text/html"], validate: null, headers: [] },
+      '303': { mediaTypes: ["text/html","text/plain"], validate: null, headers: [{"name":"location","required":true}] },
+      '400': { mediaTypes: ["text/html","application/json"], validate: validator('dashboard', 'response_auth_oauthSignIn_400'), headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthSignIn_404'), headers: [] },
+      '415': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthSignIn_415'), headers: [] },
+      '429': { mediaTypes: ["text/html"], validate: null, headers: [] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'auth.oauthConsent',
+    method: 'POST',
+    path: '/oauth/interaction/{uid}/consent',
+    security: [],
+    params: [{"name":"uid","in":"path","required":true,"type":"string"}],
+    validateParams: validator('dashboard', 'params_auth_oauthConsent'),
+    requestBody: { required: true, mediaTypes: ["application/x-www-form-urlencoded"], validate: validator('dashboard', 'request_auth_oauthConsent') },
+    responses: {
+      '200': { mediaTypes: ["text/html"], validate: null, headers: [] },
+      '303': { mediaTypes: ["text/html","text/plain"], validate: null, headers: [{"name":"location","required":true}] },
+      '400': { mediaTypes: ["text/html","application/json"], validate: validator('dashboard', 'response_auth_oauthConsent_400'), headers: [] },
+      '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthConsent_404'), headers: [] },
+      '415': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_auth_oauthConsent_415'), headers: [] },
     },
     tool: null,
   },
@@ -644,6 +843,36 @@ export const operations: readonly OperationSpec[] = [
       '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_list_user_tokens_405'), headers: [{"name":"allow","required":true}] },
     },
     tool: 'dashboard_list_user_tokens',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_list_oauth_grants',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_list_oauth_grants',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_list_oauth_grants') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_list_oauth_grants_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_list_oauth_grants_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_list_oauth_grants',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_revoke_oauth_grant',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_revoke_oauth_grant',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_revoke_oauth_grant') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_revoke_oauth_grant_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_revoke_oauth_grant_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_revoke_oauth_grant',
   },
   {
     apis: ["dashboard"],
@@ -1473,6 +1702,17 @@ export interface OperationInputs {
   'auth.logout': { params: { "session"?: NonNullable<dashboardOperations['auth.logout']['parameters']['cookie']>["session"]; "__Host-session"?: NonNullable<dashboardOperations['auth.logout']['parameters']['cookie']>["__Host-session"] }; body: undefined };
   'auth.protectedResource': { params: { }; body: undefined };
   'auth.protectedResourceForMcp': { params: { }; body: undefined };
+  'auth.oauthServerMetadata': { params: { }; body: undefined };
+  'auth.openidConfiguration': { params: { }; body: undefined };
+  'auth.oauthJwks': { params: { }; body: undefined };
+  'auth.oauthAuthorize': { params: { "client_id"?: NonNullable<dashboardOperations['auth.oauthAuthorize']['parameters']['query']>["client_id"]; "redirect_uri"?: NonNullable<dashboardOperations['auth.oauthAuthorize']['parameters']['query']>["redirect_uri"]; "response_type"?: NonNullable<dashboardOperations['auth.oauthAuthorize']['parameters']['query']>["response_type"]; "code_challenge"?: NonNullable<dashboardOperations['auth.oauthAuthorize']['parameters']['query']>["code_challenge"]; "code_challenge_method"?: NonNullable<dashboardOperations['auth.oauthAuthorize']['parameters']['query']>["code_challenge_method"]; "state"?: NonNullable<dashboardOperations['auth.oauthAuthorize']['parameters']['query']>["state"]; "scope"?: NonNullable<dashboardOperations['auth.oauthAuthorize']['parameters']['query']>["scope"]; "resource"?: NonNullable<dashboardOperations['auth.oauthAuthorize']['parameters']['query']>["resource"]; "response_mode"?: NonNullable<dashboardOperations['auth.oauthAuthorize']['parameters']['query']>["response_mode"] }; body: undefined };
+  'auth.oauthAuthorizeResume': { params: { "uid": NonNullable<dashboardOperations['auth.oauthAuthorizeResume']['parameters']['path']>["uid"] }; body: undefined };
+  'auth.oauthToken': { params: { }; body: undefined };
+  'auth.oauthRevoke': { params: { }; body: undefined };
+  'auth.oauthRegister': { params: { }; body: NonNullable<dashboardOperations['auth.oauthRegister']['requestBody']>['content']["application/json"] };
+  'auth.oauthInteraction': { params: { "uid": NonNullable<dashboardOperations['auth.oauthInteraction']['parameters']['path']>["uid"] }; body: undefined };
+  'auth.oauthSignIn': { params: { "uid": NonNullable<dashboardOperations['auth.oauthSignIn']['parameters']['path']>["uid"] }; body: undefined };
+  'auth.oauthConsent': { params: { "uid": NonNullable<dashboardOperations['auth.oauthConsent']['parameters']['path']>["uid"] }; body: undefined };
   'ops.health': { params: { }; body: undefined };
   'ops.metrics': { params: { }; body: undefined };
   'ops.ready': { params: { }; body: undefined };
@@ -1497,6 +1737,8 @@ export interface OperationInputs {
   'mcp.tool.dashboard_list_users': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_users']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_update_user': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_update_user']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_list_user_tokens': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_user_tokens']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_list_oauth_grants': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_oauth_grants']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_revoke_oauth_grant': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_revoke_oauth_grant']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_revoke_user_token': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_revoke_user_token']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_create_service_connection': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_create_service_connection']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_get_service_connection': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_service_connection']['requestBody']>['content']["application/json"] };
@@ -1570,8 +1812,10 @@ export const routes: readonly RouteSpec[] = [
   { template: '/api/v1/mcp/tools/dashboard_set_brand_guideline', routerPath: '/api/v1/mcp/tools/dashboard_set_brand_guideline', methods: { POST: 'mcp.tool.dashboard_set_brand_guideline' } },
   { template: '/api/v1/mcp/tools/dashboard_list_jurisdictions', routerPath: '/api/v1/mcp/tools/dashboard_list_jurisdictions', methods: { POST: 'mcp.tool.dashboard_list_jurisdictions' } },
   { template: '/api/v1/mcp/tools/dashboard_list_wcag_criteria', routerPath: '/api/v1/mcp/tools/dashboard_list_wcag_criteria', methods: { POST: 'mcp.tool.dashboard_list_wcag_criteria' } },
+  { template: '/api/v1/mcp/tools/dashboard_revoke_oauth_grant', routerPath: '/api/v1/mcp/tools/dashboard_revoke_oauth_grant', methods: { POST: 'mcp.tool.dashboard_revoke_oauth_grant' } },
   { template: '/api/v1/mcp/tools/dashboard_get_scan_progress', routerPath: '/api/v1/mcp/tools/dashboard_get_scan_progress', methods: { POST: 'mcp.tool.dashboard_get_scan_progress' } },
   { template: '/api/v1/mcp/tools/dashboard_list_brand_scores', routerPath: '/api/v1/mcp/tools/dashboard_list_brand_scores', methods: { POST: 'mcp.tool.dashboard_list_brand_scores' } },
+  { template: '/api/v1/mcp/tools/dashboard_list_oauth_grants', routerPath: '/api/v1/mcp/tools/dashboard_list_oauth_grants', methods: { POST: 'mcp.tool.dashboard_list_oauth_grants' } },
   { template: '/api/v1/mcp/tools/dashboard_revoke_user_token', routerPath: '/api/v1/mcp/tools/dashboard_revoke_user_token', methods: { POST: 'mcp.tool.dashboard_revoke_user_token' } },
   { template: '/api/v1/mcp/tools/dashboard_list_regulations', routerPath: '/api/v1/mcp/tools/dashboard_list_regulations', methods: { POST: 'mcp.tool.dashboard_list_regulations' } },
   { template: '/api/v1/mcp/tools/dashboard_list_user_tokens', routerPath: '/api/v1/mcp/tools/dashboard_list_user_tokens', methods: { POST: 'mcp.tool.dashboard_list_user_tokens' } },
@@ -1589,6 +1833,7 @@ export const routes: readonly RouteSpec[] = [
   { template: '/api/v1/mcp/tools/dashboard_query_issues', routerPath: '/api/v1/mcp/tools/dashboard_query_issues', methods: { POST: 'mcp.tool.dashboard_query_issues' } },
   { template: '/api/v1/mcp/tools/dashboard_share_report', routerPath: '/api/v1/mcp/tools/dashboard_share_report', methods: { POST: 'mcp.tool.dashboard_share_report' } },
   { template: '/api/v1/mcp/tools/dashboard_verify_fixes', routerPath: '/api/v1/mcp/tools/dashboard_verify_fixes', methods: { POST: 'mcp.tool.dashboard_verify_fixes' } },
+  { template: '/.well-known/oauth-authorization-server', routerPath: '/.well-known/oauth-authorization-server', methods: { GET: 'auth.oauthServerMetadata' } },
   { template: '/api/v1/mcp/tools/dashboard_create_user', routerPath: '/api/v1/mcp/tools/dashboard_create_user', methods: { POST: 'mcp.tool.dashboard_create_user' } },
   { template: '/api/v1/mcp/tools/dashboard_update_user', routerPath: '/api/v1/mcp/tools/dashboard_update_user', methods: { POST: 'mcp.tool.dashboard_update_user' } },
   { template: '/api/v1/mcp/tools/dashboard_create_org', routerPath: '/api/v1/mcp/tools/dashboard_create_org', methods: { POST: 'mcp.tool.dashboard_create_org' } },
@@ -1602,16 +1847,26 @@ export const routes: readonly RouteSpec[] = [
   { template: '/api/v1/mcp/tools/dashboard_scan_site', routerPath: '/api/v1/mcp/tools/dashboard_scan_site', methods: { POST: 'mcp.tool.dashboard_scan_site' } },
   { template: '/api/v1/mcp/tools/dashboard_get_user', routerPath: '/api/v1/mcp/tools/dashboard_get_user', methods: { POST: 'mcp.tool.dashboard_get_user' } },
   { template: '/api/v1/mcp/tools/dashboard_get_org', routerPath: '/api/v1/mcp/tools/dashboard_get_org', methods: { POST: 'mcp.tool.dashboard_get_org' } },
+  { template: '/.well-known/openid-configuration', routerPath: '/.well-known/openid-configuration', methods: { GET: 'auth.openidConfiguration' } },
   { template: '/api/v1/auth/logout', routerPath: '/api/v1/auth/logout', methods: { POST: 'auth.logout' } },
   { template: '/api/v1/auth/login', routerPath: '/api/v1/auth/login', methods: { POST: 'auth.login' } },
+  { template: '/oauth/authorize', routerPath: '/oauth/authorize', methods: { GET: 'auth.oauthAuthorize' } },
+  { template: '/oauth/register', routerPath: '/oauth/register', methods: { POST: 'auth.oauthRegister' } },
+  { template: '/oauth/revoke', routerPath: '/oauth/revoke', methods: { POST: 'auth.oauthRevoke' } },
+  { template: '/oauth/token', routerPath: '/oauth/token', methods: { POST: 'auth.oauthToken' } },
   { template: '/api/v1/mcp', routerPath: '/api/v1/mcp', methods: { POST: 'mcp.post' } },
+  { template: '/oauth/jwks', routerPath: '/oauth/jwks', methods: { GET: 'auth.oauthJwks' } },
   { template: '/healthz', routerPath: '/healthz', methods: { GET: 'ops.health' } },
   { template: '/metrics', routerPath: '/metrics', methods: { GET: 'ops.metrics' } },
   { template: '/readyz', routerPath: '/readyz', methods: { GET: 'ops.ready' } },
   { template: '/docs', routerPath: '/docs', methods: { GET: 'ops.docs' } },
   { template: '/', routerPath: '/', methods: { GET: 'ops.home' } },
+  { template: '/oauth/interaction/{uid}/consent', routerPath: '/oauth/interaction/:uid/consent', methods: { POST: 'auth.oauthConsent' } },
+  { template: '/oauth/interaction/{uid}/sign-in', routerPath: '/oauth/interaction/:uid/sign-in', methods: { POST: 'auth.oauthSignIn' } },
   { template: '/reports/{scanId}.pa11y.json', routerPath: '/reports/:scanId.pa11y.json', methods: { GET: 'reports.pa11y' } },
+  { template: '/oauth/interaction/{uid}', routerPath: '/oauth/interaction/:uid', methods: { GET: 'auth.oauthInteraction' } },
   { template: '/reports/{scanId}.junit.xml', routerPath: '/reports/:scanId.junit.xml', methods: { GET: 'reports.junit' } },
+  { template: '/oauth/authorize/{uid}', routerPath: '/oauth/authorize/:uid', methods: { GET: 'auth.oauthAuthorizeResume' } },
   { template: '/reports/{scanId}.sarif', routerPath: '/reports/:scanId.sarif', methods: { GET: 'reports.sarif' } },
   { template: '/docs/openapi/{api}', routerPath: '/docs/openapi/:api', methods: { GET: 'ops.docsSpec' } },
   { template: '/docs/assets/{file}', routerPath: '/docs/assets/:file', methods: { GET: 'ops.docsAsset' } },

@@ -140,6 +140,223 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth 2.0 authorization server metadata (RFC 8414)
+         * @description The metadata of pactum's own authorization server, where MCP clients find its endpoints. 404 when OAUTH_ISSUER names an external one (the protected resource metadata then names it).
+         */
+        get: operations["auth.oauthServerMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The same metadata as OpenID Connect Discovery 1.0 */
+        get: operations["auth.openidConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/jwks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The public keys of the authorization server (ID tokens) */
+        get: operations["auth.oauthJwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The authorization endpoint (authorization code with PKCE)
+         * @description OAuth 2.1: `response_type=code` only, `code_challenge` with `code_challenge_method=S256`
+         *     required, `redirect_uri` matched exactly against the client's (a native client's
+         *     loopback redirect URI with any port), `resource` naming the MCP endpoint's canonical URI
+         *     (RFC 8707; the default when absent). `client_id` is an HTTPS URL (a Client ID Metadata
+         *     Document, fetched through the outbound address policy, OUTBOUND_ALLOW_PRIVATE_NETWORKS,
+         *     within OAUTH_CLIENT_METADATA_MAX_BYTES and OAUTH_CLIENT_METADATA_TIMEOUT_MS) or a
+         *     registered client's id. The browser is sent to the sign-in and consent pages, then back to
+         *     the redirect URI with `code`, `state` and `iss` (RFC 9207), or with `error` and `iss`.
+         *     A request that cannot be sent back (an unknown client, a redirect URI the client does not
+         *     list) is refused with a page.
+         */
+        get: operations["auth.oauthAuthorize"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/authorize/{uid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where the sign-in and consent pages send the browser back to */
+        get: operations["auth.oauthAuthorizeResume"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The token endpoint
+         * @description `grant_type=authorization_code` (with `code_verifier`, `redirect_uri`, `client_id` and
+         *     `resource`) or `grant_type=refresh_token`. Access tokens are opaque, bound to the MCP
+         *     endpoint (audience) and live OAUTH_ACCESS_TOKEN_TTL_SECONDS; each refresh returns a new
+         *     refresh token, and a spent one presented again ends the whole grant.
+         */
+        post: operations["auth.oauthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Token revocation (RFC 7009)
+         * @description Revokes an access or refresh token; a refresh token's whole grant ends with it.
+         */
+        post: operations["auth.oauthRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dynamic Client Registration (RFC 7591), only with OAUTH_DCR=true
+         * @description The deprecated fallback for MCP clients that cannot use a Client ID Metadata Document. Public clients only (`token_endpoint_auth_method=none`); 404 unless OAUTH_DCR=true; at most 20 registrations per client address per hour; a registration unused for OAUTH_REFRESH_TOKEN_TTL_SECONDS expires.
+         */
+        post: operations["auth.oauthRegister"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/interaction/{uid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sign-in or consent page of an authorization
+         * @description The sign-in form (username and password) or, once signed in, the consent page naming the application (unverified, from its metadata), where it sends the answer, the permissions asked for (those the user's role does not hold are not given) and the organization. Plain forms, no script.
+         */
+        get: operations["auth.oauthInteraction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/interaction/{uid}/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in during an authorization */
+        post: operations["auth.oauthSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/interaction/{uid}/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Allow or deny an application */
+        post: operations["auth.oauthConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -698,6 +915,46 @@ export interface paths {
          * @description Lists a user's personal tokens: id, name, creation, expiry, last use and state. Their secrets are shown once at creation and never listed. Only for a user the caller may manage (its org, and a role whose permissions the caller holds all of); any other user is not_found, word for word like a missing one.
          */
         post: operations["mcp.tool.dashboard_list_user_tokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/tools/dashboard_list_oauth_grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the MCP clients a user allowed (OAuth grants)
+         * @description Lists the OAuth grants of the caller (or, for a caller with admin.users, of a user of its org): the client (the URL of its metadata document, or its registered id), the scopes, since and until when. A user the caller may not see is not_found, word for word like a missing one.
+         */
+        post: operations["mcp.tool.dashboard_list_oauth_grants"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/tools/dashboard_revoke_oauth_grant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an MCP client's access (an OAuth grant)
+         * @description Ends one OAuth grant of the caller (or, for a caller with admin.users, of a user of its org): the grant, its refresh tokens and its access tokens stop working at their next request, on every instance. A grant that is not the user's is not_found.
+         */
+        post: operations["mcp.tool.dashboard_revoke_oauth_grant"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1489,6 +1746,82 @@ export interface components {
             resource_name?: string;
             /** Format: uri */
             resource_documentation?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * OAuthError
+         * @description An OAuth 2.0 error (RFC 6749 section 5.2): what the token, revocation and registration endpoints answer when they refuse a request.
+         * @example {
+         *       "error": "invalid_grant",
+         *       "error_description": "grant request is invalid"
+         *     }
+         */
+        "oauth-error": {
+            /** @description invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target, invalid_client_metadata, invalid_redirect_uri, … */
+            error: string;
+            error_description?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * AuthorizationServerMetadata
+         * @description OAuth 2.0 Authorization Server Metadata (RFC 8414), also served as OpenID Connect Discovery 1.0. `client_id_metadata_document_supported` says that an HTTPS URL may serve as a client_id (Client ID Metadata Documents); `registration_endpoint` is present only with OAUTH_DCR=true.
+         * @example {
+         *       "issuer": "http://127.0.0.1:8080",
+         *       "authorization_endpoint": "http://127.0.0.1:8080/oauth/authorize",
+         *       "token_endpoint": "http://127.0.0.1:8080/oauth/token",
+         *       "jwks_uri": "http://127.0.0.1:8080/oauth/jwks",
+         *       "revocation_endpoint": "http://127.0.0.1:8080/oauth/revoke",
+         *       "scopes_supported": [
+         *         "openid",
+         *         "offline_access",
+         *         "admin.system",
+         *         "admin.org",
+         *         "admin.users",
+         *         "reports.view",
+         *         "scans.create",
+         *         "branding.view",
+         *         "compliance.view",
+         *         "issues.fix"
+         *       ],
+         *       "response_types_supported": [
+         *         "code"
+         *       ],
+         *       "grant_types_supported": [
+         *         "authorization_code",
+         *         "refresh_token"
+         *       ],
+         *       "code_challenge_methods_supported": [
+         *         "S256"
+         *       ],
+         *       "token_endpoint_auth_methods_supported": [
+         *         "none"
+         *       ],
+         *       "authorization_response_iss_parameter_supported": true,
+         *       "client_id_metadata_document_supported": true
+         *     }
+         */
+        "oauth-server-metadata": {
+            /** Format: uri */
+            issuer: string;
+            /** Format: uri */
+            authorization_endpoint: string;
+            /** Format: uri */
+            token_endpoint: string;
+            /** Format: uri */
+            jwks_uri?: string;
+            /** Format: uri */
+            registration_endpoint?: string;
+            /** Format: uri */
+            revocation_endpoint?: string;
+            scopes_supported?: string[];
+            response_types_supported: string[];
+            grant_types_supported?: string[];
+            code_challenge_methods_supported: "S256"[];
+            token_endpoint_auth_methods_supported?: string[];
+            authorization_response_iss_parameter_supported?: boolean;
+            client_id_metadata_document_supported?: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -4548,6 +4881,66 @@ export interface components {
         /** dashboard_update_user result */
         "dashboard_update_user.output": components["schemas"]["user"];
         /**
+         * dashboard_list_oauth_grants arguments
+         * @description Whose grants: the caller's own (the default), or, for a caller with admin.users, a user of its org.
+         * @example {}
+         * @example {
+         *       "userId": "usr_01jdq3v8k2m5n7p9r1s3t5v7x9"
+         *     }
+         */
+        "dashboard_list_oauth_grants.input": {
+            userId?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_list_oauth_grants result
+         * @example {
+         *       "grants": [
+         *         {
+         *           "grantId": "Gx2kP9vL4mQ7tR1sW8yZ3aB6",
+         *           "userId": "usr_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *           "clientId": "https://client.example/mcp-client.json",
+         *           "scopes": [
+         *             "reports.view",
+         *             "scans.create"
+         *           ],
+         *           "createdAt": "2026-11-20T09:30:00.000Z",
+         *           "expiresAt": "2026-12-20T09:30:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        "dashboard_list_oauth_grants.output": {
+            grants: components["schemas"]["oauth-grant"][];
+        };
+        /**
+         * dashboard_revoke_oauth_grant arguments
+         * @description The grant to end (its id, from dashboard_list_oauth_grants): the caller's own, or, for a caller with admin.users, one of a user of its org.
+         * @example {
+         *       "grantId": "Gx2kP9vL4mQ7tR1sW8yZ3aB6"
+         *     }
+         */
+        "dashboard_revoke_oauth_grant.input": {
+            grantId: string;
+            userId?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_revoke_oauth_grant result
+         * @example {
+         *       "revoked": "Gx2kP9vL4mQ7tR1sW8yZ3aB6",
+         *       "grants": []
+         *     }
+         */
+        "dashboard_revoke_oauth_grant.output": {
+            /** @description The grant ended. */
+            revoked: string;
+            /** @description The grants left. */
+            grants: components["schemas"]["oauth-grant"][];
+        };
+        /**
          * dashboard_list_user_tokens arguments
          * @description List a user's personal tokens (never their secrets), newest first, revoked and expired ones included.
          * @example {
@@ -4623,6 +5016,32 @@ export interface components {
          * @description Any JSON value in which no string and no property name contains the NUL character (U+0000), however deep, extra properties included: PostgreSQL cannot store it, so every JSON request body refuses it (400, or the operation's refusal status, "The body contains a NUL character").
          */
         "json-without-nul": unknown;
+        /**
+         * OAuthGrant
+         * @description What a user allowed an MCP client (an OAuth client) to do: the scopes (pactum permissions, never beyond the user's role at each request) until the grant expires or is revoked.
+         * @example {
+         *       "grantId": "Gx2kP9vL4mQ7tR1sW8yZ3aB6",
+         *       "userId": "usr_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "clientId": "https://client.example/mcp-client.json",
+         *       "scopes": [
+         *         "reports.view",
+         *         "scans.create"
+         *       ],
+         *       "createdAt": "2026-11-20T09:30:00.000Z",
+         *       "expiresAt": "2026-12-20T09:30:00.000Z"
+         *     }
+         */
+        "oauth-grant": {
+            grantId: string;
+            userId: string;
+            /** @description The client: the URL of its metadata document, or the id it registered with. */
+            clientId: string;
+            scopes: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string | null;
+        };
         /** @description Screenshots of failing elements the scan took but could not keep, and why: the organization's screenshots reached SCREENSHOTS_BYTES_PER_ORG, or the store's free space LFS_MIN_FREE_BYTES. The scan itself is complete; only these images are missing. Absent when every screenshot taken was kept. */
         screenshotsSkipped: {
             count: number;
@@ -4630,6 +5049,79 @@ export interface components {
         };
     };
     responses: {
+        /** @description pactum's own authorization server is off (OAUTH_ISSUER names an external one), or, for registration, OAUTH_DCR is not true. */
+        OAuthServerOff: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Not Found",
+                 *       "statusCode": 404,
+                 *       "message": "This server uses an external authorization server (OAUTH_ISSUER); its own is off"
+                 *     }
+                 */
+                "application/json": components["schemas"]["http-error"];
+            };
+        };
+        /** @description An OAuth error (RFC 6749 section 5.2). */
+        OAuthRefused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "invalid_grant",
+                 *       "error_description": "grant request is invalid"
+                 *     }
+                 */
+                "application/json": components["schemas"]["oauth-error"];
+            };
+        };
+        /** @description The browser goes on, to a page of the authorization or back to the client's redirect URI (with `code` or `error`, `state` and `iss`). */
+        OAuthRedirect: {
+            headers: {
+                /** @description Where to. */
+                Location: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example Redirecting to <a href="http://127.0.0.1:33418/callback?code=Xk3L&amp;state=s1&amp;iss=http%3A%2F%2F127.0.0.1%3A8080">http://127.0.0.1:33418/callback</a>. */
+                "text/html": string;
+                /** @example Redirecting to http://127.0.0.1:33418/callback?code=Xk3L&state=s1&iss=http%3A%2F%2F127.0.0.1%3A8080. */
+                "text/plain": string;
+            };
+        };
+        /** @description With `response_mode=form_post`, the answer (`code` or `error`, `state`, `iss`) as a page whose form posts it to the client's redirect URI. */
+        OAuthFormPost: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example <!doctype html><html lang="en"><head><title>Submit This Form</title></head><body><form method="post" action="http://127.0.0.1:33418/callback"><input type="hidden" name="code" value="Xk3L"></form></body></html> */
+                "text/html": string;
+            };
+        };
+        /** @description A page saying why the authorization cannot go on (an unknown client, a redirect URI it does not list, an expired sign-in); the browser is not sent back to the client. */
+        OAuthRefusedPage: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example <!doctype html><html lang="en"><head><title>Sign-in refused</title></head><body><main><h1>Sign-in refused</h1><p><strong>invalid_redirect_uri</strong></p></main></body></html> */
+                "text/html": string;
+                /**
+                 * @example {
+                 *       "error": "Bad Request",
+                 *       "statusCode": 400,
+                 *       "message": "The form could not be read: larger than 8192 bytes"
+                 *     }
+                 */
+                "application/json": components["schemas"]["http-error"];
+            };
+        };
         /** @description The caller may not read reports (the permission reports.view). */
         ReportForbidden: {
             headers: {
@@ -5101,6 +5593,427 @@ export interface operations {
                 };
             };
             406: components["responses"]["NotAcceptableJson"];
+        };
+    };
+    "auth.oauthServerMetadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["oauth-server-metadata"];
+                };
+            };
+            404: components["responses"]["OAuthServerOff"];
+        };
+    };
+    "auth.openidConfiguration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["oauth-server-metadata"];
+                };
+            };
+            404: components["responses"]["OAuthServerOff"];
+        };
+    };
+    "auth.oauthJwks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON Web Key Set (RFC 7517). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "EC",
+                     *           "crv": "P-256",
+                     *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+                     *           "alg": "ES256",
+                     *           "use": "sig",
+                     *           "kid": "es256-m4x1a2"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/jwk-set+json": {
+                        keys: Record<string, unknown>[];
+                    };
+                };
+            };
+            404: components["responses"]["OAuthServerOff"];
+        };
+    };
+    "auth.oauthAuthorize": {
+        parameters: {
+            query?: {
+                client_id?: string;
+                redirect_uri?: string;
+                response_type?: string;
+                code_challenge?: string;
+                code_challenge_method?: string;
+                state?: string;
+                scope?: string;
+                resource?: string;
+                response_mode?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["OAuthFormPost"];
+            303: components["responses"]["OAuthRedirect"];
+            400: components["responses"]["OAuthRefusedPage"];
+            404: components["responses"]["OAuthServerOff"];
+        };
+    };
+    "auth.oauthAuthorizeResume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["OAuthFormPost"];
+            303: components["responses"]["OAuthRedirect"];
+            400: components["responses"]["OAuthRefusedPage"];
+            404: components["responses"]["OAuthServerOff"];
+        };
+    };
+    "auth.oauthToken": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "grant_type": "authorization_code",
+                 *       "code": "Xk3LmP9qR2sT5vW8yZ1aB4cD7eF0gH3jK6nM9pQ2sT5",
+                 *       "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+                 *       "redirect_uri": "http://127.0.0.1:33418/callback",
+                 *       "client_id": "https://client.example/mcp-client.json",
+                 *       "resource": "http://127.0.0.1:8080/api/v1/mcp"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @enum {string} */
+                    grant_type?: "authorization_code" | "refresh_token";
+                    code?: string;
+                    code_verifier?: string;
+                    redirect_uri?: string;
+                    client_id?: string;
+                    refresh_token?: string;
+                    resource?: string;
+                    scope?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The tokens. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "mF7oA2yQm8zRkW3cX5vN1pL9tH4dJ6sB0gE2uY7iK3w",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 600,
+                     *       "refresh_token": "r8Qm2Lk5Zp1Xv7Nc4Tb9Wy3Hd6Js0Fg2Ae5Ru8Io1Uy",
+                     *       "scope": "reports.view scans.create"
+                     *     }
+                     */
+                    "application/json": {
+                        access_token: string;
+                        /** @constant */
+                        token_type: "Bearer";
+                        expires_in: number;
+                        refresh_token?: string;
+                        scope?: string;
+                        id_token?: string;
+                    };
+                };
+            };
+            400: components["responses"]["OAuthRefused"];
+            401: components["responses"]["OAuthRefused"];
+            404: components["responses"]["OAuthServerOff"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    "auth.oauthRevoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "r8Qm2Lk5Zp1Xv7Nc4Tb9Wy3Hd6Js0Fg2Ae5Ru8Io1Uy",
+                 *       "token_type_hint": "refresh_token",
+                 *       "client_id": "https://client.example/mcp-client.json"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    token?: string;
+                    token_type_hint?: string;
+                    client_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Revoked (also when the token was unknown). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["OAuthRefused"];
+            401: components["responses"]["OAuthRefused"];
+            404: components["responses"]["OAuthServerOff"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    "auth.oauthRegister": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_name": "Example MCP client",
+                 *       "redirect_uris": [
+                 *         "http://127.0.0.1:33418/callback"
+                 *       ],
+                 *       "token_endpoint_auth_method": "none",
+                 *       "grant_types": [
+                 *         "authorization_code",
+                 *         "refresh_token"
+                 *       ],
+                 *       "response_types": [
+                 *         "code"
+                 *       ],
+                 *       "application_type": "native"
+                 *     }
+                 */
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description The registered client. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "client_id": "k3Jd8sL2mQ9vX5cN1bT7",
+                     *       "client_id_issued_at": 1796601600,
+                     *       "client_name": "Example MCP client",
+                     *       "redirect_uris": [
+                     *         "http://127.0.0.1:33418/callback"
+                     *       ],
+                     *       "token_endpoint_auth_method": "none",
+                     *       "grant_types": [
+                     *         "authorization_code",
+                     *         "refresh_token"
+                     *       ],
+                     *       "response_types": [
+                     *         "code"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        client_id: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["OAuthRefused"];
+            404: components["responses"]["OAuthServerOff"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description More than 20 registrations from this address in the last hour; try again after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "statusCode": 429,
+                     *       "message": "More than 20 client registrations from this address in an hour; retry in 3400 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                };
+            };
+        };
+    };
+    "auth.oauthInteraction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Sign in to pactum · pactum</title></head><body><main><h1>Sign in to pactum</h1></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["OAuthRefusedPage"];
+            404: components["responses"]["OAuthServerOff"];
+        };
+    };
+    "auth.oauthSignIn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "ada",
+                 *       "password": "ada-password-123"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    username?: string;
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The sign-in form again, saying the username or password is wrong. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Sign in to pactum · pactum</title></head><body><main><h1>Sign in to pactum</h1></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            303: components["responses"]["OAuthRedirect"];
+            400: components["responses"]["OAuthRefusedPage"];
+            404: components["responses"]["OAuthServerOff"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The sign-in form again, saying too many attempts failed (Retry-After). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Sign in to pactum · pactum</title></head><body><main><h1>Sign in to pactum</h1></main></body></html> */
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    "auth.oauthConsent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "decision": "allow"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @enum {string} */
+                    decision?: "allow" | "deny";
+                };
+            };
+        };
+        responses: {
+            /** @description The page of the current step again when the form carries no decision (allow or deny). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Sign in to pactum · pactum</title></head><body><main><h1>Sign in to pactum</h1></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            303: components["responses"]["OAuthRedirect"];
+            400: components["responses"]["OAuthRefusedPage"];
+            404: components["responses"]["OAuthServerOff"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     "ops.health": {
@@ -6108,6 +7021,60 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["tool-result"] & {
                         structuredContent?: components["schemas"]["dashboard_list_user_tokens.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_list_oauth_grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_list_oauth_grants.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_list_oauth_grants through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_list_oauth_grants.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_revoke_oauth_grant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_revoke_oauth_grant.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_revoke_oauth_grant through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_revoke_oauth_grant.output"];
                     };
                 };
             };

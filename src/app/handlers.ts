@@ -11,6 +11,7 @@ import { ready } from '../ops/ready.js';
 import { metricsHandler } from '../ops/metrics-endpoint.js';
 import { docsAsset, docsPage, docsSpec, homePage } from '../ops/docs.js';
 import { login, logout, protectedResource } from '../auth/routes.js';
+import { delegate, oauthConsent, oauthInteraction, oauthSignIn, registrationLimit } from '../auth/oauth-routes.js';
 import { reportExport, reportPage, reportScreenshot, sharedReportPage, sharedScreenshot } from '../reports/routes.js';
 import { batch } from '../objects/batch.js';
 import { createObject, getObject } from '../objects/legacy.js';
@@ -49,6 +50,17 @@ export function bindHandlers(s: Services): Handlers {
     'auth.logout': logout(s),
     'auth.protectedResource': protectedResource(s),
     'auth.protectedResourceForMcp': protectedResource(s),
+    'auth.oauthServerMetadata': delegate(s, { path: '/.well-known/openid-configuration' }),
+    'auth.openidConfiguration': delegate(s),
+    'auth.oauthJwks': delegate(s),
+    'auth.oauthAuthorize': delegate(s),
+    'auth.oauthAuthorizeResume': delegate(s),
+    'auth.oauthToken': delegate(s),
+    'auth.oauthRevoke': delegate(s),
+    'auth.oauthRegister': delegate(s, { when: (config) => config.oauth.dcr, limit: registrationLimit() }),
+    'auth.oauthInteraction': oauthInteraction(s),
+    'auth.oauthSignIn': oauthSignIn(s),
+    'auth.oauthConsent': oauthConsent(s),
     'ops.health': health,
     'ops.ready': ready(s),
     'ops.metrics': metricsHandler(s.config, s.metrics),

@@ -11,6 +11,7 @@ import { clientAddressMiddleware } from '../http/client-address.js';
 import { securityHeaders } from '../http/security-headers.js';
 import { noteKnownConnections } from '../http/slow-clients.js';
 import { bearerAuth, dashboardChallenge, sessionCookie } from '../auth/security.js';
+import { oauthBearer } from '../auth/oauth-bearer.js';
 import { LFS_CHALLENGE, transferToken } from '../objects/access.js';
 import { RATE_LIMITED, rateKey } from '../objects/rate-key.js';
 import { storageFailures } from '../objects/storage-failure.js';
@@ -32,7 +33,8 @@ export function createApp(services: Services, opts: { before: Middleware[] }): K
     createRouter({
       handlers: bindHandlers(services),
       security: {
-        bearerAuth: bearerAuth(config, services.users, services.tokens),
+        // The authorization server's opaque access tokens, else a JWT (pactum token, personal tokens).
+        bearerAuth: oauthBearer(config, services.users, services.oauth, bearerAuth(config, services.users, services.tokens)),
         sessionCookie: sessionCookie(config, services.db),
         basicAuth: services.objects.basic,
         transferToken: transferToken(services.objects.tokens),

@@ -52,6 +52,7 @@ import type { Compute } from '../compute/compute.js';
 import type { ScreenshotStore } from '../reports/screenshots.js';
 import type { ReportSlots } from '../reports/slots.js';
 import type { Metrics } from '../telemetry/metrics.js';
+import type { OAuthServerRef } from '../auth/oauth-routes.js';
 
 export interface Services {
   config: Config;
@@ -88,6 +89,8 @@ export interface Services {
   compute: Compute;
   /** The Prometheus metrics of this server (GET /metrics). */
   metrics: Metrics;
+  /** pactum's own OAuth authorization server, made at its first use (oidc-provider is loaded then); null with OAUTH_ISSUER. */
+  oauth: OAuthServerRef;
 }
 
 /** Builds every service of a server from its configuration; the server starts and stops them (server.ts). */
@@ -122,6 +125,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     reportSlots: createReportSlots(config.reports),
     compute: createCompute(config),
     metrics,
+    oauth: oauthServerOnFirstUse(config, db, secrets, users),
   };
   metrics.observe({
     scanLoad: { load: () => scanLoadByOrg(db), maxRunningPerOrg: config.scanMaxRunningPerOrg },
@@ -133,4 +137,19 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     ...(config.storage.kind === 'fs' ? { freeBytes: () => store.freeBytes() } : {}),
   });
   return services;
+}
+
+/** Made once, at the first request that needs it (after the migrations); a failed start is tried again. */
+function oauthServerOnFirstUse(config: Config, db: Db, secrets: SecretBox, users: UserState): OAuthServerRef {
+  let made: ReturnType<OAuthServerRef> | null = null;
+  return () => {
+    if (config.oauth.issuer) return Promise.resolve(null);
+    made ??= import('../auth/oauth-server.js')
+      .then((m) => m.createOAuthServer({ config, db, secrets, users }))
+      .catch((err: unknown) => {
+        made = null;
+        throw err;
+      });
+    return made;
+  };
 }

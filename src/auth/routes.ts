@@ -53,6 +53,8 @@ export function logout(services: Pick<AuthDeps, 'config' | 'db'>): Handler<'auth
 export function protectedResource(services: Pick<AuthDeps, 'config'>): Handler<'auth.protectedResource' | 'auth.protectedResourceForMcp'> {
   const body = {
     resource: `${services.config.publicUrl}/api/v1/mcp`,
+    // Our own authorization server, or the external one that issues the tokens (OAUTH_ISSUER).
+    authorization_servers: [services.config.oauth.issuer ?? services.config.publicUrl.replace(/\/$/, '')],
     bearer_methods_supported: ['header'],
     scopes_supported: [...PERMISSIONS],
     resource_name: 'pactum dashboard MCP endpoint',

@@ -24,6 +24,7 @@ const conformance = async (a: string[]) => (await import('./conformance.js')).co
 const token = async (a: string[]) => (await import('./token.js')).token(a);
 const scan = async (a: string[]) => (await import('./scan.js')).scan(a);
 const mock = async (a: string[]) => (await import('./mock.js')).mock(a);
+const oauth = async (a: string[]) => (await import('./oauth.js')).oauth(a);
 
 /** Each command, its usage lines (shown by `pactum <command> --help`) and what runs it. */
 const commands: Record<string, { usage: string; run: (args: string[]) => Promise<number> }> = {
@@ -86,6 +87,11 @@ pactum token --sub <id> --org <slug|id> [--perm P1,P2] [--role ROLE] [--ttl 1h] 
     The audience is the server's URL: --audience, else PUBLIC_URL, else the URL of the server
     that last started on this database (DATA_DIR or DATABASE_URL), else HOST and PORT.`,
     run: token,
+  },
+  oauth: {
+    usage: `pactum oauth grants (--user <username> | --org <slug|id>)   what users allowed MCP clients: grant id, user, client, scopes, since, until
+pactum oauth revoke <grant id>   ends the grant and its tokens at their next request`,
+    run: oauth,
   },
 };
 

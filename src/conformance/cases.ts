@@ -109,6 +109,12 @@ function authHeaders(op: OperationSpec, c: Credentials): Record<string, string> 
   return {};
 }
 
+/** An object as a form body (the OAuth endpoints): each member a field, other values as JSON text. */
+function formBody(value: Json): string {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return JSON.stringify(value);
+  return new URLSearchParams(Object.entries(value).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString();
+}
+
 export function buildRequest(
   target: Target,
   od: OperationDoc,
@@ -135,7 +141,7 @@ export function buildRequest(
   if (opts.body !== undefined && od.body) {
     const type = opts.contentType ?? od.body.mediaTypes[(opts.variant ?? 0) % od.body.mediaTypes.length]!;
     headers['content-type'] = type === '*/*' ? 'application/octet-stream' : type;
-    body = typeof opts.body === 'string' || opts.body instanceof Uint8Array ? opts.body : JSON.stringify(opts.body);
+    body = typeof opts.body === 'string' || opts.body instanceof Uint8Array ? opts.body : type === 'application/x-www-form-urlencoded' ? formBody(opts.body) : JSON.stringify(opts.body);
   }
   const qs = query.toString();
   return { method: opts.method ?? od.op.method, url: `${target.base}${path}${qs ? `?${qs}` : ''}`, headers, body };

@@ -55,6 +55,20 @@ const schema = z.object({
   JWT_ISSUER: z.optional(z.string()),
   /** 32 bytes, hex or base64, for AES-256-GCM of stored secrets. Unset: a key in DATA_DIR/keys. */
   SECRETS_KEY: z.optional(z.string()),
+  /** Dynamic Client Registration (RFC 7591) at /oauth/register, the deprecated fallback for MCP clients without Client ID Metadata Documents. */
+  OAUTH_DCR: z._default(bool, false),
+  /** An external authorization server's issuer URL: the protected resource metadata names it and pactum's own is off; its tokens are verified with JWT_JWKS_URL. Unset: pactum is its own authorization server. */
+  OAUTH_ISSUER: z.optional(z.url()),
+  /** Lifetime of an OAuth access token, in seconds. */
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: z._default(int(30, 86_400), 600),
+  /** Lifetime of an OAuth refresh token (and of its grant while unused), in seconds. */
+  OAUTH_REFRESH_TOKEN_TTL_SECONDS: z._default(int(60, 365 * 86_400), 30 * 86_400),
+  /** Largest Client ID Metadata Document fetched, in bytes. */
+  OAUTH_CLIENT_METADATA_MAX_BYTES: z._default(int(512, 1024 * 1024), 5 * 1024),
+  /** How long a Client ID Metadata Document fetch may take, in milliseconds. */
+  OAUTH_CLIENT_METADATA_TIMEOUT_MS: z._default(int(100, 60_000), 2500),
+  /** PEM file of certificate authorities trusted (besides the system's) when fetching Client ID Metadata Documents (an intranet's CA). */
+  OAUTH_CLIENT_METADATA_CA_FILE: z.optional(z.string().check(z.minLength(1))),
   /** Origins allowed to call /api/v1 from a browser. Default: PUBLIC_URL's origin. */
   ALLOWED_ORIGINS: z.optional(list),
   /** Host headers accepted on /api/v1 (DNS-rebinding protection). Default: PUBLIC_URL's host, localhost, 127.0.0.1 and ::1 at PORT. */
@@ -247,6 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   if (e.STORAGE === 's3' && !e.S3_BUCKET) problems.push('  S3_BUCKET: required when STORAGE=s3');
   if (e.S3_SERVE_DIRECT && e.STORAGE !== 's3') problems.push('  S3_SERVE_DIRECT: only with STORAGE=s3 (files are served by pactum)');
   if (Boolean(e.S3_ACCESS_KEY_ID) !== Boolean(e.S3_SECRET_ACCESS_KEY)) problems.push('  S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both or neither');
+  if (e.OAUTH_ISSUER && !e.JWT_JWKS_URL) problems.push("  OAUTH_ISSUER: needs JWT_JWKS_URL, the issuer's keys, to verify its tokens (and JWT_ISSUER to require its iss)");
   if (e.DATABASE_URL && !/^postgres(ql)?:\/\//.test(e.DATABASE_URL)) problems.push('  DATABASE_URL: must be a postgres:// URL (unset means SQLite in DATA_DIR)');
   for (const entry of e.TRUSTED_PROXIES ?? []) {
     try {
@@ -281,6 +296,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       audience: `${publicBase}/api/v1/mcp`,
     },
     secretsKey: e.SECRETS_KEY ?? null,
+    oauth: {
+      dcr: e.OAUTH_DCR,
+      issuer: e.OAUTH_ISSUER ?? null,
+      accessTtlSeconds: e.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+      refreshTtlSeconds: e.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
+      clientMetadataMaxBytes: e.OAUTH_CLIENT_METADATA_MAX_BYTES,
+      clientMetadataTimeoutMs: e.OAUTH_CLIENT_METADATA_TIMEOUT_MS,
+      clientMetadataCaFile: e.OAUTH_CLIENT_METADATA_CA_FILE ?? null,
+    },
     allowedOrigins: e.ALLOWED_ORIGINS ?? [publicUrl.origin],
     allowedHosts:
       e.ALLOWED_HOSTS ??

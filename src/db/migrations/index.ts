@@ -22,6 +22,7 @@ import * as m020 from './020_mcp_confirmations.js';
 import * as m021 from './021_mcp_tasks.js';
 import * as m022 from './022_mcp_task_results.js';
 import * as m023 from './023_finding_marks.js';
+import * as m024 from './024_oauth.js';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_core': m001,
@@ -46,6 +47,7 @@ const migrations: Record<string, Knex.Migration> = {
   '021_mcp_tasks': m021,
   '022_mcp_task_results': m022,
   '023_finding_marks': m023,
+  '024_oauth': m024,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -15,11 +15,13 @@ import { regulationTools } from './regulations.js';
 import { scanTools } from './scans.js';
 import { shareTools } from './shares.js';
 import { userTools } from './users.js';
+import { oauthGrantTools } from './oauth-grants.js';
 
 export function toolHandlers(s: McpDeps): ToolHandlers {
   return {
     ...orgTools(s),
     ...userTools(s),
+    ...oauthGrantTools(s),
     ...connectionTools(s),
     ...scanTools(s),
     ...shareTools(s),
