@@ -1685,6 +1685,11 @@ export interface components {
             requestId?: string;
         };
         /**
+         * JsonWithoutNul
+         * @description Any JSON value in which no string and no property name contains the NUL character (U+0000), however deep, extra properties included: PostgreSQL cannot store it, so every JSON request body refuses it (400, or the operation's refusal status, "The body contains a NUL character").
+         */
+        "json-without-nul": unknown;
+        /**
          * LoginRequest
          * @example {
          *       "username": "ada",
@@ -5012,11 +5017,6 @@ export interface components {
             tokens: components["schemas"]["personal-token"][];
         };
         /**
-         * JsonWithoutNul
-         * @description Any JSON value in which no string and no property name contains the NUL character (U+0000), however deep, extra properties included: PostgreSQL cannot store it, so every JSON request body refuses it (400, or the operation's refusal status, "The body contains a NUL character").
-         */
-        "json-without-nul": unknown;
-        /**
          * OAuthGrant
          * @description What a user allowed an MCP client (an OAuth client) to do: the scopes (pactum permissions, never beyond the user's role at each request) until the grant expires or is revoked.
          * @example {
@@ -5746,7 +5746,7 @@ export interface operations {
                     refresh_token?: string;
                     resource?: string;
                     scope?: string;
-                };
+                } & components["schemas"]["json-without-nul"];
             };
         };
         responses: {
@@ -5802,7 +5802,7 @@ export interface operations {
                     token?: string;
                     token_type_hint?: string;
                     client_id?: string;
-                };
+                } & components["schemas"]["json-without-nul"];
             };
         };
         responses: {
@@ -5845,7 +5845,7 @@ export interface operations {
                  *       "application_type": "native"
                  *     }
                  */
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["json-without-nul"];
             };
         };
         responses: {
@@ -5947,7 +5947,7 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     username?: string;
                     password?: string;
-                };
+                } & components["schemas"]["json-without-nul"];
             };
         };
         responses: {
@@ -5996,7 +5996,7 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     /** @enum {string} */
                     decision?: "allow" | "deny";
-                };
+                } & components["schemas"]["json-without-nul"];
             };
         };
         responses: {

@@ -49,10 +49,30 @@ export function delegate(
     const server = await s.oauth();
     if (!server || (opts.when && !opts.when(s.config))) throw server ? new HttpError(404, 'Dynamic Client Registration is off on this server (OAUTH_DCR); identify the client with a Client ID Metadata Document') : off();
     opts.limit?.(ctx);
+    // The router refuses a NUL in a declared parameter; the provider reads others too (nonce, prompt).
+    if (formHasNul(new URLSearchParams(ctx.querystring))) {
+      const why = 'A parameter contains a NUL character (\\u0000), which none accepts';
+      // The token and revocation endpoints answer in OAuth's error shape; the browser's pages in the spec's.
+      if (ctx.method === 'POST') return oauthRefusal(ctx, why);
+      throw new HttpError(400, why);
+    }
     callback ??= server.provider.callback() as unknown as typeof callback;
     if (opts.path) ctx.req.url = `${opts.path}${ctx.querystring ? `?${ctx.querystring}` : ''}`;
     // A JSON body (registration) was read and checked by the router: the provider takes it as text.
     if (body !== undefined) (ctx.req as { body?: unknown }).body = JSON.stringify(body);
+    else if (ctx.is('application/x-www-form-urlencoded')) {
+      // A form (token, revocation) is read here, within the provider's own size limit, so that a
+      // NUL in any field is refused before the provider looks a client or a code up with it.
+      let text: string;
+      try {
+        text = await readJsonText(ctx.req, { limit: FORM_LIMIT, maxDepth: Number.MAX_SAFE_INTEGER });
+      } catch (err) {
+        if (err instanceof JsonBodyError) return oauthRefusal(ctx, `The form could not be read: ${err.message}`);
+        throw err;
+      }
+      if (formHasNul(new URLSearchParams(text))) return oauthRefusal(ctx, 'The form contains a NUL character (\\u0000), which no field accepts');
+      (ctx.req as { body?: unknown }).body = text;
+    }
     ctx.respond = false;
     await callback!(ctx.req, ctx.res);
   };
@@ -78,14 +98,32 @@ export function registrationLimit(max = 20): (ctx: Context) => void {
   };
 }
 
-/** A small form body (application/x-www-form-urlencoded), as its fields. */
+/** oidc-provider's own limit of a form body. */
+const FORM_LIMIT = 56 * 1024;
+
+function formHasNul(form: URLSearchParams): boolean {
+  for (const [name, value] of form) if (name.includes('\u0000') || value.includes('\u0000')) return true;
+  return false;
+}
+
+/** An OAuth error answer (RFC 6749 §5.2) for a request refused before the provider saw it. */
+function oauthRefusal(ctx: Context, description: string): void {
+  ctx.status = 400;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { error: 'invalid_request', error_description: description };
+}
+
+/** A small form body (application/x-www-form-urlencoded), as its fields; a NUL in any is refused. */
 async function readForm(ctx: Context): Promise<URLSearchParams> {
+  let form: URLSearchParams;
   try {
-    return new URLSearchParams(await readJsonText(ctx.req, { limit: 8 * 1024, maxDepth: Number.MAX_SAFE_INTEGER }));
+    form = new URLSearchParams(await readJsonText(ctx.req, { limit: 8 * 1024, maxDepth: Number.MAX_SAFE_INTEGER }));
   } catch (err) {
     if (err instanceof JsonBodyError) throw new HttpError(400, `The form could not be read: ${err.message}`);
     throw err;
   }
+  if (formHasNul(form)) throw new HttpError(400, 'The form contains a NUL character (\\u0000), which no field accepts');
+  return form;
 }
 
 const root = (publicUrl: string) => new URL(publicUrl).pathname.replace(/\/$/, '');

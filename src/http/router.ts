@@ -405,7 +405,7 @@ export function createRouter(options: RouterOptions): Middleware {
     const body = route.jsonRequest ? await readJson(ctx, route, route.op.requestBody!.validate, identity) : undefined;
 
     // Validated against this operation's schemas above: what its handler's input types say.
-    const validated: OperationContext = { ctx, op: route.op, params, body: body as OperationContext['body'], identity };
+    const validated: OperationContext = { ctx, op: route.op, params, body, identity };
     await writeReply(ctx, route, validated);
   }
 

@@ -123,6 +123,24 @@ describe('the token endpoint', () => {
   });
 });
 
+describe('a NUL character', () => {
+  it('is refused in any field of the token form and in any parameter of an authorization, before the provider looks anything up', async () => {
+    const c = await code();
+    const good = { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: REDIRECT, client_id: clientId, resource };
+    for (const form of [{ ...good, client_id: `${clientId}\u0000` }, { ...good, extra: 'a\u0000b' }, { ...good, ['na\u0000me']: '1' }]) {
+      const res = await token(form);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('NUL') });
+    }
+    // Nothing was spent: the code still redeems once.
+    expect((await token(good)).status).toBe(200);
+    const query = new URLSearchParams({ ...authParams(pkce().challenge), nonce: 'n\u0000' });
+    const res = await fetch(`${s.url}/oauth/authorize?${query}`, { redirect: 'manual', headers: { accept: 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toContain('NUL');
+  });
+});
+
 describe('the authorization endpoint', () => {
   it('sends a denied consent back as access_denied, with iss', async () => {
     const { answer } = await authorizeByForms(s.url, authParams(pkce().challenge), ada, 'deny');

@@ -411,6 +411,10 @@ describe('cross-org isolation, for every tool of the catalogue', () => {
       ['dashboard_list_service_connections', { targetOrgId: bId }, 'scoped', (r) => (r.connections.every((c: { serviceId: string }) => c.serviceId === 'compliance') ? null : 'connections of B listed')],
       ['dashboard_list_user_tokens', { userId: b.userId }, 'refused'],
       ['dashboard_revoke_user_token', { userId: b.userId, token: 'git-lfs' }, 'refused'],
+      // B's user's OAuth grants: not A's to see or end, whatever the grant id guessed.
+      ['dashboard_list_oauth_grants', { userId: b.userId }, 'refused'],
+      ['dashboard_revoke_oauth_grant', { userId: b.userId, grantId: 'grant-guessed-by-acme' }, 'refused'],
+      ['dashboard_revoke_oauth_grant', { grantId: 'grant-guessed-by-acme' }, 'refused'],
       ['dashboard_list_users', { targetOrgId: bId }, 'refused'],
       ['dashboard_list_users', {}, 'scoped', (r) => (r.users.every((u: { orgId: string }) => u.orgId === aId) ? null : 'users of another org listed')],
       ['dashboard_list_wcag_criteria', { targetOrgId: bId }, 'scoped'],

@@ -123,15 +123,15 @@ describe('the exports', () => {
   it('CSV is RFC 4180 and safe from formula injection', () => {
     const rows = parseCsv(toCsv());
     expect(rows).toHaveLength(1 + 5 + 1);
-    for (const r of rows) expect(r).toHaveLength(15);
+    for (const r of rows) expect(r).toHaveLength(18);
     const evil = rows.find((r) => r[6]!.includes('HYPERLINK'))!;
     expect(evil[6]).toBe(`'=HYPERLINK("http://evil")`);
     expect(evil[8]).toBe('<img alt="">\u0001\r\n"quoted", line');
     expect(rows.find((r) => r[6]!.includes('cmd'))![6]).toBe("'+cmd|x");
     expect(rows.at(-1)!.slice(0, 3)).toEqual(['https://example.com/bad', 'page-error', 'page-error']);
-    expect(rows[0]!.slice(12)).toEqual(['en301549', 'apca_lc', 'apca_threshold']);
+    expect(rows[0]!.slice(12, 15)).toEqual(['en301549', 'apca_lc', 'apca_threshold']);
     const contrast = rows.find((r) => r[1] === 'color-contrast')!;
-    expect(contrast.slice(10)).toEqual(['1.91', '4.5', '9.1.4.3', String(contrastOf({ code: 'color-contrast', message: CONTRAST })!.apca!.lc), '75']);
+    expect(contrast.slice(10, 15)).toEqual(['1.91', '4.5', '9.1.4.3', String(contrastOf({ code: 'color-contrast', message: CONTRAST })!.apca!.lc), '75']);
     expect(csvField('-1')).toBe("'-1");
     expect(csvField(-1 as never)).toBe('-1');
   });
@@ -144,7 +144,7 @@ describe('exports with reviewers\' marks', () => {
   const mark = (fingerprint: string, m: 'false_positive' | 'accepted', expires: string | null) => ({ fingerprint, mark: m, reason: `why ${m}`, expires_at: expires, marked_by: 'usr_a', marked_at: '2026-12-01T00:00:00.000Z', review_outcome: null, review_note: null, reviewed_by: null, reviewed_at: null });
   const marks = { [fpPrint!]: mark(fpPrint!, 'false_positive', null), [acceptedPrint!]: mark(acceptedPrint!, 'accepted', '2027-01-01T00:00:00.000Z') };
   const meta = { scanId: 'scn_x', siteUrl: 'https://example.com/', standard: 'WCAG2AA' as const, engine: 'jsdom' as const, finishedAt: '2026-12-07T00:00:00.000Z', notEvaluated: [] };
-  const csv = (now: string, includeFalsePositives = false) => parseCsv(exportReport('csv', meta, pages, { marks, now, includeFalsePositives })).slice(1).map((r) => r[13]);
+  const csv = (now: string, includeFalsePositives = false) => parseCsv(exportReport('csv', meta, pages, { marks, now, includeFalsePositives })).slice(1).map((r) => r[16]);
 
   it('leaves a false positive out unless asked, keeps an accepted finding until its expiry, then shows it open again', () => {
     expect(csv('2026-12-07T00:00:00.000Z')).toEqual(['accepted']);
