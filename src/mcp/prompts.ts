@@ -41,18 +41,14 @@ export function registerPrompts(server: McpServer): void {
 
   server.registerPrompt('verify_fixes', {
     title: 'Verify my fixes',
-    description: 'Scan a site again after fixes and compare with an earlier scan: what was fixed, what remains, what is new.',
+    description: 'Rescan the pages of an earlier scan after fixes and compare finding by finding: what was fixed, what remains, what is new.',
     argsSchema: VERIFY_ARGS,
   }, ({ scanId, pageUrl }) => user([
     `Verify the fixes made since scan ${scanId}.`,
-    `1. Call ${call('dashboard_get_report', { scanId, view: 'digest', top: 50 })} for the issues before the fixes, and its siteUrl.`,
-    pageUrl
-      ? `2. Call ${call('dashboard_scan_page', { url: pageUrl })} to check the page as it is now.`
-      : '2. Call dashboard_scan_site {"siteUrl": <that siteUrl>, "scanMode": "site"} with the same standard, then dashboard_get_scan_progress {"scanId": <the new scanId>} until finished is true.',
-    pageUrl
-      ? `3. Call ${call('dashboard_query_issues', { scanId, page: pageUrl })} for that page's issues before.`
-      : '3. Call dashboard_get_report {"scanId": <the new scanId>, "view": "digest", "top": 50}.',
-    'Compare the two by rule and element (selector): list the issues fixed, the issues that remain, and any new ones, with their WCAG criterion. Do not call an issue fixed unless the new check ran on its page and no longer reports it.',
+    `1. Call ${call('dashboard_verify_fixes', pageUrl ? { scanId, pages: [pageUrl] } : { scanId })}: it rescans ${pageUrl ? 'that page' : 'the pages that had open findings'} and answers with the rescan's scanId.`,
+    '2. Call dashboard_get_scan_progress {"scanId": <that scanId>} until finished is true.',
+    `3. Call ${call('dashboard_verify_fixes', { scanId, againstScanId: '<that scanId>' })}: each finding of the earlier scan is fixed, still_present or new, matched by its fingerprint.`,
+    'Then list for a person the findings fixed, those still present and any new ones, with their WCAG criterion and page. A finding on a page the rescan could not check (pagesFailed) is neither fixed nor still present: say so.',
   ].join('\n')));
 
   server.registerPrompt('prepare_acr', {

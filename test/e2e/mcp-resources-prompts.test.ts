@@ -116,12 +116,13 @@ describe('prompts', () => {
     expect(body).toContain('dashboard_get_report');
   });
 
-  it('verify my fixes: the earlier report and a page check with the arguments filled in', async () => {
+  it('verify my fixes: a rescan by dashboard_verify_fixes, then the comparison, with the arguments filled in', async () => {
     const got = await legacy.getPrompt({ name: 'verify_fixes', arguments: { scanId, pageUrl: 'https://www.example.com/form.html' } });
     const body = (got.messages[0]!.content as { text: string }).text;
-    expect(body).toContain(`dashboard_get_report {"scanId":"${scanId}","view":"digest","top":50}`);
-    expect(body).toContain('dashboard_scan_page {"url":"https://www.example.com/form.html"}');
-    expect(body).toContain(`dashboard_query_issues {"scanId":"${scanId}","page":"https://www.example.com/form.html"}`);
+    expect(body).toContain(`dashboard_verify_fixes {"scanId":"${scanId}","pages":["https://www.example.com/form.html"]}`);
+    expect(body).toContain(`dashboard_verify_fixes {"scanId":"${scanId}","againstScanId":"<that scanId>"}`);
+    const whole = (await modern.getPrompt({ name: 'verify_fixes', arguments: { scanId } })).messages[0]!.content as { text: string };
+    expect(whole.text).toContain(`dashboard_verify_fixes {"scanId":"${scanId}"}`);
   });
 
   it('prepare an ACR: the report and the criteria, and the honest levels', async () => {
