@@ -18,7 +18,7 @@
  * generated `ResponseError`, as every other operation does.
  */
 import { Configuration, RequiredError, type ConfigurationParameters, type FetchParams, type Middleware, type RequestContext, type ResponseContext } from './runtime.js';
-import { ToolsBrandApi, ToolsConnectionsApi, ToolsFixesApi, ToolsFleetApi, ToolsOrgsApi, ToolsRegulationsApi, ToolsScansApi, ToolsUsersApi } from './apis/index.js';
+import { ToolsBrandApi, ToolsConnectionsApi, ToolsFindingsApi, ToolsFixesApi, ToolsFleetApi, ToolsOrgsApi, ToolsRegulationsApi, ToolsScansApi, ToolsUsersApi } from './apis/index.js';
 
 /** The MCP protocol version this wrapper speaks (sent as MCP-Protocol-Version). */
 export const MCP_PROTOCOL_VERSION = '2025-11-25';
@@ -52,7 +52,7 @@ export class McpToolError extends Error {
   }
 }
 
-type StubApis = ToolsBrandApi & ToolsConnectionsApi & ToolsFixesApi & ToolsFleetApi & ToolsOrgsApi & ToolsRegulationsApi & ToolsScansApi & ToolsUsersApi;
+type StubApis = ToolsBrandApi & ToolsConnectionsApi & ToolsFindingsApi & ToolsFixesApi & ToolsFleetApi & ToolsOrgsApi & ToolsRegulationsApi & ToolsScansApi & ToolsUsersApi;
 /** `mcpToolDashboardGetOrg` and its kind: the generated stub functions that send a call. */
 type StubMethod = { [K in keyof StubApis]: K extends `mcpTool${string}` ? (K extends `${string}Raw` | `${string}RequestOpts` ? never : K) : never }[keyof StubApis];
 type SnakeCase<S extends string> = S extends `${infer C}${infer Rest}` ? `${C extends Lowercase<C> ? C : `_${Lowercase<C>}`}${SnakeCase<Rest>}` : '';
@@ -143,11 +143,12 @@ export type McpToolsParameters = ConfigurationParameters;
 /**
  * Every tool, typed by the generated models: by name through `call`, or through the generated
  * stub functions grouped as the spec's tags group them (`orgs`, `users`, `connections`, `scans`,
- * `brand`, `regulations`, `fixes`, `fleet`), whose results are the whole envelope.
+ * `findings`, `brand`, `regulations`, `fixes`, `fleet`), whose results are the whole envelope.
  */
 export class McpTools {
   readonly brand: ToolsBrandApi;
   readonly connections: ToolsConnectionsApi;
+  readonly findings: ToolsFindingsApi;
   readonly fixes: ToolsFixesApi;
   readonly fleet: ToolsFleetApi;
   readonly orgs: ToolsOrgsApi;
@@ -160,6 +161,7 @@ export class McpTools {
     const configuration = new Configuration({ ...parameters, middleware: [...(parameters.middleware ?? []), mcpToolsMiddleware(parameters.accessToken)] });
     this.brand = new ToolsBrandApi(configuration);
     this.connections = new ToolsConnectionsApi(configuration);
+    this.findings = new ToolsFindingsApi(configuration);
     this.fixes = new ToolsFixesApi(configuration);
     this.fleet = new ToolsFleetApi(configuration);
     this.orgs = new ToolsOrgsApi(configuration);
@@ -171,7 +173,7 @@ export class McpTools {
   /** Calls one tool and resolves to its output (`structuredContent`). */
   async call<N extends ToolName>(name: N, input: ToolInput<N>, init?: RequestInit): Promise<ToolOutput<N>> {
     const method = `mcpTool${name.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}`;
-    const api = [this.brand, this.connections, this.fixes, this.fleet, this.orgs, this.regulations, this.scans, this.users].find(
+    const api = [this.brand, this.connections, this.findings, this.fixes, this.fleet, this.orgs, this.regulations, this.scans, this.users].find(
       (a) => typeof (a as unknown as { [m: string]: unknown })[method] === 'function',
     );
     if (api === undefined) throw new McpError(name, -32602, `no generated function ${method}: this client does not know the tool`);
