@@ -9,9 +9,8 @@ import type { Context } from 'koa';
 import type { Config } from '../ground/config.js';
 import { HttpError, RevokedCredential } from '../http/errors.js';
 import type { SecurityHandler } from '../http/router.js';
-import type { Identity } from '../domain/access/identity.js';
 import { ROLE_PERMISSIONS, isPermission, type Permission } from '../domain/access/permissions.js';
-import { dashboardChallenge, narrowed } from './security.js';
+import { dashboardChallenge, identityOfUser, narrowed } from './security.js';
 import type { UserState } from './user-state.js';
 import { parseAccountId } from './oauth-accounts.js';
 import type { OAuthServerRef } from './oauth-routes.js';
@@ -35,14 +34,6 @@ export function oauthBearer(config: Config, users: UserState, oauth: OAuthServer
     if (!user.active) throw revoked('The user of this access token is deactivated');
     if (Number(user.credential_version) !== account.credentialVersion) throw revoked("The credentials of this access token's user were changed; sign in again");
     const scopes = new Set<Permission>(String(token.scope ?? '').split(' ').filter(isPermission));
-    return {
-      scheme: 'bearerAuth',
-      subject: user.id,
-      username: user.username,
-      orgId: user.org_id,
-      role: user.role,
-      permissions: narrowed(ROLE_PERMISSIONS[user.role], scopes),
-      credentialVersion: Number(user.credential_version),
-    } satisfies Identity;
+    return { ...identityOfUser(user, 'bearerAuth'), permissions: narrowed(ROLE_PERMISSIONS[user.role], scopes) };
   };
 }

@@ -22,7 +22,7 @@ export function dashboardChallenge(config: Config, error?: string): Record<strin
   return { 'WWW-Authenticate': `Bearer resource_metadata="${meta}"${error ? `, error="${error}"` : ''}` };
 }
 
-export const identityOfUser = (user: UserRow, scheme: Identity['scheme'], sessionId?: string): Identity => ({
+export const identityOfUser = (user: Pick<UserRow, 'id' | 'username' | 'org_id' | 'role' | 'credential_version'>, scheme: Identity['scheme'], sessionId?: string): Identity => ({
   scheme,
   subject: user.id,
   username: user.username,
@@ -68,15 +68,7 @@ export function bearerAuth(config: Config, users: UserState, tokens: TokenServic
       if (!user.active) throw revoked('The user of this token is deactivated');
       if (user.org_id !== claims.orgId) throw refuse('This token names an organization its user does not belong to');
       if (!credentialsStand(claims.credentialVersion, Number(user.credential_version), ownKey)) throw revoked("The credentials of this token's user were changed; get a new token");
-      return {
-        scheme: 'bearerAuth',
-        subject: user.id,
-        username: user.username,
-        orgId: user.org_id,
-        role: user.role,
-        permissions: narrowed(ROLE_PERMISSIONS[user.role], claims.permissions),
-        credentialVersion: Number(user.credential_version),
-      } satisfies Identity;
+      return { ...identityOfUser(user, 'bearerAuth'), permissions: narrowed(ROLE_PERMISSIONS[user.role], claims.permissions) };
     }
     // Service principals and external issuers keep their claims, within an org that exists.
     if (!(await users.orgExists(claims.orgId))) throw refuse(`The organization ${claims.orgId} of this token does not exist`);
