@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const cli = fileURLToPath(new URL('../../dist/pactum/main.js', import.meta.url));
+// BENCH_PACTUM: another build's main.js (a copy of dist/ at the same depth, e.g. .tmp/dist-before/pactum/main.js), to compare builds.
+const cli = process.env.BENCH_PACTUM ?? fileURLToPath(new URL('../../dist/pactum/main.js', import.meta.url));
 
 export interface Pactum {
   url: string;

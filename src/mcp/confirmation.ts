@@ -37,6 +37,9 @@ const QUESTIONS: Partial<Record<ToolName, (args: Args) => string | null>> = {
     `Queue a coordinated fix of WCAG ${String(a.wcagCriterion)} on ${Array.isArray(a.siteIds) ? `the ${a.siteIds.length} site(s) named` : 'every site of the fleet'} whose latest completed scan has such issues? Each gets a queued pull request.`,
 };
 
+/** Whether a call of `tool` may have to be confirmed (its question depends on the arguments). */
+export const mayAskConfirmation = (tool: string): boolean => Object.hasOwn(QUESTIONS, tool);
+
 /** The question a call must have confirmed, or null. */
 export const confirmationQuestion = (tool: ToolName, args: Args): string | null => QUESTIONS[tool]?.(args) ?? null;
 
@@ -130,7 +133,12 @@ export function createConfirmations(key: Buffer, db: Db): Confirmations {
 
 /** Whether a 2026-07-28 request's `_meta` declares form elicitation (an empty `elicitation` means form). */
 export function declaresFormElicitation(ctx: ServerContext): boolean {
-  const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: { form?: unknown; url?: unknown } } | undefined;
+  return envelopeDeclaresFormElicitation(ctx.mcpReq.envelope);
+}
+
+/** The same, read from a request's `_meta` (whose envelope keys the SDK lifts into `ctx.mcpReq.envelope`). */
+export function envelopeDeclaresFormElicitation(envelope: unknown): boolean {
+  const capabilities = (envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: { form?: unknown; url?: unknown } } | undefined;
   const elicitation = capabilities?.elicitation;
   if (!elicitation || typeof elicitation !== 'object') return false;
   return elicitation.form !== undefined || elicitation.url === undefined;

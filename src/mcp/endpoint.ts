@@ -17,10 +17,12 @@
  */
 import { Readable } from 'node:stream';
 import {
+  classifyInboundRequest,
   createMcpHandler,
   isLegacyRequest,
   ProtocolError,
   ProtocolErrorCode,
+  SERVER_INFO_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
@@ -40,8 +42,9 @@ import type { Identity } from '../domain/access/identity.js';
 import type { Logger } from '../telemetry/log.js';
 import { lookupTable } from '../ground/lookup-table.js';
 import type { CallTool } from './dispatch.js';
-import { createMcpServer, MODERN_PROTOCOL_VERSIONS } from './server.js';
-import { createConfirmations } from './confirmation.js';
+import { tools } from '../../generated/tools.js';
+import { createMcpServer, MODERN_PROTOCOL_VERSIONS, SERVER_INFO } from './server.js';
+import { createConfirmations, envelopeDeclaresFormElicitation, mayAskConfirmation } from './confirmation.js';
 import { traceContextOf } from './tool-context.js';
 import { loadOrCreateKey, parseKey } from '../ground/keys.js';
 import type { ScanTasks } from './tasks.js';
@@ -74,6 +77,53 @@ function parseParams(body: { method?: string; id?: unknown }): { refusal: object
 
 const wantsProgress = (body: { params?: { _meta?: { progressToken?: unknown } } }) => body.params?._meta?.progressToken !== undefined;
 
+/** Tools whose input schema declares `x-mcp-header` parameters (the SDK checks those headers against the arguments). */
+const HEADER_TOOLS = new Set<string>(Object.values(tools).filter((t) => JSON.stringify(t.inputSchema).includes('"x-mcp-header"')).map((t) => t.name));
+
+/** An HTTP header's value without the optional whitespace around it, or undefined when absent. */
+const headerValue = (value: string) => (value === '' ? undefined : value.replace(/^[ \t]+|[ \t]+$/g, ''));
+
+/**
+ * Whether a 2026-07-28 tools/call (params already checked by the SDK's CallToolRequestSchema) may
+ * be called straight, as a 2025-era one is: a known tool answered in JSON (no progress token), no
+ * multi round-trip (no requestState or inputResponses, and no confirmation a client that declares
+ * form elicitation could be asked), no task parameter, and a request the SDK's own classification
+ * (classifyInboundRequest: the envelope, the version and method headers against the body) routes
+ * to the modern era, its standard headers present and agreeing with the body as they are (an
+ * encoded or missing `Mcp-Name` is the SDK's to judge). Everything else goes through the SDK's
+ * handler, which answers each refusal in that revision's words.
+ */
+function modernCallStraight(body: { id?: unknown; params?: unknown }, call: CallToolRequest, headers: { version: string; method: string; name: string }): boolean {
+  const params = call.params as CallToolRequest['params'] & { requestState?: unknown; inputResponses?: unknown };
+  const meta = (body.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  const claimed = meta?.['io.modelcontextprotocol/protocolVersion'];
+  if (body.id === undefined || meta?.progressToken !== undefined || params.task !== undefined) return false;
+  if (params.requestState !== undefined || params.inputResponses !== undefined) return false;
+  if (!Object.hasOwn(tools, params.name) || HEADER_TOOLS.has(params.name)) return false;
+  if (mayAskConfirmation(params.name) && envelopeDeclaresFormElicitation(meta)) return false;
+  const version = headerValue(headers.version);
+  const method = headerValue(headers.method);
+  const name = headerValue(headers.name);
+  if (version !== claimed || method !== 'tools/call' || name !== params.name) return false;
+  return classifyInboundRequest({ httpMethod: 'POST', body, protocolVersionHeader: version, mcpMethodHeader: method, mcpNameHeader: name }).kind === 'modern';
+}
+
+/**
+ * A 2026-07-28 result as the SDK's server and encoder send it: a result without `content` (a
+ * task's) gets an empty one unless it is of another family (`task`, `inputRequests`,
+ * `requestState`); `resultType` is complete unless the answer names another (a task's); and the
+ * server's identity goes into `_meta` unless already there.
+ */
+function encodeModern(result: object): object {
+  const given = result as { content?: unknown };
+  const r = (given.content === undefined && !('task' in given) && !('inputRequests' in given) && !('requestState' in given) ? { ...given, content: [] } : given) as { resultType?: unknown; _meta?: unknown };
+  const stamped = r.resultType === undefined ? { ...r, resultType: 'complete' } : r;
+  const meta = stamped._meta;
+  if (meta === undefined) return { ...stamped, _meta: { [SERVER_INFO_META_KEY]: SERVER_INFO } };
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta) || (meta as Record<string, unknown>)[SERVER_INFO_META_KEY] !== undefined) return stamped;
+  return { ...stamped, _meta: { ...meta, [SERVER_INFO_META_KEY]: SERVER_INFO } };
+}
+
 /**
  * A 2025-era tools/call answered in JSON (no progress to stream), called straight: a per-request SDK
  * Server and transport cost more than most tools do (scripts/bench/mcp.ts). The request was
@@ -88,7 +138,8 @@ async function directToolCall(
   request: { requestId: string; log: Logger; signal: AbortSignal },
   id: string | number,
   call: CallToolRequest,
-  asTask?: (result: CallToolResult) => Promise<CreateTaskResult>,
+  asTask?: (result: CallToolResult) => Promise<CreateTaskResult | CallToolResult>,
+  encode: (result: object) => object = (result) => result,
 ) {
   try {
     const result = await callTool(call.params.name, call.params.arguments, {
@@ -100,7 +151,7 @@ async function directToolCall(
       trace: traceContextOf(call.params._meta),
     });
     // A 2025-era call is never asked a question (no confirm given): its answer is a tool result.
-    return { jsonrpc: '2.0', id, result: asTask ? await asTask(result as CallToolResult) : result };
+    return { jsonrpc: '2.0', id, result: encode(asTask ? await asTask(result as CallToolResult) : result) };
   } catch (err) {
     if (err instanceof ProtocolError) return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } };
     // The SDK would put the error's own text here; a failure's detail belongs in the log only.
@@ -239,6 +290,16 @@ export function mcpEndpoint({ config, db, callTool, tasks }: { config: Pick<Conf
       if (SHARED_METHODS.has(body.method) && isServedModern(body)) {
         const checked = parseParams(body);
         if ('refusal' in checked) return { status: 200, body: checked.refusal };
+        // A plain call, in JSON, straight: the SDK's per-request server, transport and encoder
+        // cost more than the tool (scripts/bench/mcp.ts); the same answer (mcp-direct-call.test.ts).
+        if (body.method === 'tools/call') {
+          const call = checked.parsed as CallToolRequest;
+          if (modernCallStraight(body, call, { version, method: ctx.get('mcp-method'), name: ctx.get('mcp-name') })) {
+            const meta = call.params._meta;
+            const asTask = tasks ? (result: CallToolResult) => tasks.answer(identity!, call.params.name, meta, result) : undefined;
+            return { status: 200, body: await directToolCall(callTool, identity!, request, body.id as string | number, call, asTask, encodeModern) };
+          }
+        }
       }
       const authInfo: AuthInfo = { token: '', clientId: identity!.subject, scopes: [], extra: { caller: identity!, request } satisfies PerRequest };
       const response = await namingEveryVersion(await modern.fetch(webRequest(), { parsedBody: body, authInfo }), body.method);

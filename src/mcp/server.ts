@@ -24,6 +24,9 @@ Scans run in the background: call dashboard_get_scan_progress (and dashboard_get
 // the CPU.
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
+/** Who the server is: in initialize, server/discover, and every 2026-07-28 result's `_meta`. */
+export const SERVER_INFO = { name: 'pactum-dashboard', title: 'pactum dashboard', version: VERSION };
+
 /** The per-request revisions served besides the 2025 era's (the SDK implements these). */
 export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'];
 
@@ -89,7 +92,7 @@ export function createMcpServer(
   { confirmations, tasks, coreTasks }: { confirmations: Confirmations; tasks?: ScanTasks; coreTasks?: ScanTasks },
 ): Server {
   const mcp = new McpServer(
-    { name: 'pactum-dashboard', title: 'pactum dashboard', version: VERSION },
+    SERVER_INFO,
     {
       // The report App is an MCP Apps resource: the server says it speaks the Apps extension
       // (`io.modelcontextprotocol/ui`, no settings) in server/discover and initialize.
