@@ -84,6 +84,15 @@ describe('equivalentLinks', () => {
     expect(budget.opened).toHaveLength(MAX_DESTINATIONS);
   });
 
+  it('still clears the groups settled when the budget runs out, and keeps those waiting on a target', async () => {
+    const open = (url: string) => (url === 'https://e.com/never' ? new Promise<Destination | null>(() => undefined) : Promise.resolve(site[url] ?? null));
+    const cleared = await equivalentLinks([
+      { selectors: ['#a1', '#a2'], targets: ['https://e.com/about/contact', 'https://e.com/careers/contact'] },
+      { selectors: ['#n1', '#n2'], targets: ['https://e.com/never', 'https://e.com/about/contact'] },
+    ], page, open, 50);
+    expect([...cleared].sort()).toEqual(['#a1', '#a2']);
+  });
+
   it('keeps a group when opening a target throws', async () => {
     const cleared = await equivalentLinks([{ selectors: ['#a'], targets: ['https://e.com/1', 'https://e.com/2'] }], page, () => Promise.reject(new Error('boom')));
     expect(cleared.size).toBe(0);

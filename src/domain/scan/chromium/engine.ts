@@ -137,8 +137,12 @@ const loadAxeInit = () =>
   ));
 /** What a subresource may take: the page's own fetch limits. */
 const SUBRESOURCE_TIMEOUT_MS = 10_000;
-/** What opening one target of links named alike may take: its fetches, load and scripts. */
-const DESTINATION_TIMEOUT_MS = 5_000;
+/**
+ * What following the targets of a page's links named alike may take in all (their fetches, loads
+ * and scripts): 5 s, or a sixth of the page's deadline when that is shorter, so that a slow target
+ * never makes the page itself time out. A target not settled by then leaves its links for review.
+ */
+const followBudgetMs = (pageTimeoutMs: number) => Math.min(5_000, Math.floor(pageTimeoutMs / 6));
 /** Targets of links named alike a session remembers (a site's pages share their menus). */
 const DESTINATIONS_REMEMBERED = 256;
 /** A page's CPU budget when none is given (SCAN_PAGE_CPU_SECONDS's default). */
@@ -221,6 +225,21 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
     const mediaResponses = new WeakMap<Page, Map<string, Subresource>>();
     /** Targets of links named alike, as followed (link-destinations.ts), by URL. */
     const destinations = new Map<string, Promise<Destination | null>>();
+    /** Documents a followed target put in `documents`, by URL: how many follows show each now. */
+    const following = new Map<string, number>();
+    /** Puts a followed target's document where the page's navigation finds it; answers how to take it back. */
+    function showDocument(url: string, html: string): () => void {
+      const users = following.get(url) ?? 0;
+      if (users === 0 && documents.has(url)) return () => undefined; // a page being checked: the crawler's copy serves
+      if (users === 0) documents.set(url, html);
+      following.set(url, users + 1);
+      return () => {
+        const left = (following.get(url) ?? 1) - 1;
+        if (left > 0) return void following.set(url, left);
+        following.delete(url);
+        documents.delete(url);
+      };
+    }
     let ctx: { context: Promise<BrowserContext>; generation: number } | null = null;
     let idle: Page[] = [];
     let sessionClosed = false;
@@ -253,17 +272,17 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
     /**
      * A target of links named alike, opened as a person following the link sees it: fetched through
      * the address policy (HTTP redirects followed, each hop checked), shown in a page of its own with
-     * its scripts, an instant meta refresh followed; under DESTINATION_TIMEOUT_MS, else null.
+     * its scripts, an instant meta refresh followed; within `budgetMs`, else null.
      */
-    async function followTarget(context_: BrowserContext, start: string): Promise<Destination | null> {
+    async function followTarget(context_: BrowserContext, start: string, budgetMs: number): Promise<Destination | null> {
       let url = start;
       let page: Page | null = null;
       let abandoned = false;
       let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<null>((resolve) => { timer = setTimeout(resolve, DESTINATION_TIMEOUT_MS, null); });
+      const timedOut = new Promise<null>((resolve) => { timer = setTimeout(resolve, budgetMs, null); });
       const follow = async (): Promise<Destination | null> => {
         for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-          const outcome = await fetchSubresource(url, { accept: 'text/html' }, { policy, userAgent, timeoutMs: DESTINATION_TIMEOUT_MS, maxBytes, signal: fetch.signal });
+          const outcome = await fetchSubresource(url, { accept: 'text/html' }, { policy, userAgent, timeoutMs: budgetMs, maxBytes, signal: fetch.signal });
           if (!outcome.ok) return null;
           const { status, headers, body } = outcome.response;
           if (status >= 300 && status < 400 && headers.location) {
@@ -274,8 +293,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
           }
           if (status !== 200 || !/^\s*(text\/html|application\/xhtml\+xml)/i.test(headers['content-type'] ?? '')) return null;
           const shown = url;
-          const own = !documents.has(shown);
-          if (own) documents.set(shown, body.toString('utf8'));
+          const release = showDocument(shown, body.toString('utf8'));
           try {
             if (!page) {
               const opened = await context_.newPage();
@@ -292,7 +310,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
             if (refresh === null || refresh === shown) return { url: shown, text: facts.text };
             url = refresh;
           } finally {
-            if (own) documents.delete(shown);
+            release();
           }
         }
         return null; // redirected too often
@@ -309,11 +327,12 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
     }
 
     function openerFor(context_: BrowserContext): OpenDestination {
+      const budgetMs = followBudgetMs(options.pageTimeoutMs);
       return (url) => {
         let known = destinations.get(url);
         if (!known) {
           if (destinations.size >= DESTINATIONS_REMEMBERED) destinations.delete(destinations.keys().next().value!);
-          known = followTarget(context_, url);
+          known = followTarget(context_, url, budgetMs);
           destinations.set(url, known);
         }
         return known;
@@ -350,7 +369,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
         const checked = await Promise.race([cpu.exceeded, (async () => {
           lost.stage = 'loading';
           await page.goto(input.url);
-          const result = await inspect(page, input, lost, openerFor(context_));
+          const result = await inspect(page, input, lost, { open: openerFor(context_), budgetMs: followBudgetMs(options.pageTimeoutMs) });
           if (input.screenshots) {
             lost.stage = 'taking screenshots of failing elements';
             result.screenshots = await captureElementShots(page, result.issues, input.screenshots);
@@ -463,7 +482,7 @@ const newPage = (context: BrowserContext): Promise<Page> => context.newPage();
 interface InFlight { page: Page | null; stage: string }
 
 /** axe, the DOM survey and the checks beyond axe, on a loaded page. */
-async function inspect(page: Page, input: PageToCheck, progress: InFlight, openTarget: OpenDestination): Promise<CheckedPage> {
+async function inspect(page: Page, input: PageToCheck, progress: InFlight, targets: { open: OpenDestination; budgetMs: number }): Promise<CheckedPage> {
   progress.stage = 'running axe-core';
   const options = axeRunOptions(input.standard, 'browser');
   // Only what the report uses crosses CDP: axe's passes and inapplicable lists are most of its answer.
@@ -481,8 +500,8 @@ async function inspect(page: Page, input: PageToCheck, progress: InFlight, openT
   let findings: RawFinding[] = dom.findings.filter((f) => wanted.has(f.check));
   if (wanted.has('pactum-link-purpose') && survey.linkGroups.length > 0) {
     progress.stage = 'following links named alike';
-    // Links named alike that lead to one resource or equivalent ones are not reported; when following fails, they stay for review.
-    const same = await equivalentLinks(survey.linkGroups, input.url, openTarget).catch(() => new Set<string>());
+    // Links named alike that lead to one resource or equivalent ones are not reported; what is not settled within the budget stays for review.
+    const same = await equivalentLinks(survey.linkGroups, input.url, targets.open, targets.budgetMs).catch(() => new Set<string>());
     findings = findings.filter((f) => f.check !== 'pactum-link-purpose' || !same.has(f.selector));
   }
   const run = async (ids: CheckId[], fn: () => Promise<RawFinding[]>) => {

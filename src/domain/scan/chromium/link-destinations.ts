@@ -46,21 +46,43 @@ export function equivalentDestinations(destinations: readonly (Destination | nul
   return text !== '' && settled.every((d) => d.text === text);
 }
 
+/** Targets opened at once. */
+export const OPEN_AT_ONCE = 2;
+
 /**
  * The selectors of the links whose group turned out to lead to one resource or equivalent ones.
- * Only targets on the page's own origin are opened, at most MAX_DESTINATIONS for the page.
+ * Only targets on the page's own origin are opened, at most MAX_DESTINATIONS for the page,
+ * OPEN_AT_ONCE at a time; a target not settled within `budgetMs` (from the call) counts as not
+ * followed, and the groups settled by then are still cleared.
  */
-export async function equivalentLinks(groups: readonly { selectors: string[]; targets: string[] }[], pageUrl: string, open: OpenDestination): Promise<Set<string>> {
+export async function equivalentLinks(groups: readonly { selectors: string[]; targets: string[] }[], pageUrl: string, open: OpenDestination, budgetMs = Infinity): Promise<Set<string>> {
   const origin = new URL(pageUrl).origin;
-  const opened = new Map<string, Promise<Destination | null>>();
-  const cleared = new Set<string>();
+  const chosen: { selectors: string[]; targets: string[] }[] = [];
+  const wanted = new Set<string>();
   for (const group of groups) {
     if (group.targets.length < 2 || group.targets.length > MAX_GROUP_TARGETS) continue;
     if (group.targets.some((t) => originOf(t) !== origin)) continue;
-    const fresh = group.targets.filter((t) => !opened.has(t));
-    if (opened.size + fresh.length > MAX_DESTINATIONS) continue;
-    for (const target of fresh) opened.set(target, open(target).catch(() => null));
-    const destinations = await Promise.all(group.targets.map((t) => opened.get(t)!));
+    const fresh = group.targets.filter((t) => !wanted.has(t));
+    if (wanted.size + fresh.length > MAX_DESTINATIONS) continue;
+    for (const target of fresh) wanted.add(target);
+    chosen.push(group);
+  }
+  if (chosen.length === 0) return new Set();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<null>((resolve) => { if (Number.isFinite(budgetMs)) timer = setTimeout(resolve, budgetMs, null); });
+  // OPEN_AT_ONCE workers take the targets in order.
+  const queue = [...wanted];
+  const settled = new Map<string, Destination | null>();
+  const worker = async () => {
+    for (let target = queue.shift(); target !== undefined; target = queue.shift()) {
+      settled.set(target, await open(target).catch(() => null));
+    }
+  };
+  await Promise.race([Promise.all(Array.from({ length: OPEN_AT_ONCE }, worker)), expired]);
+  clearTimeout(timer);
+  const cleared = new Set<string>();
+  for (const group of chosen) {
+    const destinations = group.targets.map((t) => settled.get(t) ?? null);
     if (equivalentDestinations(destinations)) for (const selector of group.selectors) cleared.add(selector);
   }
   return cleared;
