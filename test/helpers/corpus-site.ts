@@ -63,7 +63,7 @@ export async function startCorpusSite(): Promise<CorpusSite> {
     if (silence) return void res.writeHead(200, { 'content-type': 'audio/wav' }).end(tone(Number(silence[1]), 0));
     if (path === '/media/clip.vtt') return void res.writeHead(200, { 'content-type': 'text/vtt' }).end('WEBVTT\n\n00:00.000 --> 00:01.000\nHello\n');
     if (path === '/media/logo.png') return void res.writeHead(200, { 'content-type': 'image/png' }).end(PNG_1X1);
-    if (/^\/(frames\/)?[a-z0-9-]+\.html$/.test(path)) {
+    if (/^\/((frames|linked)\/)?[a-z0-9-]+\.html$/.test(path)) {
       try {
         const body = await readFile(new URL(path.slice(1), CORPUS_DIR));
         return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);

@@ -2,7 +2,8 @@
  * The Chromium engine's unhappy paths: a page that loads from a private address (a loopback canary
  * that must see nothing), a page that never stops running, the browser killed in the middle of a
  * check, pages whose own scripts throw, and a page the checker itself cannot get through. And its
- * page slots shared fairly: a bystander org's page goes before a flood's waiting pages.
+ * page slots shared fairly: a bystander org's page goes before a flood's waiting pages. And links
+ * named alike followed within the page's budget, on its own site only.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,11 +17,11 @@ import { tone } from '../../helpers/corpus-site.js';
 
 interface Listening { server: Server; origin: string; hits: string[]; connections: number }
 
-async function listen(host: string, handler: (path: string, respond: (status: number, type: string, body: string | Buffer) => void) => void): Promise<Listening> {
+async function listen(host: string, handler: (path: string, respond: (status: number, type: string, body: string | Buffer, headers?: Record<string, string>) => void) => void): Promise<Listening> {
   const hits: string[] = [];
   const self: Listening = { server: createServer((req, res) => {
     hits.push(req.url ?? '/');
-    handler(req.url ?? '/', (status, type, body) => { if (!res.writableEnded) res.writeHead(status, { 'content-type': type }).end(body); });
+    handler(req.url ?? '/', (status, type, body, headers = {}) => { if (!res.writableEnded) res.writeHead(status, { 'content-type': type, ...headers }).end(body); });
   }), origin: '', hits, connections: 0 };
   self.server.on('connection', () => { self.connections++; });
   await new Promise<void>((resolve) => self.server.listen(0, host, resolve));
@@ -55,6 +56,14 @@ beforeAll(async () => {
         <body><main><h1>T</h1><p><a href="/one">First link</a> and <a href="/two">second link</a>.</p><button>Save</button></main></body></html>`);
     }
     if (path === '/slow.html') return respond(200, 'text/html', page('<img src="/slow.png">'));
+    if (path === '/alike.html') {
+      return respond(200, 'text/html', page(`<p>Write to us (<a href="/moved">Contact us</a>) or call us (<a href="/contact">Contact us</a>).</p>
+        <div>Meet <a href="/never">our team</a> or <a href="/contact">our team</a>.</div>
+        <ul><li>See <a href="${c}/one">our partner</a> or <a href="${c}/two">our partner</a>.</li></ul>`));
+    }
+    if (path === '/moved') return respond(302, 'text/html', '', { location: '/contact' });
+    if (path === '/contact') return respond(200, 'text/html', page('<p>Phone: 0123 456 789</p>'));
+    if (path === '/never') return; // never answers
     if (path === '/wide.html') return respond(200, 'text/html', page('<p>Above the banner: text a reader of the screenshot should see.</p><img src="/banner.png" width="1240" height="40"><p>Below the banner, more text.</p>'));
     if (path === '/banner.png') return respond(200, 'image/png', Buffer.alloc(8));
     if (path === '/video.html') return respond(200, 'text/html', page('<video controls width="160" src="/tone.wav"></video>'));
@@ -182,6 +191,22 @@ describe('the media checks', () => {
     expect(checked.issues.filter((i) => /^pactum-(video|audio)/.test(i.code))).toEqual([]);
     expect(site.hits).not.toContain('/lazy.wav');
   });
+});
+
+describe('links named alike', () => {
+  it('are followed on the page\'s own site: one resource after a redirect is not reported, a target that never answers keeps its links for review', async () => {
+    const canaryHits = canary.hits.length;
+    // The page's default deadline (30 s), so the budget for following is the full 5 s.
+    const patient = createChromiumEngine({ executablePath: requireChromium(), pageTimeoutMs: 30_000, maxPages: 1 });
+    const fetch: FetchOptions = { allowPrivateNetworks: true };
+    const fetched = await fetchPage(`${site.origin}/alike.html`, fetch);
+    const session = patient.openSession(fetch);
+    const checked = await session.check({ url: fetched.url, html: fetched.html, standard: 'WCAG2AA' }).finally(() => session.close().then(() => patient.close()));
+    expect(checked.issues.filter((i) => i.code === 'pactum-link-purpose').map((i) => i.selector)).toEqual(['div > a:nth-of-type(1)', 'div > a:nth-of-type(2)', 'li > a:nth-of-type(1)', 'li > a:nth-of-type(2)']);
+    expect(site.hits).toEqual(expect.arrayContaining(['/moved', '/contact', '/never']));
+    // Links to another site are not followed (the canary's origin), even where the address policy would allow it.
+    expect(canary.hits.slice(canaryHits)).toEqual([]);
+  }, 30_000);
 });
 
 describe('the keyboard checks', () => {

@@ -117,7 +117,7 @@ function findingsOf(answer: AxeAnswer): string[] {
 describe('the corpus', () => {
   it('has at least 40 pages, and failing and passing pages for every row', () => {
     expect(pages.length).toBeGreaterThanOrEqual(40);
-    for (const row of ['contrast', 'focus', 'spacing', 'object', 'label', 'scripted', 'keyboard-trap', 'focus-visible', 'media', 'autoplay', 'language', 'reflow', 'link-purpose', 'link-text', 'media-review', 'motion', 'auto-update', 'meta-refresh', 'video-caption', 'aria-references', 'orientation']) {
+    for (const row of ['contrast', 'focus', 'spacing', 'object', 'label', 'scripted', 'keyboard-trap', 'focus-visible', 'media', 'autoplay', 'language', 'reflow', 'link-purpose', 'link-text', 'media-review', 'motion', 'auto-update', 'meta-refresh', 'video-caption', 'aria-references', 'orientation', 'link-destination']) {
       expect(pages.some((p) => p.row === row && p.fails.length > 0), `${row} fails`).toBe(true);
       expect(pages.some((p) => p.row === row && p.passes.length > 0), `${row} passes`).toBe(true);
     }
@@ -184,6 +184,9 @@ describe('with Chromium', () => {
     expect(chromiumResults.get('auto-update-fail.html')!.issues.find((i) => i.code === 'pactum-auto-update')).toMatchObject({ wcagCriterion: '2.2.2', selector: '#price', evidence: expect.stringMatching(/its text changed \d+ times in [\d.]+ s after the page loaded, with no input/) });
     expect(chromiumResults.get('auto-update-fail-dead-control.html')!.issues.find((i) => i.code === 'pactum-auto-update')).toMatchObject({ selector: '#price', evidence: expect.stringContaining('controls tried: "Stop updates"; none stopped the page\'s intervals or hid the text') });
     expect(chromiumResults.get('aria-references-fail.html')!.issues.find((i) => i.code === 'pactum-aria-references')).toMatchObject({ wcagCriterion: '1.3.1', selector: 'input', evidence: expect.stringContaining('aria-controls="tag-list"; the document has no element with that ID') });
+    // Followed, the targets differ: another main content, a refresh after 30 seconds (not instant), a page that is not there.
+    const alike = chromiumResults.get('link-destination-fail.html')!.issues.filter((i) => i.code === 'pactum-link-purpose');
+    expect(alike.map((i) => i.selector)).toEqual(['p > a:nth-of-type(1)', 'p > a:nth-of-type(2)', 'div > a:nth-of-type(1)', 'div > a:nth-of-type(2)', 'li > a:nth-of-type(1)', 'li > a:nth-of-type(2)']);
     expect(chromiumResults.get('orientation-fail.html')!.issues.find((i) => i.code === 'pactum-orientation')).toMatchObject({ wcagCriterion: '1.3.4', selector: 'html', evidence: 'turned 90° at a portrait viewport (320 × 640) and 0° at a landscape one (640 × 400)' });
     for (const page of chromiumResults.values()) {
       for (const issue of page.issues) {
@@ -232,6 +235,13 @@ describe('with jsdom', () => {
       for (const code of page.passes) expect(found.has(code), page.file).toBe(false);
     }
     for (const result of jsdomResults.values()) for (const check of BROWSER_CHECKS) expect(notEvaluated(result).has(check)).toBe(true);
+  });
+
+  it('asks for review of links named alike whose targets only a browser follows', () => {
+    // Chromium opens the targets and finds them one resource or equivalent ones; jsdom follows no link, so the links stay for a person to review.
+    expect(jsdomResults.get('link-destination-pass.html')!.issues.filter((i) => i.code === 'pactum-link-purpose')).toHaveLength(4);
+    expect(jsdomResults.get('link-destination-pass.html')!.issues.every((i) => i.type === 'warning')).toBe(true);
+    expect(codes(jsdomResults.get('link-destination-fail.html')!).has('pactum-link-purpose')).toBe(true);
   });
 
   it('lists video that may need captions as not evaluated, and never fails or flags it', () => {

@@ -9,6 +9,12 @@ export interface Survey {
   title: string | null;
   /** Absolute http(s) URLs of <a href> (HTML and SVG links), without repeats. */
   links: string[];
+  /**
+   * Links named alike in one context that lead to different pages (each group pactum-link-purpose
+   * reported): their selectors, as in the findings, and their targets (absolute, without fragment).
+   * The Chromium engine opens the targets to tell whether they are the same resource after all.
+   */
+  linkGroups: { selectors: string[]; targets: string[] }[];
   /** Findings of the DOM checks: same link name, different targets; media without an alternative. */
   findings: { check: 'pactum-link-purpose' | 'pactum-link-text' | 'pactum-link-text-alone' | 'pactum-media-alternative' | 'pactum-aria-references'; criterion: string; selector: string; html: string; what: string; evidence: string }[];
   /** The declared language of the page and the text it has, for 3.1.1. */
@@ -137,6 +143,7 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
   const groups = new Map<Element, Map<string, { label: string; els: Element[]; targets: Set<string> }>>();
   /** Links already reported as alike: their name is one thing to fix, listed once. */
   const alike = new Set<Element>();
+  const linkGroups: Survey['linkGroups'] = [];
   for (const a of anchors) {
     const href = hrefOf(a);
     const label = nameOf(a);
@@ -162,10 +169,14 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
       if (group.targets.size < 2) continue;
       const where = context.localName === 'body' ? 'on the page' : `in ${selectorOf(context)}`;
       const targets = [...group.targets].slice(0, 4).map((t) => new win.URL(t).pathname + new win.URL(t).search);
+      const reported = { selectors: [] as string[], targets: [...group.targets] };
+      linkGroups.push(reported);
       for (const el of group.els) {
         alike.add(el);
+        const selector = selectorOf(el);
+        reported.selectors.push(selector);
         findings.push({
-          check: 'pactum-link-purpose', criterion: '2.4.4', selector: selectorOf(el), html: snippet(el),
+          check: 'pactum-link-purpose', criterion: '2.4.4', selector, html: snippet(el),
           what: `${group.els.length} links named "${name}" ${where} lead to ${group.targets.size} different pages`,
           evidence: `links named "${name}" ${where} lead to ${targets.join(', ')}${group.targets.size > 4 ? ', …' : ''}; tell them apart in their text or with aria-label`,
         });
@@ -388,6 +399,7 @@ export function surveyDom(doc: Document, opts: { maxBlocks: number; maxLinks: nu
   return {
     title: squash(doc.title) || null,
     links,
+    linkGroups,
     findings,
     pageLang: html?.getAttribute('lang')?.trim() || null,
     pageText: body ? textOf(body).slice(0, 4000) : '',

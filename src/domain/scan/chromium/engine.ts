@@ -29,6 +29,7 @@ import { autoUpdateCheck, DESKTOP, keyboardChecks, layoutChecks, MEDIA_DECODE_MA
 import { MOTION_RECORDER, TEXT_CHANGE_RECORDER } from './probes.js';
 import { REFUSAL_SCRIPT, watchCpu } from './page-limits.js';
 import { fetchSubresource, type Subresource } from './subresources.js';
+import { destinationFacts, equivalentLinks, instantRefresh, MAX_REDIRECTS, type Destination, type OpenDestination } from './link-destinations.js';
 
 /**
  * The flags the issue asks for; the switches a test browser is started with to behave the same on
@@ -136,6 +137,14 @@ const loadAxeInit = () =>
   ));
 /** What a subresource may take: the page's own fetch limits. */
 const SUBRESOURCE_TIMEOUT_MS = 10_000;
+/**
+ * What following the targets of a page's links named alike may take in all (their fetches, loads
+ * and scripts): 5 s, or a sixth of the page's deadline when that is shorter, so that a slow target
+ * never makes the page itself time out. A target not settled by then leaves its links for review.
+ */
+const followBudgetMs = (pageTimeoutMs: number) => Math.min(5_000, Math.floor(pageTimeoutMs / 6));
+/** Targets of links named alike a session remembers (a site's pages share their menus). */
+const DESTINATIONS_REMEMBERED = 256;
 /** A page's CPU budget when none is given (SCAN_PAGE_CPU_SECONDS's default). */
 export const PAGE_CPU_SECONDS = 15;
 
@@ -214,6 +223,23 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
      * (ranges, seeking); both get the response already fetched instead of a second download.
      */
     const mediaResponses = new WeakMap<Page, Map<string, Subresource>>();
+    /** Targets of links named alike, as followed (link-destinations.ts), by URL. */
+    const destinations = new Map<string, Promise<Destination | null>>();
+    /** Documents a followed target put in `documents`, by URL: how many follows show each now. */
+    const following = new Map<string, number>();
+    /** Puts a followed target's document where the page's navigation finds it; answers how to take it back. */
+    function showDocument(url: string, html: string): () => void {
+      const users = following.get(url) ?? 0;
+      if (users === 0 && documents.has(url)) return () => undefined; // a page being checked: the crawler's copy serves
+      if (users === 0) documents.set(url, html);
+      following.set(url, users + 1);
+      return () => {
+        const left = (following.get(url) ?? 1) - 1;
+        if (left > 0) return void following.set(url, left);
+        following.delete(url);
+        documents.delete(url);
+      };
+    }
     let ctx: { context: Promise<BrowserContext>; generation: number } | null = null;
     let idle: Page[] = [];
     let sessionClosed = false;
@@ -241,6 +267,76 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
       }
       const { status, headers, body } = response;
       await request.fulfill({ status, headers, body: method === 'HEAD' ? Buffer.alloc(0) : body }).catch(() => undefined);
+    }
+
+    /**
+     * A target of links named alike, opened as a person following the link sees it: fetched through
+     * the address policy (HTTP redirects followed, each hop checked), shown in a page of its own with
+     * its scripts, an instant meta refresh followed; within `budgetMs`, else null.
+     */
+    async function followTarget(context_: BrowserContext, start: string, budgetMs: number): Promise<Destination | null> {
+      let url = start;
+      let page: Page | null = null;
+      let abandoned = false;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<null>((resolve) => { timer = setTimeout(resolve, budgetMs, null); });
+      const follow = async (): Promise<Destination | null> => {
+        for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+          const outcome = await fetchSubresource(url, { accept: 'text/html' }, { policy, userAgent, timeoutMs: budgetMs, maxBytes, signal: fetch.signal });
+          if (!outcome.ok) return null;
+          const { status, headers, body } = outcome.response;
+          if (status >= 300 && status < 400 && headers.location) {
+            const next = new URL(headers.location, url);
+            next.hash = '';
+            url = next.href;
+            continue;
+          }
+          if (status !== 200 || !/^\s*(text\/html|application\/xhtml\+xml)/i.test(headers['content-type'] ?? '')) return null;
+          const shown = url;
+          const release = showDocument(shown, body.toString('utf8'));
+          try {
+            if (!page) {
+              const opened = await context_.newPage();
+              // Past the deadline the finally below has run already: this page is closed here.
+              if (abandoned) {
+                await opened.close().catch(() => undefined);
+                return null;
+              }
+              page = opened;
+            }
+            await page.goto(shown);
+            const facts = await page.evaluate<{ refresh: string[]; text: string }>(pageCall(destinationFacts));
+            const refresh = instantRefresh(facts.refresh, shown);
+            if (refresh === null || refresh === shown) return { url: shown, text: facts.text };
+            url = refresh;
+          } finally {
+            release();
+          }
+        }
+        return null; // redirected too often
+      };
+      try {
+        return await Promise.race([follow(), timedOut]);
+      } catch {
+        return null;
+      } finally {
+        abandoned = true;
+        clearTimeout(timer);
+        await (page as Page | null)?.close().catch(() => undefined);
+      }
+    }
+
+    function openerFor(context_: BrowserContext): OpenDestination {
+      const budgetMs = followBudgetMs(options.pageTimeoutMs);
+      return (url) => {
+        let known = destinations.get(url);
+        if (!known) {
+          if (destinations.size >= DESTINATIONS_REMEMBERED) destinations.delete(destinations.keys().next().value!);
+          known = followTarget(context_, url, budgetMs);
+          destinations.set(url, known);
+        }
+        return known;
+      };
     }
 
     async function context(): Promise<BrowserContext> {
@@ -273,7 +369,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
         const checked = await Promise.race([cpu.exceeded, (async () => {
           lost.stage = 'loading';
           await page.goto(input.url);
-          const result = await inspect(page, input, lost);
+          const result = await inspect(page, input, lost, { open: openerFor(context_), budgetMs: followBudgetMs(options.pageTimeoutMs) });
           if (input.screenshots) {
             lost.stage = 'taking screenshots of failing elements';
             result.screenshots = await captureElementShots(page, result.issues, input.screenshots);
@@ -386,7 +482,7 @@ const newPage = (context: BrowserContext): Promise<Page> => context.newPage();
 interface InFlight { page: Page | null; stage: string }
 
 /** axe, the DOM survey and the checks beyond axe, on a loaded page. */
-async function inspect(page: Page, input: PageToCheck, progress: InFlight): Promise<CheckedPage> {
+async function inspect(page: Page, input: PageToCheck, progress: InFlight, targets: { open: OpenDestination; budgetMs: number }): Promise<CheckedPage> {
   progress.stage = 'running axe-core';
   const options = axeRunOptions(input.standard, 'browser');
   // Only what the report uses crosses CDP: axe's passes and inapplicable lists are most of its answer.
@@ -401,7 +497,13 @@ async function inspect(page: Page, input: PageToCheck, progress: InFlight): Prom
   const dom = domFindings(survey);
   notEvaluated.push(...dom.failures);
   const wanted = new Set<CheckId>(checksFor(input.standard).map((c) => c.id));
-  const findings: RawFinding[] = dom.findings.filter((f) => wanted.has(f.check));
+  let findings: RawFinding[] = dom.findings.filter((f) => wanted.has(f.check));
+  if (wanted.has('pactum-link-purpose') && survey.linkGroups.length > 0) {
+    progress.stage = 'following links named alike';
+    // Links named alike that lead to one resource or equivalent ones are not reported; what is not settled within the budget stays for review.
+    const same = await equivalentLinks(survey.linkGroups, input.url, targets.open, targets.budgetMs).catch(() => new Set<string>());
+    findings = findings.filter((f) => f.check !== 'pactum-link-purpose' || !same.has(f.selector));
+  }
   const run = async (ids: CheckId[], fn: () => Promise<RawFinding[]>) => {
     if (!ids.some((id) => wanted.has(id))) return;
     try {
