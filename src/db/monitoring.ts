@@ -143,6 +143,23 @@ export async function claimTick(db: Db, run: RunRow): Promise<boolean> {
   return row?.id === run.id;
 }
 
+/**
+ * Whether the schedule has a run still scanning: its scan queued or running, or the run recorded
+ * after `startingSince` and its scan not queued yet.
+ */
+export async function scanInProgress(db: Db, scheduleId: string, startingSince: string): Promise<boolean> {
+  const row: { id: string } | undefined = await db('monitor_runs as r')
+    .leftJoin('scans as s', 's.id', 'r.scan_id')
+    .where({ 'r.schedule_id': scheduleId, 'r.status': 'scanning' })
+    .where((q) => {
+      q.whereIn('s.status', ['queued', 'running']).orWhere((q2) => {
+        q2.whereNull('r.scan_id').where('r.created_at', '>', startingSince);
+      });
+    })
+    .first<{ id: string } | undefined>('r.id');
+  return row !== undefined;
+}
+
 /** Moves the schedule's next run on from `tickAt` (only if no one moved it meanwhile). */
 export async function advanceSchedule(db: Db, scheduleId: string, tickAt: string, next: string | null) {
   await db('monitor_schedules').where({ id: scheduleId, next_run_at: tickAt }).update({ next_run_at: next });

@@ -24,7 +24,7 @@ import type { Db } from '../db/knex.js';
 import { readPages, type ScanRow } from '../db/scans.js';
 import { marksOnPages } from '../db/marks.js';
 import {
-  advanceSchedule, claimDelivery, claimRun, claimTick, dueDeliveries, dueSchedules, finishRun, previousCompletedRun, runsToCompare,
+  advanceSchedule, scanInProgress, claimDelivery, claimRun, claimTick, dueDeliveries, dueSchedules, finishRun, previousCompletedRun, runsToCompare,
   type AttemptRow, type DeliveryRow, type RunRow, type ScheduleRow, type WebhookRow,
 } from '../db/monitoring.js';
 import { stablePage } from '../domain/report/fingerprint.js';
@@ -46,6 +46,8 @@ const COMPARE_HOLD_MS = 5 * 60_000;
 const COMPARE_TIMEOUT_MS = 120_000;
 /** Delivery attempts made at once by one instance. */
 const ATTEMPTS_AT_ONCE = 4;
+/** A run recorded this recently without its scan yet is still starting (an older one was cut off before queueing). */
+const STARTING_RUN_MS = 5 * 60_000;
 /** How soon after a scan's follow-up work the loop looks for its run. */
 const WAKE_DELAY_MS = 300;
 
@@ -123,9 +125,15 @@ export function createMonitor(deps: MonitorDeps): Monitor {
       id: newId('run'), schedule_id: schedule.id, org_id: schedule.org_id, tick_at: tickAt, scan_id: null, previous_scan_id: null, status: 'scanning', error: null,
       new_count: null, fixed_count: null, still_present_count: null, claimed_until: null, created_at: iso(now), finished_at: null,
     };
+    const next = nextRun(schedule.cron, new Date(Math.max(now, Date.parse(tickAt))));
+    // A run still scanning: this tick is let go (runs never pile up behind a slow scan or a full queue).
+    if (await scanInProgress(db, schedule.id, iso(now - STARTING_RUN_MS))) {
+      await advanceSchedule(db, schedule.id, tickAt, next ? next.toISOString() : null);
+      log.debug({ scheduleId: schedule.id, tickAt }, 'scheduled run skipped: the previous run is still scanning');
+      return;
+    }
     const mine = await claimTick(db, run);
     // Whoever recorded the tick, the schedule moves on (the holder may have stopped before moving it).
-    const next = nextRun(schedule.cron, new Date(Math.max(now, Date.parse(tickAt))));
     await advanceSchedule(db, schedule.id, tickAt, next ? next.toISOString() : null);
     if (!mine) return;
     let url: URL;
