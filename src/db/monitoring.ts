@@ -170,7 +170,7 @@ export async function runsToCompare(db: Db, now: string, limit: number): Promise
   return db('monitor_runs as r')
     .join('scans as s', 's.id', 'r.scan_id')
     .where('r.status', 'scanning')
-    .whereIn('s.status', ['completed', 'completed_with_errors', 'failed', 'cancelled'])
+    .whereIn('s.status', ['completed', 'completed_with_errors', 'failed'])
     .where(unheld('r.claimed_until', now))
     .orderBy('r.created_at')
     .limit(limit)

@@ -174,8 +174,8 @@ export function createMonitor(deps: MonitorDeps): Monitor {
 
   async function compareRun(run: RunRow & { scan_status: string }) {
     const scan = (await db<ScanRow>('scans').where({ id: run.scan_id! }).first())!;
-    if (run.scan_status === 'failed' || run.scan_status === 'cancelled') {
-      await finishRun(db, run.id, { status: 'failed', error: `the scan ${run.scan_status === 'failed' ? `failed: ${scan.error ?? 'no reason recorded'}` : 'was cancelled'}`.slice(0, 2000) });
+    if (run.scan_status === 'failed') {
+      await finishRun(db, run.id, { status: 'failed', error: `the scan failed: ${scan.error ?? 'no reason recorded'}`.slice(0, 2000) });
       return;
     }
     const previous = await previousCompletedRun(db, run);
