@@ -306,3 +306,42 @@ describe('two PostgreSQL instances', () => {
     await client.close();
   });
 });
+
+describe('a scheduled run when the org\'s queue is full', () => {
+  let s: TestServer;
+  let server: Server;
+  let url = '';
+  const held: (() => void)[] = [];
+  beforeAll(async () => {
+    // A site that answers only when the test lets it: the org's scans stay running and waiting.
+    server = createServer((_req, res) => held.push(() => res.writeHead(200, { 'content-type': 'text/html' }).end(page('Slow', '<p>Hello</p>'))));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    s = await startTestServer({ ...FAST, SCAN_CONCURRENCY: '1', SCAN_MAX_RUNNING_PER_ORG: '1', SCAN_MAX_QUEUED_PER_ORG: '1', MONITOR_TICK_SECONDS: '3600' });
+  });
+  afterAll(async () => {
+    for (const release of held.splice(0)) release();
+    await s?.stop();
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+  afterEach(() => s.expectConformant());
+
+  it('is refused, with the reason, and the schedule goes on', { timeout: 120_000 }, async () => {
+    const orgId = (await insertOrg(s.services.db, { name: 'Busy team', slug: 'busy-team' })).id;
+    const client = await mcpClient(s.url, bearer(await s.token({ sub: 'usr_busy_admin', orgId, role: 'org_admin', perms: [] })));
+    ok(await client.callTool({ name: 'dashboard_scan_site', arguments: { siteUrl: url, scanMode: 'single' } }));
+    await until('the first scan to fetch the page', () => (held.length ? true : undefined));
+    ok(await client.callTool({ name: 'dashboard_scan_site', arguments: { siteUrl: url, scanMode: 'single' } }));
+    const schedule = ok(await client.callTool({ name: 'dashboard_set_schedule', arguments: { siteUrl: url, cron: '0 6 * * *', scanMode: 'single' } }));
+    const due = new Date(Date.now() - 1000).toISOString();
+    await s.services.db('monitor_schedules').where({ id: schedule.scheduleId }).update({ next_run_at: due });
+    await s.services.monitor.tick();
+    const [listed] = ok(await client.callTool({ name: 'dashboard_list_schedules', arguments: {} })).schedules;
+    expect(listed.recentRuns).toEqual([expect.objectContaining({ tickAt: due, scanId: null, status: 'refused', counts: null, error: expect.stringMatching(/SCAN_MAX_QUEUED_PER_ORG=1/) })]);
+    expect(Date.parse(listed.nextRunAt)).toBeGreaterThan(Date.now());
+    // The two scans asked for; the run queued none.
+    expect(Number((await s.services.db('scans').where({ org_id: orgId }).count<{ n: number | string }[]>({ n: '*' }).first())?.n)).toBe(2);
+    await client.close();
+  });
+});
