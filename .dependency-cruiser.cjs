@@ -18,6 +18,7 @@ const TIERS = [
     { name: 'ops', path: '^src/ops/', why: 'the operational endpoints: /, /healthz, /readyz, /docs, /metrics' },
     { name: 'conformance', path: '^src/conformance/', why: 'the conformance runner (pactum conformance), a client of any server' },
     { name: 'mock', path: '^src/mock/', why: 'the Prism mock servers (pactum mock), for client teams without a server' },
+    { name: 'monitoring', path: '^src/monitoring/', why: 'scheduled scans compared run to run, and signed webhooks for their new findings' },
   ],
   [{ name: 'scans', path: '^src/scans/', why: 'the scan queue: claims, runs and records scans' }],
   [{ name: 'reports', path: '^src/reports/', why: 'reports for people and pipelines: the page, the exports, the screenshots' }],

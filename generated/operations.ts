@@ -133,6 +133,13 @@ export type OperationId =
   | 'mcp.tool.dashboard_mark_finding'
   | 'mcp.tool.dashboard_review_finding'
   | 'mcp.tool.dashboard_verify_fixes'
+  | 'mcp.tool.dashboard_set_schedule'
+  | 'mcp.tool.dashboard_list_schedules'
+  | 'mcp.tool.dashboard_delete_schedule'
+  | 'mcp.tool.dashboard_create_webhook'
+  | 'mcp.tool.dashboard_list_webhooks'
+  | 'mcp.tool.dashboard_delete_webhook'
+  | 'mcp.tool.dashboard_list_webhook_deliveries'
   | 'mcp.tool.dashboard_list_reports'
   | 'mcp.tool.dashboard_query_issues'
   | 'mcp.tool.dashboard_scan_page'
@@ -1116,6 +1123,111 @@ export const operations: readonly OperationSpec[] = [
   },
   {
     apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_set_schedule',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_set_schedule',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_set_schedule') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_set_schedule_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_set_schedule_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_set_schedule',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_list_schedules',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_list_schedules',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_list_schedules') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_list_schedules_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_list_schedules_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_list_schedules',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_delete_schedule',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_delete_schedule',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_delete_schedule') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_delete_schedule_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_delete_schedule_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_delete_schedule',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_create_webhook',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_create_webhook',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_create_webhook') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_create_webhook_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_create_webhook_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_create_webhook',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_list_webhooks',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_list_webhooks',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_list_webhooks') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_list_webhooks_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_list_webhooks_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_list_webhooks',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_delete_webhook',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_delete_webhook',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_delete_webhook') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_delete_webhook_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_delete_webhook_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_delete_webhook',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_list_webhook_deliveries',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_list_webhook_deliveries',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_list_webhook_deliveries') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_list_webhook_deliveries_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_list_webhook_deliveries_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_list_webhook_deliveries',
+  },
+  {
+    apis: ["dashboard"],
     operationId: 'mcp.tool.dashboard_list_reports',
     method: 'POST',
     path: '/api/v1/mcp/tools/dashboard_list_reports',
@@ -1755,6 +1867,13 @@ export interface OperationInputs {
   'mcp.tool.dashboard_mark_finding': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_mark_finding']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_review_finding': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_review_finding']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_verify_fixes': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_verify_fixes']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_set_schedule': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_set_schedule']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_list_schedules': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_schedules']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_delete_schedule': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_delete_schedule']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_create_webhook': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_create_webhook']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_list_webhooks': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_webhooks']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_delete_webhook': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_delete_webhook']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_list_webhook_deliveries': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_webhook_deliveries']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_list_reports': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_reports']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_query_issues': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_query_issues']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_scan_page': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_scan_page']['requestBody']>['content']["application/json"] };
@@ -1802,6 +1921,7 @@ export const routes: readonly RouteSpec[] = [
   { template: '/api/v1/mcp/tools/dashboard_create_service_connection', routerPath: '/api/v1/mcp/tools/dashboard_create_service_connection', methods: { POST: 'mcp.tool.dashboard_create_service_connection' } },
   { template: '/api/v1/mcp/tools/dashboard_update_service_connection', routerPath: '/api/v1/mcp/tools/dashboard_update_service_connection', methods: { POST: 'mcp.tool.dashboard_update_service_connection' } },
   { template: '/api/v1/mcp/tools/dashboard_list_service_connections', routerPath: '/api/v1/mcp/tools/dashboard_list_service_connections', methods: { POST: 'mcp.tool.dashboard_list_service_connections' } },
+  { template: '/api/v1/mcp/tools/dashboard_list_webhook_deliveries', routerPath: '/api/v1/mcp/tools/dashboard_list_webhook_deliveries', methods: { POST: 'mcp.tool.dashboard_list_webhook_deliveries' } },
   { template: '/api/v1/mcp/tools/dashboard_test_service_connection', routerPath: '/api/v1/mcp/tools/dashboard_test_service_connection', methods: { POST: 'mcp.tool.dashboard_test_service_connection' } },
   { template: '/api/v1/mcp/tools/dashboard_get_service_connection', routerPath: '/api/v1/mcp/tools/dashboard_get_service_connection', methods: { POST: 'mcp.tool.dashboard_get_service_connection' } },
   { template: '/api/v1/mcp/tools/dashboard_scan_summary_for_fleet', routerPath: '/api/v1/mcp/tools/dashboard_scan_summary_for_fleet', methods: { POST: 'mcp.tool.dashboard_scan_summary_for_fleet' } },
@@ -1819,18 +1939,24 @@ export const routes: readonly RouteSpec[] = [
   { template: '/api/v1/mcp/tools/dashboard_revoke_user_token', routerPath: '/api/v1/mcp/tools/dashboard_revoke_user_token', methods: { POST: 'mcp.tool.dashboard_revoke_user_token' } },
   { template: '/api/v1/mcp/tools/dashboard_list_regulations', routerPath: '/api/v1/mcp/tools/dashboard_list_regulations', methods: { POST: 'mcp.tool.dashboard_list_regulations' } },
   { template: '/api/v1/mcp/tools/dashboard_list_user_tokens', routerPath: '/api/v1/mcp/tools/dashboard_list_user_tokens', methods: { POST: 'mcp.tool.dashboard_list_user_tokens' } },
+  { template: '/api/v1/mcp/tools/dashboard_delete_schedule', routerPath: '/api/v1/mcp/tools/dashboard_delete_schedule', methods: { POST: 'mcp.tool.dashboard_delete_schedule' } },
   { template: '/api/v1/mcp/tools/dashboard_get_brand_score', routerPath: '/api/v1/mcp/tools/dashboard_get_brand_score', methods: { POST: 'mcp.tool.dashboard_get_brand_score' } },
+  { template: '/api/v1/mcp/tools/dashboard_create_webhook', routerPath: '/api/v1/mcp/tools/dashboard_create_webhook', methods: { POST: 'mcp.tool.dashboard_create_webhook' } },
+  { template: '/api/v1/mcp/tools/dashboard_delete_webhook', routerPath: '/api/v1/mcp/tools/dashboard_delete_webhook', methods: { POST: 'mcp.tool.dashboard_delete_webhook' } },
   { template: '/api/v1/mcp/tools/dashboard_get_regulation', routerPath: '/api/v1/mcp/tools/dashboard_get_regulation', methods: { POST: 'mcp.tool.dashboard_get_regulation' } },
   { template: '/api/v1/mcp/tools/dashboard_get_screenshot', routerPath: '/api/v1/mcp/tools/dashboard_get_screenshot', methods: { POST: 'mcp.tool.dashboard_get_screenshot' } },
   { template: '/api/v1/mcp/tools/dashboard_list_proposals', routerPath: '/api/v1/mcp/tools/dashboard_list_proposals', methods: { POST: 'mcp.tool.dashboard_list_proposals' } },
+  { template: '/api/v1/mcp/tools/dashboard_list_schedules', routerPath: '/api/v1/mcp/tools/dashboard_list_schedules', methods: { POST: 'mcp.tool.dashboard_list_schedules' } },
   { template: '/api/v1/mcp/tools/dashboard_queue_bulk_fix', routerPath: '/api/v1/mcp/tools/dashboard_queue_bulk_fix', methods: { POST: 'mcp.tool.dashboard_queue_bulk_fix' } },
   { template: '/api/v1/mcp/tools/dashboard_review_finding', routerPath: '/api/v1/mcp/tools/dashboard_review_finding', methods: { POST: 'mcp.tool.dashboard_review_finding' } },
   { template: '/api/v1/mcp/tools/dashboard_list_findings', routerPath: '/api/v1/mcp/tools/dashboard_list_findings', methods: { POST: 'mcp.tool.dashboard_list_findings' } },
+  { template: '/api/v1/mcp/tools/dashboard_list_webhooks', routerPath: '/api/v1/mcp/tools/dashboard_list_webhooks', methods: { POST: 'mcp.tool.dashboard_list_webhooks' } },
   { template: '/api/v1/mcp/tools/dashboard_generate_fix', routerPath: '/api/v1/mcp/tools/dashboard_generate_fix', methods: { POST: 'mcp.tool.dashboard_generate_fix' } },
   { template: '/api/v1/mcp/tools/dashboard_get_proposal', routerPath: '/api/v1/mcp/tools/dashboard_get_proposal', methods: { POST: 'mcp.tool.dashboard_get_proposal' } },
   { template: '/api/v1/mcp/tools/dashboard_list_reports', routerPath: '/api/v1/mcp/tools/dashboard_list_reports', methods: { POST: 'mcp.tool.dashboard_list_reports' } },
   { template: '/api/v1/mcp/tools/dashboard_mark_finding', routerPath: '/api/v1/mcp/tools/dashboard_mark_finding', methods: { POST: 'mcp.tool.dashboard_mark_finding' } },
   { template: '/api/v1/mcp/tools/dashboard_query_issues', routerPath: '/api/v1/mcp/tools/dashboard_query_issues', methods: { POST: 'mcp.tool.dashboard_query_issues' } },
+  { template: '/api/v1/mcp/tools/dashboard_set_schedule', routerPath: '/api/v1/mcp/tools/dashboard_set_schedule', methods: { POST: 'mcp.tool.dashboard_set_schedule' } },
   { template: '/api/v1/mcp/tools/dashboard_share_report', routerPath: '/api/v1/mcp/tools/dashboard_share_report', methods: { POST: 'mcp.tool.dashboard_share_report' } },
   { template: '/api/v1/mcp/tools/dashboard_verify_fixes', routerPath: '/api/v1/mcp/tools/dashboard_verify_fixes', methods: { POST: 'mcp.tool.dashboard_verify_fixes' } },
   { template: '/.well-known/oauth-authorization-server', routerPath: '/.well-known/oauth-authorization-server', methods: { GET: 'auth.oauthServerMetadata' } },

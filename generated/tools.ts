@@ -8,6 +8,9 @@ export type ToolName =
   | 'dashboard_create_org'
   | 'dashboard_create_service_connection'
   | 'dashboard_create_user'
+  | 'dashboard_create_webhook'
+  | 'dashboard_delete_schedule'
+  | 'dashboard_delete_webhook'
   | 'dashboard_generate_fix'
   | 'dashboard_get_brand_guideline'
   | 'dashboard_get_brand_score'
@@ -28,10 +31,13 @@ export type ToolName =
   | 'dashboard_list_proposals'
   | 'dashboard_list_regulations'
   | 'dashboard_list_reports'
+  | 'dashboard_list_schedules'
   | 'dashboard_list_service_connections'
   | 'dashboard_list_user_tokens'
   | 'dashboard_list_users'
   | 'dashboard_list_wcag_criteria'
+  | 'dashboard_list_webhook_deliveries'
+  | 'dashboard_list_webhooks'
   | 'dashboard_mark_finding'
   | 'dashboard_query_issues'
   | 'dashboard_queue_bulk_fix'
@@ -43,6 +49,7 @@ export type ToolName =
   | 'dashboard_scan_site'
   | 'dashboard_scan_summary_for_fleet'
   | 'dashboard_set_brand_guideline'
+  | 'dashboard_set_schedule'
   | 'dashboard_share_report'
   | 'dashboard_test_service_connection'
   | 'dashboard_update_org'
@@ -56,6 +63,9 @@ export interface ToolInputs {
   dashboard_create_org: components['schemas']['dashboard_create_org.input'];
   dashboard_create_service_connection: components['schemas']['dashboard_create_service_connection.input'];
   dashboard_create_user: components['schemas']['dashboard_create_user.input'];
+  dashboard_create_webhook: components['schemas']['dashboard_create_webhook.input'];
+  dashboard_delete_schedule: components['schemas']['dashboard_delete_schedule.input'];
+  dashboard_delete_webhook: components['schemas']['dashboard_delete_webhook.input'];
   dashboard_generate_fix: components['schemas']['dashboard_generate_fix.input'];
   dashboard_get_brand_guideline: components['schemas']['dashboard_get_brand_guideline.input'];
   dashboard_get_brand_score: components['schemas']['dashboard_get_brand_score.input'];
@@ -76,10 +86,13 @@ export interface ToolInputs {
   dashboard_list_proposals: components['schemas']['dashboard_list_proposals.input'];
   dashboard_list_regulations: components['schemas']['dashboard_list_regulations.input'];
   dashboard_list_reports: components['schemas']['dashboard_list_reports.input'];
+  dashboard_list_schedules: components['schemas']['dashboard_list_schedules.input'];
   dashboard_list_service_connections: components['schemas']['dashboard_list_service_connections.input'];
   dashboard_list_user_tokens: components['schemas']['dashboard_list_user_tokens.input'];
   dashboard_list_users: components['schemas']['dashboard_list_users.input'];
   dashboard_list_wcag_criteria: components['schemas']['dashboard_list_wcag_criteria.input'];
+  dashboard_list_webhook_deliveries: components['schemas']['dashboard_list_webhook_deliveries.input'];
+  dashboard_list_webhooks: components['schemas']['dashboard_list_webhooks.input'];
   dashboard_mark_finding: components['schemas']['dashboard_mark_finding.input'];
   dashboard_query_issues: components['schemas']['dashboard_query_issues.input'];
   dashboard_queue_bulk_fix: components['schemas']['dashboard_queue_bulk_fix.input'];
@@ -91,6 +104,7 @@ export interface ToolInputs {
   dashboard_scan_site: components['schemas']['dashboard_scan_site.input'];
   dashboard_scan_summary_for_fleet: components['schemas']['dashboard_scan_summary_for_fleet.input'];
   dashboard_set_brand_guideline: components['schemas']['dashboard_set_brand_guideline.input'];
+  dashboard_set_schedule: components['schemas']['dashboard_set_schedule.input'];
   dashboard_share_report: components['schemas']['dashboard_share_report.input'];
   dashboard_test_service_connection: components['schemas']['dashboard_test_service_connection.input'];
   dashboard_update_org: components['schemas']['dashboard_update_org.input'];
@@ -104,6 +118,9 @@ export interface ToolOutputs {
   dashboard_create_org: components['schemas']['dashboard_create_org.output'];
   dashboard_create_service_connection: components['schemas']['dashboard_create_service_connection.output'];
   dashboard_create_user: components['schemas']['dashboard_create_user.output'];
+  dashboard_create_webhook: components['schemas']['dashboard_create_webhook.output'];
+  dashboard_delete_schedule: components['schemas']['dashboard_delete_schedule.output'];
+  dashboard_delete_webhook: components['schemas']['dashboard_delete_webhook.output'];
   dashboard_generate_fix: components['schemas']['dashboard_generate_fix.output'];
   dashboard_get_brand_guideline: components['schemas']['dashboard_get_brand_guideline.output'];
   dashboard_get_brand_score: components['schemas']['dashboard_get_brand_score.output'];
@@ -124,10 +141,13 @@ export interface ToolOutputs {
   dashboard_list_proposals: components['schemas']['dashboard_list_proposals.output'];
   dashboard_list_regulations: components['schemas']['dashboard_list_regulations.output'];
   dashboard_list_reports: components['schemas']['dashboard_list_reports.output'];
+  dashboard_list_schedules: components['schemas']['dashboard_list_schedules.output'];
   dashboard_list_service_connections: components['schemas']['dashboard_list_service_connections.output'];
   dashboard_list_user_tokens: components['schemas']['dashboard_list_user_tokens.output'];
   dashboard_list_users: components['schemas']['dashboard_list_users.output'];
   dashboard_list_wcag_criteria: components['schemas']['dashboard_list_wcag_criteria.output'];
+  dashboard_list_webhook_deliveries: components['schemas']['dashboard_list_webhook_deliveries.output'];
+  dashboard_list_webhooks: components['schemas']['dashboard_list_webhooks.output'];
   dashboard_mark_finding: components['schemas']['dashboard_mark_finding.output'];
   dashboard_query_issues: components['schemas']['dashboard_query_issues.output'];
   dashboard_queue_bulk_fix: components['schemas']['dashboard_queue_bulk_fix.output'];
@@ -139,6 +159,7 @@ export interface ToolOutputs {
   dashboard_scan_site: components['schemas']['dashboard_scan_site.output'];
   dashboard_scan_summary_for_fleet: components['schemas']['dashboard_scan_summary_for_fleet.output'];
   dashboard_set_brand_guideline: components['schemas']['dashboard_set_brand_guideline.output'];
+  dashboard_set_schedule: components['schemas']['dashboard_set_schedule.output'];
   dashboard_share_report: components['schemas']['dashboard_share_report.output'];
   dashboard_test_service_connection: components['schemas']['dashboard_test_service_connection.output'];
   dashboard_update_org: components['schemas']['dashboard_update_org.output'];
@@ -213,6 +234,39 @@ export const tools: { readonly [N in ToolName]: ToolSpec<N> } = {
     outputSchema: {"title":"dashboard_create_user result","description":"A dashboard user. The password and its hash are never returned.","type":"object","required":["id","orgId","username","role","permissions","active","createdAt","updatedAt","lastLoginAt"],"properties":{"id":{"type":"string","pattern":"^usr_[0-9a-z]{26}$"},"orgId":{"type":"string"},"username":{"title":"Username","description":"Unique across the installation; also the login name for Git LFS (HTTP Basic).","type":"string","minLength":1,"maxLength":64,"pattern":"^[A-Za-z0-9._@+-]+$","examples":["ada"]},"role":{"title":"Role","description":"A named set of permissions: system_admin = admin.system; org_admin = admin.org; member = reports.view, scans.create, branding.view, compliance.view, issues.fix; viewer = reports.view, branding.view, compliance.view; service = reports.view, scans.create, compliance.view.","type":"string","enum":["system_admin","org_admin","member","viewer","service"],"examples":["member"]},"permissions":{"type":"array","description":"The permissions the role grants.","items":{"title":"Permission","description":"What a caller may do. admin.system implies every permission in every org; admin.org implies every other permission within the caller's own org.","type":"string","enum":["admin.system","admin.org","admin.users","reports.view","scans.create","branding.view","compliance.view","issues.fix"],"examples":["reports.view"]}},"active":{"type":"boolean","description":"An inactive user can neither sign in nor use tokens issued for it; deactivation revokes its personal tokens, and reactivation revives none of its earlier tokens or sessions."},"createdAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]},"updatedAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]},"lastLoginAt":{"type":["string","null"],"format":"date-time"}},"additionalProperties":false,"examples":[{"id":"usr_01jdq3v8k2m5n7p9r1s3t5v7x9","orgId":"org_01jdq3v8k2m5n7p9r1s3t5v7x9","username":"ada","role":"member","permissions":["reports.view","scans.create","branding.view","compliance.view","issues.fix"],"active":true,"createdAt":"2026-11-20T09:30:00.000Z","updatedAt":"2026-11-20T09:30:00.000Z","lastLoginAt":null}]} as ToolSpec['outputSchema'],
     validateInput: validator('dashboard', 'schema_dashboard_create_user_input'),
     validateOutput: validator('dashboard', 'schema_dashboard_create_user_output'),
+  },
+  dashboard_create_webhook: {
+    name: 'dashboard_create_webhook',
+    title: "Create a webhook",
+    description: "Creates a webhook of the organization for the events named (findings.new). The answer holds the signing secret, shown this once and never again: each delivery is a POST of a JSON body with the header Pactum-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of t + '.' + body under the secret>. The url's host must resolve to a public address unless the server allows private networks (OUTBOUND_ALLOW_PRIVATE_NETWORKS); it is checked here and at every delivery. Failed deliveries are retried with backoff (WEBHOOK_MAX_ATTEMPTS); after WEBHOOK_DISABLE_AFTER deliveries in a row fail, the webhook is disabled.",
+    permission: 'admin.org',
+    annotations: {"readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":true},
+    inputSchema: {"title":"dashboard_create_webhook arguments","type":"object","required":["url"],"properties":{"url":{"type":"string","format":"uri","pattern":"^https?://","maxLength":2000,"description":"Where events are posted. No user name or password in it. A host that resolves to a private, loopback or link-local address is refused (here and at every delivery) unless the server allows them (OUTBOUND_ALLOW_PRIVATE_NETWORKS)."},"events":{"type":"array","minItems":1,"uniqueItems":true,"items":{"title":"WebhookEvent","description":"findings.new: a scheduled run found findings its schedule's previous run did not have.","type":"string","enum":["findings.new"],"examples":["findings.new"]},"default":["findings.new"]}},"additionalProperties":true,"examples":[{"url":"https://hooks.example.com/pactum","events":["findings.new"]}]} as ToolSpec['inputSchema'],
+    outputSchema: {"title":"dashboard_create_webhook result","type":"object","required":["webhook","secret"],"properties":{"webhook":{"title":"Webhook","description":"Where the organization's events are posted: a JSON body signed with HMAC-SHA256 in the Pactum-Signature header (t=<unix seconds>,v1=<hex of HMAC-SHA256(secret, t + \".\" + body)>). The secret is shown once, when the webhook is created, and never again. A webhook whose deliveries keep failing is disabled (enabled false, with disabledReason).","type":"object","required":["webhookId","url","events","enabled","disabledReason","disabledAt","consecutiveFailures","createdAt"],"properties":{"webhookId":{"type":"string","pattern":"^whk_[0-9a-z]{26}$"},"url":{"type":"string","format":"uri"},"events":{"type":"array","items":{"title":"WebhookEvent","description":"findings.new: a scheduled run found findings its schedule's previous run did not have.","type":"string","enum":["findings.new"],"examples":["findings.new"]}},"enabled":{"type":"boolean"},"disabledReason":{"type":["string","null"]},"disabledAt":{"type":["string","null"],"format":"date-time"},"consecutiveFailures":{"type":"integer","minimum":0,"description":"Deliveries in a row that failed every attempt; at WEBHOOK_DISABLE_AFTER the webhook is disabled."},"createdAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]}},"additionalProperties":false,"examples":[{"webhookId":"whk_01jdq3v8k2m5n7p9r1s3t5v7x9","url":"https://hooks.example.com/pactum","events":["findings.new"],"enabled":true,"disabledReason":null,"disabledAt":null,"consecutiveFailures":0,"createdAt":"2026-12-07T09:30:00.000Z"}]},"secret":{"type":"string","pattern":"^whsec_[0-9a-f]{64}$","description":"The signing secret, shown this once: keep it where the receiver verifies Pactum-Signature. It is stored sealed and never returned again."}},"additionalProperties":false,"examples":[{"webhook":{"webhookId":"whk_01jdq3v8k2m5n7p9r1s3t5v7x9","url":"https://hooks.example.com/pactum","events":["findings.new"],"enabled":true,"disabledReason":null,"disabledAt":null,"consecutiveFailures":0,"createdAt":"2026-12-07T09:30:00.000Z"},"secret":"whsec_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}]} as ToolSpec['outputSchema'],
+    validateInput: validator('dashboard', 'schema_dashboard_create_webhook_input'),
+    validateOutput: validator('dashboard', 'schema_dashboard_create_webhook_output'),
+  },
+  dashboard_delete_schedule: {
+    name: 'dashboard_delete_schedule',
+    title: "Delete a schedule",
+    description: "Deletes a schedule and its run history; the scans it started stay. A schedule of another organization is not_found.",
+    permission: 'scans.create',
+    annotations: {"readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false},
+    inputSchema: {"title":"dashboard_delete_schedule arguments","type":"object","required":["scheduleId"],"properties":{"scheduleId":{"type":"string","minLength":1,"maxLength":100}},"additionalProperties":true,"examples":[{"scheduleId":"sch_01jdq3v8k2m5n7p9r1s3t5v7x9"}]} as ToolSpec['inputSchema'],
+    outputSchema: {"title":"dashboard_delete_schedule result","type":"object","required":["scheduleId","deleted"],"properties":{"scheduleId":{"type":"string"},"deleted":{"type":"boolean","const":true,"description":"The schedule and its runs are gone; the scans it started stay."}},"additionalProperties":false,"examples":[{"scheduleId":"sch_01jdq3v8k2m5n7p9r1s3t5v7x9","deleted":true}]} as ToolSpec['outputSchema'],
+    validateInput: validator('dashboard', 'schema_dashboard_delete_schedule_input'),
+    validateOutput: validator('dashboard', 'schema_dashboard_delete_schedule_output'),
+  },
+  dashboard_delete_webhook: {
+    name: 'dashboard_delete_webhook',
+    title: "Delete a webhook",
+    description: "Deletes a webhook, its pending deliveries and its delivery log. A webhook of another organization is not_found.",
+    permission: 'admin.org',
+    annotations: {"readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false},
+    inputSchema: {"title":"dashboard_delete_webhook arguments","type":"object","required":["webhookId"],"properties":{"webhookId":{"type":"string","minLength":1,"maxLength":100}},"additionalProperties":true,"examples":[{"webhookId":"whk_01jdq3v8k2m5n7p9r1s3t5v7x9"}]} as ToolSpec['inputSchema'],
+    outputSchema: {"title":"dashboard_delete_webhook result","type":"object","required":["webhookId","deleted"],"properties":{"webhookId":{"type":"string"},"deleted":{"type":"boolean","const":true,"description":"The webhook, its pending deliveries and its delivery log are gone."}},"additionalProperties":false,"examples":[{"webhookId":"whk_01jdq3v8k2m5n7p9r1s3t5v7x9","deleted":true}]} as ToolSpec['outputSchema'],
+    validateInput: validator('dashboard', 'schema_dashboard_delete_webhook_input'),
+    validateOutput: validator('dashboard', 'schema_dashboard_delete_webhook_output'),
   },
   dashboard_generate_fix: {
     name: 'dashboard_generate_fix',
@@ -437,6 +491,17 @@ export const tools: { readonly [N in ToolName]: ToolSpec<N> } = {
     validateInput: validator('dashboard', 'schema_dashboard_list_reports_input'),
     validateOutput: validator('dashboard', 'schema_dashboard_list_reports_output'),
   },
+  dashboard_list_schedules: {
+    name: 'dashboard_list_schedules',
+    title: "List schedules",
+    description: "Lists the organization's schedules, oldest first, each with its next run and its latest runs (status, scan, and the counts of new, fixed and still present findings against the run before).",
+    permission: 'reports.view',
+    annotations: {"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false},
+    inputSchema: {"title":"dashboard_list_schedules arguments","type":"object","properties":{},"additionalProperties":true,"examples":[{}]} as ToolSpec['inputSchema'],
+    outputSchema: {"title":"dashboard_list_schedules result","type":"object","required":["schedules"],"properties":{"schedules":{"type":"array","items":{"title":"MonitorSchedule","description":"A site scanned on a schedule: each run is a scan queued in the organization's fair queue under the same limits as dashboard_scan_site; after a run completes, its findings are compared with the schedule's previous run (new, fixed, still_present, by fingerprint), and new findings fire the organization's findings.new webhooks.","type":"object","required":["scheduleId","siteUrl","cron","standard","scanMode","maxPages","concurrency","enabled","nextRunAt","createdAt","updatedAt","recentRuns"],"properties":{"scheduleId":{"type":"string","pattern":"^sch_[0-9a-z]{26}$"},"siteUrl":{"type":"string","format":"uri"},"cron":{"type":"string","description":"The cron expression, in UTC: five fields (minute hour day-of-month month day-of-week) or six (seconds first)."},"standard":{"title":"WcagStandard","description":"Conformance target: WCAG 2.2 level A, AA or AAA (each includes the levels below it).","type":"string","enum":["WCAG2A","WCAG2AA","WCAG2AAA"],"examples":["WCAG2AA"]},"scanMode":{"type":"string","enum":["single","site"]},"maxPages":{"type":"integer","minimum":1},"concurrency":{"type":"integer","minimum":1},"enabled":{"type":"boolean","description":"false: the schedule is kept but starts no run."},"nextRunAt":{"type":["string","null"],"format":"date-time","description":"When the next run starts (null while disabled)."},"createdAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]},"updatedAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]},"recentRuns":{"type":"array","maxItems":10,"description":"The latest runs, newest first.","items":{"type":"object","required":["runId","tickAt","scanId","previousScanId","status","error","counts"],"properties":{"runId":{"type":"string","pattern":"^run_[0-9a-z]{26}$"},"tickAt":{"type":"string","format":"date-time","description":"The time the cron expression named for this run."},"scanId":{"type":["string","null"],"description":"The run's scan; null when it could not be queued."},"previousScanId":{"type":["string","null"],"description":"The scan of the schedule's previous completed run, which this run is compared with; null for the first."},"status":{"type":"string","enum":["scanning","compared","first","failed","refused"],"description":"scanning: the scan is queued or running; compared: finished and compared with the previous run (counts); first: finished, with no earlier run to compare with; failed: the scan failed or was cancelled; refused: the scan could not be queued (error says why, e.g. the organization's queue was full)."},"error":{"type":["string","null"]},"counts":{"oneOf":[{"type":"object","required":["new","fixed","still_present"],"properties":{"new":{"type":"integer","minimum":0},"fixed":{"type":"integer","minimum":0},"still_present":{"type":"integer","minimum":0}},"additionalProperties":false},{"type":"null"}]}},"additionalProperties":false}}},"additionalProperties":false,"examples":[{"scheduleId":"sch_01jdq3v8k2m5n7p9r1s3t5v7x9","siteUrl":"https://www.example.com/","cron":"0 6 * * 1","standard":"WCAG2AA","scanMode":"site","maxPages":25,"concurrency":2,"enabled":true,"nextRunAt":"2026-12-14T06:00:00.000Z","createdAt":"2026-12-07T09:30:00.000Z","updatedAt":"2026-12-07T09:30:00.000Z","recentRuns":[]}]},"description":"Every schedule of the organization (at most MONITOR_MAX_SCHEDULES_PER_ORG), oldest first."}},"additionalProperties":false,"examples":[{"schedules":[]}]} as ToolSpec['outputSchema'],
+    validateInput: validator('dashboard', 'schema_dashboard_list_schedules_input'),
+    validateOutput: validator('dashboard', 'schema_dashboard_list_schedules_output'),
+  },
   dashboard_list_service_connections: {
     name: 'dashboard_list_service_connections',
     title: "List service connections",
@@ -480,6 +545,28 @@ export const tools: { readonly [N in ToolName]: ToolSpec<N> } = {
     outputSchema: {"title":"dashboard_list_wcag_criteria result","type":"object","required":["criteria"],"properties":{"criteria":{"type":"array","items":{"title":"WcagCriterion","type":"object","required":["id","title","level","version","principle","guideline"],"properties":{"id":{"type":"string","pattern":"^[1-4]\\.[0-9]{1,2}\\.[0-9]{1,2}$"},"title":{"type":"string"},"level":{"title":"WcagLevel","type":"string","enum":["A","AA","AAA"],"examples":["AA"]},"version":{"type":"string","enum":["2.0","2.1","2.2"],"description":"The WCAG version that introduced it."},"principle":{"type":"string","enum":["Perceivable","Operable","Understandable","Robust"]},"guideline":{"type":"string","description":"Guideline number and name, for example \"1.1 Text Alternatives\"."},"removedIn":{"type":["string","null"],"description":"The version that removed it (4.1.1 Parsing was removed in 2.2)."},"url":{"type":"string","format":"uri"},"en301549":{"type":["string","null"],"description":"The EN 301 549 V3.2.1 clause of chapter 9 (web content) that requires it, for example 9.1.1.1; null for level AAA and for the criteria WCAG 2.2 added, which V3.2.1 does not require."}},"additionalProperties":false,"examples":[{"id":"1.1.1","title":"Non-text Content","level":"A","version":"2.0","principle":"Perceivable","guideline":"1.1 Text Alternatives","removedIn":null,"url":"https://www.w3.org/WAI/WCAG22/Understanding/non-text-content","en301549":"9.1.1.1"}]}}},"additionalProperties":false,"examples":[{"criteria":[{"id":"1.1.1","title":"Non-text Content","level":"A","version":"2.0","principle":"Perceivable","guideline":"1.1 Text Alternatives","removedIn":null,"url":"https://www.w3.org/WAI/WCAG22/Understanding/non-text-content"}]}]} as ToolSpec['outputSchema'],
     validateInput: validator('dashboard', 'schema_dashboard_list_wcag_criteria_input'),
     validateOutput: validator('dashboard', 'schema_dashboard_list_wcag_criteria_output'),
+  },
+  dashboard_list_webhook_deliveries: {
+    name: 'dashboard_list_webhook_deliveries',
+    title: "List a webhook's deliveries",
+    description: "Lists a webhook's latest deliveries, newest first, each with every attempt: when, the outcome, the receiver's HTTP status, how long it took and, for a failure, its class (http_status, timeout, blocked_address, connection, redirect, too_large). The webhook's state comes with it, so a disabled webhook says why.",
+    permission: 'admin.org',
+    annotations: {"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false},
+    inputSchema: {"title":"dashboard_list_webhook_deliveries arguments","type":"object","required":["webhookId"],"properties":{"webhookId":{"type":"string","minLength":1,"maxLength":100},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"The latest deliveries, newest first."}},"additionalProperties":true,"examples":[{"webhookId":"whk_01jdq3v8k2m5n7p9r1s3t5v7x9"}]} as ToolSpec['inputSchema'],
+    outputSchema: {"title":"dashboard_list_webhook_deliveries result","type":"object","required":["webhook","deliveries"],"properties":{"webhook":{"title":"Webhook","description":"Where the organization's events are posted: a JSON body signed with HMAC-SHA256 in the Pactum-Signature header (t=<unix seconds>,v1=<hex of HMAC-SHA256(secret, t + \".\" + body)>). The secret is shown once, when the webhook is created, and never again. A webhook whose deliveries keep failing is disabled (enabled false, with disabledReason).","type":"object","required":["webhookId","url","events","enabled","disabledReason","disabledAt","consecutiveFailures","createdAt"],"properties":{"webhookId":{"type":"string","pattern":"^whk_[0-9a-z]{26}$"},"url":{"type":"string","format":"uri"},"events":{"type":"array","items":{"title":"WebhookEvent","description":"findings.new: a scheduled run found findings its schedule's previous run did not have.","type":"string","enum":["findings.new"],"examples":["findings.new"]}},"enabled":{"type":"boolean"},"disabledReason":{"type":["string","null"]},"disabledAt":{"type":["string","null"],"format":"date-time"},"consecutiveFailures":{"type":"integer","minimum":0,"description":"Deliveries in a row that failed every attempt; at WEBHOOK_DISABLE_AFTER the webhook is disabled."},"createdAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]}},"additionalProperties":false,"examples":[{"webhookId":"whk_01jdq3v8k2m5n7p9r1s3t5v7x9","url":"https://hooks.example.com/pactum","events":["findings.new"],"enabled":true,"disabledReason":null,"disabledAt":null,"consecutiveFailures":0,"createdAt":"2026-12-07T09:30:00.000Z"}]},"deliveries":{"type":"array","items":{"type":"object","required":["deliveryId","event","scheduleId","scanId","status","createdAt","nextAttemptAt","attempts"],"properties":{"deliveryId":{"type":"string","pattern":"^dlv_[0-9a-z]{26}$","description":"Also the body's id and the Pactum-Delivery header: a receiver that sees it twice has seen a retry."},"event":{"title":"WebhookEvent","description":"findings.new: a scheduled run found findings its schedule's previous run did not have.","type":"string","enum":["findings.new"],"examples":["findings.new"]},"scheduleId":{"type":["string","null"]},"scanId":{"type":["string","null"]},"status":{"type":"string","enum":["pending","delivered","failed"],"description":"pending: an attempt is due at nextAttemptAt; delivered: a 2xx answer; failed: every attempt (WEBHOOK_MAX_ATTEMPTS) failed, or the webhook was disabled."},"createdAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]},"nextAttemptAt":{"type":["string","null"],"format":"date-time"},"attempts":{"type":"array","items":{"type":"object","required":["attempt","at","outcome","httpStatus","durationMs","errorClass"],"properties":{"attempt":{"type":"integer","minimum":1},"at":{"type":"string","format":"date-time"},"outcome":{"type":"string","enum":["delivered","failed"]},"httpStatus":{"type":["integer","null"],"description":"The receiver's status code; null when none came."},"durationMs":{"type":"integer","minimum":0},"errorClass":{"type":["string","null"],"enum":[null,"http_status","timeout","blocked_address","connection","redirect","too_large"],"description":"Why the attempt failed: http_status (not 2xx), timeout (WEBHOOK_TIMEOUT_MS), blocked_address (the host resolved to an address the outbound policy refuses), connection (refused, reset, DNS), redirect (not followed), too_large (the answer exceeded WEBHOOK_MAX_RESPONSE_BYTES)."}},"additionalProperties":false}}},"additionalProperties":false}}},"additionalProperties":false,"examples":[{"webhook":{"webhookId":"whk_01jdq3v8k2m5n7p9r1s3t5v7x9","url":"https://hooks.example.com/pactum","events":["findings.new"],"enabled":true,"disabledReason":null,"disabledAt":null,"consecutiveFailures":0,"createdAt":"2026-12-07T09:30:00.000Z"},"deliveries":[]}]} as ToolSpec['outputSchema'],
+    validateInput: validator('dashboard', 'schema_dashboard_list_webhook_deliveries_input'),
+    validateOutput: validator('dashboard', 'schema_dashboard_list_webhook_deliveries_output'),
+  },
+  dashboard_list_webhooks: {
+    name: 'dashboard_list_webhooks',
+    title: "List webhooks",
+    description: "Lists the organization's webhooks, oldest first: url, events, whether enabled (and why not). Secrets are never listed.",
+    permission: 'admin.org',
+    annotations: {"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false},
+    inputSchema: {"title":"dashboard_list_webhooks arguments","type":"object","properties":{},"additionalProperties":true,"examples":[{}]} as ToolSpec['inputSchema'],
+    outputSchema: {"title":"dashboard_list_webhooks result","type":"object","required":["webhooks"],"properties":{"webhooks":{"type":"array","items":{"title":"Webhook","description":"Where the organization's events are posted: a JSON body signed with HMAC-SHA256 in the Pactum-Signature header (t=<unix seconds>,v1=<hex of HMAC-SHA256(secret, t + \".\" + body)>). The secret is shown once, when the webhook is created, and never again. A webhook whose deliveries keep failing is disabled (enabled false, with disabledReason).","type":"object","required":["webhookId","url","events","enabled","disabledReason","disabledAt","consecutiveFailures","createdAt"],"properties":{"webhookId":{"type":"string","pattern":"^whk_[0-9a-z]{26}$"},"url":{"type":"string","format":"uri"},"events":{"type":"array","items":{"title":"WebhookEvent","description":"findings.new: a scheduled run found findings its schedule's previous run did not have.","type":"string","enum":["findings.new"],"examples":["findings.new"]}},"enabled":{"type":"boolean"},"disabledReason":{"type":["string","null"]},"disabledAt":{"type":["string","null"],"format":"date-time"},"consecutiveFailures":{"type":"integer","minimum":0,"description":"Deliveries in a row that failed every attempt; at WEBHOOK_DISABLE_AFTER the webhook is disabled."},"createdAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]}},"additionalProperties":false,"examples":[{"webhookId":"whk_01jdq3v8k2m5n7p9r1s3t5v7x9","url":"https://hooks.example.com/pactum","events":["findings.new"],"enabled":true,"disabledReason":null,"disabledAt":null,"consecutiveFailures":0,"createdAt":"2026-12-07T09:30:00.000Z"}]},"description":"The organization's webhooks, oldest first; secrets are never listed."}},"additionalProperties":false,"examples":[{"webhooks":[]}]} as ToolSpec['outputSchema'],
+    validateInput: validator('dashboard', 'schema_dashboard_list_webhooks_input'),
+    validateOutput: validator('dashboard', 'schema_dashboard_list_webhooks_output'),
   },
   dashboard_mark_finding: {
     name: 'dashboard_mark_finding',
@@ -603,6 +690,17 @@ export const tools: { readonly [N in ToolName]: ToolSpec<N> } = {
     outputSchema: {"title":"dashboard_set_brand_guideline result","description":"An org's brand: its colours, fonts and component tokens. Scans of the org are scored against it.","type":"object","required":["colors","fonts","componentTokens"],"properties":{"colors":{"type":"array","maxItems":64,"items":{"title":"BrandColor","type":"object","required":["name","value"],"properties":{"name":{"type":"string","minLength":1,"maxLength":100},"value":{"title":"HexColor","type":"string","pattern":"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$","examples":["#0b5fff"]},"role":{"type":"string","enum":["primary","secondary","accent","text","background","other"]}},"additionalProperties":false,"examples":[{"name":"Brand blue","value":"#0b5fff","role":"primary"}]}},"fonts":{"type":"array","maxItems":16,"items":{"title":"BrandFont","type":"object","required":["family"],"properties":{"family":{"type":"string","minLength":1,"maxLength":100},"role":{"type":"string","enum":["heading","body","code","other"]},"minSizePx":{"type":"number","minimum":1,"maximum":200,"description":"Smallest size the brand allows for this font."}},"additionalProperties":false,"examples":[{"family":"Inter","role":"body","minSizePx":14}]}},"componentTokens":{"type":"array","maxItems":200,"description":"Class names or custom-property names that mark brand components (for example btn-primary or --brand-radius).","items":{"title":"BrandComponentToken","type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1,"maxLength":100},"kind":{"type":"string","enum":["class","css-variable"]},"value":{"type":"string","maxLength":200}},"additionalProperties":false,"examples":[{"name":"btn-primary","kind":"class"}]}},"updatedAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]}},"additionalProperties":false,"examples":[{"colors":[{"name":"Brand blue","value":"#0b5fff","role":"primary"},{"name":"Ink","value":"#1a1a1a","role":"text"},{"name":"Paper","value":"#ffffff","role":"background"}],"fonts":[{"family":"Inter","role":"body","minSizePx":14},{"family":"Merriweather","role":"heading"}],"componentTokens":[{"name":"btn-primary","kind":"class"},{"name":"--brand-radius","kind":"css-variable","value":"6px"}],"updatedAt":"2026-11-20T09:30:00.000Z"}]} as ToolSpec['outputSchema'],
     validateInput: validator('dashboard', 'schema_dashboard_set_brand_guideline_input'),
     validateOutput: validator('dashboard', 'schema_dashboard_set_brand_guideline_output'),
+  },
+  dashboard_set_schedule: {
+    name: 'dashboard_set_schedule',
+    title: "Schedule a site's scans",
+    description: "Creates the schedule of a site (one per siteUrl in the organization) or replaces it: a cron expression in UTC (five fields, or six with seconds first) whose runs may not come closer together than the server's minimum interval (MONITOR_MIN_INTERVAL_SECONDS; a more frequent expression is invalid_arguments naming it). Each run is a scan queued in the organization's fair queue under the same limits as dashboard_scan_site; exactly one instance starts each run. After a run completes, its findings are compared with the previous run's by fingerprint (new, fixed, still_present; counts in recentRuns), and new findings fire the organization's findings.new webhooks. The site is checked against the scan address policy here and at each run.",
+    permission: 'scans.create',
+    annotations: {"readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":true},
+    inputSchema: {"title":"dashboard_set_schedule arguments","description":"Creates the schedule of a site (one per siteUrl in the organization), or replaces it.","type":"object","required":["siteUrl","cron"],"properties":{"siteUrl":{"type":"string","format":"uri","pattern":"^https?://","maxLength":2000,"description":"The site to scan, as for dashboard_scan_site (private addresses refused unless the server allows them)."},"cron":{"type":"string","minLength":9,"maxLength":200,"description":"A cron expression in UTC: five fields (minute hour day-of-month month day-of-week) or six (seconds first). Runs closer together than the server's minimum interval (MONITOR_MIN_INTERVAL_SECONDS) are refused with invalid_arguments."},"standard":{"title":"WcagStandard","description":"Conformance target: WCAG 2.2 level A, AA or AAA (each includes the levels below it).","type":"string","enum":["WCAG2A","WCAG2AA","WCAG2AAA"],"examples":["WCAG2AA"],"default":"WCAG2AA"},"scanMode":{"type":"string","enum":["single","site"],"default":"site"},"maxPages":{"type":"integer","minimum":1,"maximum":1000,"default":25},"concurrency":{"type":"integer","minimum":1,"maximum":8,"default":2},"enabled":{"type":"boolean","default":true}},"additionalProperties":true,"examples":[{"siteUrl":"https://www.example.com/","cron":"0 6 * * 1"}]} as ToolSpec['inputSchema'],
+    outputSchema: {"title":"dashboard_set_schedule result","description":"A site scanned on a schedule: each run is a scan queued in the organization's fair queue under the same limits as dashboard_scan_site; after a run completes, its findings are compared with the schedule's previous run (new, fixed, still_present, by fingerprint), and new findings fire the organization's findings.new webhooks.","type":"object","required":["scheduleId","siteUrl","cron","standard","scanMode","maxPages","concurrency","enabled","nextRunAt","createdAt","updatedAt","recentRuns"],"properties":{"scheduleId":{"type":"string","pattern":"^sch_[0-9a-z]{26}$"},"siteUrl":{"type":"string","format":"uri"},"cron":{"type":"string","description":"The cron expression, in UTC: five fields (minute hour day-of-month month day-of-week) or six (seconds first)."},"standard":{"title":"WcagStandard","description":"Conformance target: WCAG 2.2 level A, AA or AAA (each includes the levels below it).","type":"string","enum":["WCAG2A","WCAG2AA","WCAG2AAA"],"examples":["WCAG2AA"]},"scanMode":{"type":"string","enum":["single","site"]},"maxPages":{"type":"integer","minimum":1},"concurrency":{"type":"integer","minimum":1},"enabled":{"type":"boolean","description":"false: the schedule is kept but starts no run."},"nextRunAt":{"type":["string","null"],"format":"date-time","description":"When the next run starts (null while disabled)."},"createdAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]},"updatedAt":{"title":"Timestamp","type":"string","format":"date-time","examples":["2026-11-20T09:30:00.000Z"]},"recentRuns":{"type":"array","maxItems":10,"description":"The latest runs, newest first.","items":{"type":"object","required":["runId","tickAt","scanId","previousScanId","status","error","counts"],"properties":{"runId":{"type":"string","pattern":"^run_[0-9a-z]{26}$"},"tickAt":{"type":"string","format":"date-time","description":"The time the cron expression named for this run."},"scanId":{"type":["string","null"],"description":"The run's scan; null when it could not be queued."},"previousScanId":{"type":["string","null"],"description":"The scan of the schedule's previous completed run, which this run is compared with; null for the first."},"status":{"type":"string","enum":["scanning","compared","first","failed","refused"],"description":"scanning: the scan is queued or running; compared: finished and compared with the previous run (counts); first: finished, with no earlier run to compare with; failed: the scan failed or was cancelled; refused: the scan could not be queued (error says why, e.g. the organization's queue was full)."},"error":{"type":["string","null"]},"counts":{"oneOf":[{"type":"object","required":["new","fixed","still_present"],"properties":{"new":{"type":"integer","minimum":0},"fixed":{"type":"integer","minimum":0},"still_present":{"type":"integer","minimum":0}},"additionalProperties":false},{"type":"null"}]}},"additionalProperties":false}}},"additionalProperties":false,"examples":[{"scheduleId":"sch_01jdq3v8k2m5n7p9r1s3t5v7x9","siteUrl":"https://www.example.com/","cron":"0 6 * * 1","standard":"WCAG2AA","scanMode":"site","maxPages":25,"concurrency":2,"enabled":true,"nextRunAt":"2026-12-14T06:00:00.000Z","createdAt":"2026-12-07T09:30:00.000Z","updatedAt":"2026-12-07T09:30:00.000Z","recentRuns":[]}]} as ToolSpec['outputSchema'],
+    validateInput: validator('dashboard', 'schema_dashboard_set_schedule_input'),
+    validateOutput: validator('dashboard', 'schema_dashboard_set_schedule_output'),
   },
   dashboard_share_report: {
     name: 'dashboard_share_report',

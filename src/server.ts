@@ -119,12 +119,14 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     await services.objects.backend.start({ exclusive: oneInstanceAtATime(services.db, 'storage-sweep'), partials: services.objects.leased.partials, sweepNow: storageAnswered });
     stopScreenshotExpiry = await startScreenshotExpiry(services.screenshots, { intervalMs: config.lfs.sweepIntervalSeconds * 1000, exclusive: oneInstanceAtATime(services.db, 'screenshot-expiry'), log });
     await services.scans.recover();
+    services.monitor.start();
     await recordServerUrl(services.db, config.publicUrl);
     if (config.metrics.port !== null) metricsServer = await startMetricsListener(config, services.metrics);
   } catch (err) {
     abandon();
     stopScreenshotExpiry();
     metricsServer?.close();
+    await services.monitor.stop().catch(() => {});
     await services.scans.stop().catch(() => {});
     await services.compute.close();
     services.objects.backend.close();
@@ -176,6 +178,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       stopScreenshotExpiry();
       metricsServer?.close();
       metricsServer?.closeAllConnections();
+      await timed('monitoring', () => services.monitor.stop());
       await timed('scans', () => services.scans.stop());
       await timed('compute', () => services.compute.close());
       const auditRows = services.audit.pending;

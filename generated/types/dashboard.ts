@@ -1281,6 +1281,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/mcp/tools/dashboard_set_schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Schedule a site's scans
+         * @description Creates the schedule of a site (one per siteUrl in the organization) or replaces it: a cron expression in UTC (five fields, or six with seconds first) whose runs may not come closer together than the server's minimum interval (MONITOR_MIN_INTERVAL_SECONDS; a more frequent expression is invalid_arguments naming it). Each run is a scan queued in the organization's fair queue under the same limits as dashboard_scan_site; exactly one instance starts each run. After a run completes, its findings are compared with the previous run's by fingerprint (new, fixed, still_present; counts in recentRuns), and new findings fire the organization's findings.new webhooks. The site is checked against the scan address policy here and at each run.
+         */
+        post: operations["mcp.tool.dashboard_set_schedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/tools/dashboard_list_schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List schedules
+         * @description Lists the organization's schedules, oldest first, each with its next run and its latest runs (status, scan, and the counts of new, fixed and still present findings against the run before).
+         */
+        post: operations["mcp.tool.dashboard_list_schedules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/tools/dashboard_delete_schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a schedule
+         * @description Deletes a schedule and its run history; the scans it started stay. A schedule of another organization is not_found.
+         */
+        post: operations["mcp.tool.dashboard_delete_schedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/tools/dashboard_create_webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a webhook
+         * @description Creates a webhook of the organization for the events named (findings.new). The answer holds the signing secret, shown this once and never again: each delivery is a POST of a JSON body with the header Pactum-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of t + '.' + body under the secret>. The url's host must resolve to a public address unless the server allows private networks (OUTBOUND_ALLOW_PRIVATE_NETWORKS); it is checked here and at every delivery. Failed deliveries are retried with backoff (WEBHOOK_MAX_ATTEMPTS); after WEBHOOK_DISABLE_AFTER deliveries in a row fail, the webhook is disabled.
+         */
+        post: operations["mcp.tool.dashboard_create_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/tools/dashboard_list_webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List webhooks
+         * @description Lists the organization's webhooks, oldest first: url, events, whether enabled (and why not). Secrets are never listed.
+         */
+        post: operations["mcp.tool.dashboard_list_webhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/tools/dashboard_delete_webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a webhook
+         * @description Deletes a webhook, its pending deliveries and its delivery log. A webhook of another organization is not_found.
+         */
+        post: operations["mcp.tool.dashboard_delete_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/tools/dashboard_list_webhook_deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List a webhook's deliveries
+         * @description Lists a webhook's latest deliveries, newest first, each with every attempt: when, the outcome, the receiver's HTTP status, how long it took and, for a failure, its class (http_status, timeout, blocked_address, connection, redirect, too_large). The webhook's state comes with it, so a disabled webhook says why.
+         */
+        post: operations["mcp.tool.dashboard_list_webhook_deliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/mcp/tools/dashboard_list_reports": {
         parameters: {
             query?: never;
@@ -3400,6 +3540,105 @@ export interface components {
          */
         "wcag-standard": "WCAG2A" | "WCAG2AA" | "WCAG2AAA";
         /**
+         * MonitorSchedule
+         * @description A site scanned on a schedule: each run is a scan queued in the organization's fair queue under the same limits as dashboard_scan_site; after a run completes, its findings are compared with the schedule's previous run (new, fixed, still_present, by fingerprint), and new findings fire the organization's findings.new webhooks.
+         * @example {
+         *       "scheduleId": "sch_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "siteUrl": "https://www.example.com/",
+         *       "cron": "0 6 * * 1",
+         *       "standard": "WCAG2AA",
+         *       "scanMode": "site",
+         *       "maxPages": 25,
+         *       "concurrency": 2,
+         *       "enabled": true,
+         *       "nextRunAt": "2026-12-14T06:00:00.000Z",
+         *       "createdAt": "2026-12-07T09:30:00.000Z",
+         *       "updatedAt": "2026-12-07T09:30:00.000Z",
+         *       "recentRuns": []
+         *     }
+         */
+        "monitor-schedule": {
+            scheduleId: string;
+            /** Format: uri */
+            siteUrl: string;
+            /** @description The cron expression, in UTC: five fields (minute hour day-of-month month day-of-week) or six (seconds first). */
+            cron: string;
+            standard: components["schemas"]["wcag-standard"];
+            /** @enum {string} */
+            scanMode: "single" | "site";
+            maxPages: number;
+            concurrency: number;
+            /** @description false: the schedule is kept but starts no run. */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When the next run starts (null while disabled).
+             */
+            nextRunAt: string | null;
+            createdAt: components["schemas"]["timestamp"];
+            updatedAt: components["schemas"]["timestamp"];
+            /** @description The latest runs, newest first. */
+            recentRuns: {
+                runId: string;
+                /**
+                 * Format: date-time
+                 * @description The time the cron expression named for this run.
+                 */
+                tickAt: string;
+                /** @description The run's scan; null when it could not be queued. */
+                scanId: string | null;
+                /** @description The scan of the schedule's previous completed run, which this run is compared with; null for the first. */
+                previousScanId: string | null;
+                /**
+                 * @description scanning: the scan is queued or running; compared: finished and compared with the previous run (counts); first: finished, with no earlier run to compare with; failed: the scan failed or was cancelled; refused: the scan could not be queued (error says why, e.g. the organization's queue was full).
+                 * @enum {string}
+                 */
+                status: "scanning" | "compared" | "first" | "failed" | "refused";
+                error: string | null;
+                counts: {
+                    new: number;
+                    fixed: number;
+                    still_present: number;
+                } | null;
+            }[];
+        };
+        /**
+         * Webhook
+         * @description Where the organization's events are posted: a JSON body signed with HMAC-SHA256 in the Pactum-Signature header (t=<unix seconds>,v1=<hex of HMAC-SHA256(secret, t + "." + body)>). The secret is shown once, when the webhook is created, and never again. A webhook whose deliveries keep failing is disabled (enabled false, with disabledReason).
+         * @example {
+         *       "webhookId": "whk_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "url": "https://hooks.example.com/pactum",
+         *       "events": [
+         *         "findings.new"
+         *       ],
+         *       "enabled": true,
+         *       "disabledReason": null,
+         *       "disabledAt": null,
+         *       "consecutiveFailures": 0,
+         *       "createdAt": "2026-12-07T09:30:00.000Z"
+         *     }
+         */
+        webhook: {
+            webhookId: string;
+            /** Format: uri */
+            url: string;
+            events: components["schemas"]["webhook-event"][];
+            enabled: boolean;
+            disabledReason: string | null;
+            /** Format: date-time */
+            disabledAt: string | null;
+            /** @description Deliveries in a row that failed every attempt; at WEBHOOK_DISABLE_AFTER the webhook is disabled. */
+            consecutiveFailures: number;
+            createdAt: components["schemas"]["timestamp"];
+        };
+        /**
+         * WebhookEvent
+         * @description findings.new: a scheduled run found findings its schedule's previous run did not have.
+         * @example findings.new
+         * @enum {string}
+         */
+        "webhook-event": "findings.new";
+        /**
          * dashboard_coordinated_pr_status arguments
          * @example {
          *       "id": "cpr_01jdq3v8k2m5n7p9r1s3t5v7x9"
@@ -3830,6 +4069,240 @@ export interface components {
                 /** @description As the compared scan reported it (as the baseline did, for a fixed finding). */
                 issue: components["schemas"]["issue"];
                 mark: components["schemas"]["finding-mark"] | null;
+            }[];
+        };
+        /**
+         * dashboard_set_schedule arguments
+         * @description Creates the schedule of a site (one per siteUrl in the organization), or replaces it.
+         * @example {
+         *       "siteUrl": "https://www.example.com/",
+         *       "cron": "0 6 * * 1"
+         *     }
+         */
+        "dashboard_set_schedule.input": {
+            /**
+             * Format: uri
+             * @description The site to scan, as for dashboard_scan_site (private addresses refused unless the server allows them).
+             */
+            siteUrl: string;
+            /** @description A cron expression in UTC: five fields (minute hour day-of-month month day-of-week) or six (seconds first). Runs closer together than the server's minimum interval (MONITOR_MIN_INTERVAL_SECONDS) are refused with invalid_arguments. */
+            cron: string;
+            /** @default WCAG2AA */
+            standard?: components["schemas"]["wcag-standard"];
+            /**
+             * @default site
+             * @enum {string}
+             */
+            scanMode?: "single" | "site";
+            /** @default 25 */
+            maxPages?: number;
+            /** @default 2 */
+            concurrency?: number;
+            /** @default true */
+            enabled?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /** dashboard_set_schedule result */
+        "dashboard_set_schedule.output": components["schemas"]["monitor-schedule"];
+        /**
+         * dashboard_list_schedules arguments
+         * @example {}
+         */
+        "dashboard_list_schedules.input": {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_list_schedules result
+         * @example {
+         *       "schedules": []
+         *     }
+         */
+        "dashboard_list_schedules.output": {
+            /** @description Every schedule of the organization (at most MONITOR_MAX_SCHEDULES_PER_ORG), oldest first. */
+            schedules: components["schemas"]["monitor-schedule"][];
+        };
+        /**
+         * dashboard_delete_schedule arguments
+         * @example {
+         *       "scheduleId": "sch_01jdq3v8k2m5n7p9r1s3t5v7x9"
+         *     }
+         */
+        "dashboard_delete_schedule.input": {
+            scheduleId: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_delete_schedule result
+         * @example {
+         *       "scheduleId": "sch_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "deleted": true
+         *     }
+         */
+        "dashboard_delete_schedule.output": {
+            scheduleId: string;
+            /**
+             * @description The schedule and its runs are gone; the scans it started stay.
+             * @constant
+             */
+            deleted: true;
+        };
+        /**
+         * dashboard_create_webhook arguments
+         * @example {
+         *       "url": "https://hooks.example.com/pactum",
+         *       "events": [
+         *         "findings.new"
+         *       ]
+         *     }
+         */
+        "dashboard_create_webhook.input": {
+            /**
+             * Format: uri
+             * @description Where events are posted. No user name or password in it. A host that resolves to a private, loopback or link-local address is refused (here and at every delivery) unless the server allows them (OUTBOUND_ALLOW_PRIVATE_NETWORKS).
+             */
+            url: string;
+            /**
+             * @default [
+             *       "findings.new"
+             *     ]
+             */
+            events?: components["schemas"]["webhook-event"][];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_create_webhook result
+         * @example {
+         *       "webhook": {
+         *         "webhookId": "whk_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *         "url": "https://hooks.example.com/pactum",
+         *         "events": [
+         *           "findings.new"
+         *         ],
+         *         "enabled": true,
+         *         "disabledReason": null,
+         *         "disabledAt": null,
+         *         "consecutiveFailures": 0,
+         *         "createdAt": "2026-12-07T09:30:00.000Z"
+         *       },
+         *       "secret": "whsec_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+         *     }
+         */
+        "dashboard_create_webhook.output": {
+            webhook: components["schemas"]["webhook"];
+            /** @description The signing secret, shown this once: keep it where the receiver verifies Pactum-Signature. It is stored sealed and never returned again. */
+            secret: string;
+        };
+        /**
+         * dashboard_list_webhooks arguments
+         * @example {}
+         */
+        "dashboard_list_webhooks.input": {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_list_webhooks result
+         * @example {
+         *       "webhooks": []
+         *     }
+         */
+        "dashboard_list_webhooks.output": {
+            /** @description The organization's webhooks, oldest first; secrets are never listed. */
+            webhooks: components["schemas"]["webhook"][];
+        };
+        /**
+         * dashboard_delete_webhook arguments
+         * @example {
+         *       "webhookId": "whk_01jdq3v8k2m5n7p9r1s3t5v7x9"
+         *     }
+         */
+        "dashboard_delete_webhook.input": {
+            webhookId: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_delete_webhook result
+         * @example {
+         *       "webhookId": "whk_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "deleted": true
+         *     }
+         */
+        "dashboard_delete_webhook.output": {
+            webhookId: string;
+            /**
+             * @description The webhook, its pending deliveries and its delivery log are gone.
+             * @constant
+             */
+            deleted: true;
+        };
+        /**
+         * dashboard_list_webhook_deliveries arguments
+         * @example {
+         *       "webhookId": "whk_01jdq3v8k2m5n7p9r1s3t5v7x9"
+         *     }
+         */
+        "dashboard_list_webhook_deliveries.input": {
+            webhookId: string;
+            /**
+             * @description The latest deliveries, newest first.
+             * @default 20
+             */
+            limit?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_list_webhook_deliveries result
+         * @example {
+         *       "webhook": {
+         *         "webhookId": "whk_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *         "url": "https://hooks.example.com/pactum",
+         *         "events": [
+         *           "findings.new"
+         *         ],
+         *         "enabled": true,
+         *         "disabledReason": null,
+         *         "disabledAt": null,
+         *         "consecutiveFailures": 0,
+         *         "createdAt": "2026-12-07T09:30:00.000Z"
+         *       },
+         *       "deliveries": []
+         *     }
+         */
+        "dashboard_list_webhook_deliveries.output": {
+            webhook: components["schemas"]["webhook"];
+            deliveries: {
+                /** @description Also the body's id and the Pactum-Delivery header: a receiver that sees it twice has seen a retry. */
+                deliveryId: string;
+                event: components["schemas"]["webhook-event"];
+                scheduleId: string | null;
+                scanId: string | null;
+                /**
+                 * @description pending: an attempt is due at nextAttemptAt; delivered: a 2xx answer; failed: every attempt (WEBHOOK_MAX_ATTEMPTS) failed, or the webhook was disabled.
+                 * @enum {string}
+                 */
+                status: "pending" | "delivered" | "failed";
+                createdAt: components["schemas"]["timestamp"];
+                /** Format: date-time */
+                nextAttemptAt: string | null;
+                attempts: {
+                    attempt: number;
+                    /** Format: date-time */
+                    at: string;
+                    /** @enum {string} */
+                    outcome: "delivered" | "failed";
+                    /** @description The receiver's status code; null when none came. */
+                    httpStatus: number | null;
+                    durationMs: number;
+                    /**
+                     * @description Why the attempt failed: http_status (not 2xx), timeout (WEBHOOK_TIMEOUT_MS), blocked_address (the host resolved to an address the outbound policy refuses), connection (refused, reset, DNS), redirect (not followed), too_large (the answer exceeded WEBHOOK_MAX_RESPONSE_BYTES).
+                     * @enum {string|null}
+                     */
+                    errorClass: null | "http_status" | "timeout" | "blocked_address" | "connection" | "redirect" | "too_large";
+                }[];
             }[];
         };
         /**
@@ -7507,6 +7980,195 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["tool-result"] & {
                         structuredContent?: components["schemas"]["dashboard_verify_fixes.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_set_schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_set_schedule.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_set_schedule through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_set_schedule.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_list_schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_list_schedules.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_list_schedules through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_list_schedules.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_delete_schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_delete_schedule.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_delete_schedule through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_delete_schedule.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_create_webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_create_webhook.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_create_webhook through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_create_webhook.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_list_webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_list_webhooks.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_list_webhooks through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_list_webhooks.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_delete_webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_delete_webhook.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_delete_webhook through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_delete_webhook.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_list_webhook_deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_list_webhook_deliveries.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_list_webhook_deliveries through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_list_webhook_deliveries.output"];
                     };
                 };
             };

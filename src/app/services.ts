@@ -53,6 +53,7 @@ import type { ScreenshotStore } from '../reports/screenshots.js';
 import type { ReportSlots } from '../reports/slots.js';
 import type { Metrics } from '../telemetry/metrics.js';
 import type { OAuthServerRef } from '../auth/oauth-routes.js';
+import { createMonitor, type Monitor } from '../monitoring/monitor.js';
 
 export interface Services {
   config: Config;
@@ -91,6 +92,8 @@ export interface Services {
   metrics: Metrics;
   /** pactum's own OAuth authorization server, made at its first use (oidc-provider is loaded then); null with OAUTH_ISSUER. */
   oauth: OAuthServerRef;
+  /** Schedules' runs, their comparisons and webhook deliveries, ticking in every instance (server.ts starts it). */
+  monitor: Monitor;
 }
 
 /** Builds every service of a server from its configuration; the server starts and stops them (server.ts). */
@@ -120,13 +123,18 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     users,
     passwords,
     objects: { store, backend, leased, tokens: createTransferTokens(config), limits: createLimits(db, config.lfs, store), partialQuota: createPartialQuota(db, config.lfs), basic: createBasicAuth(db, passwords, users) },
-    scans: createScanRunner({ db, config, log, screenshots, metrics, onCompleted: (scan) => afterScan(services, scan) }),
+    scans: createScanRunner({ db, config, log, screenshots, metrics, onCompleted: async (scan) => {
+      await afterScan(services, scan);
+      services.monitor.wake();
+    } }),
     screenshots,
     reportSlots: createReportSlots(config.reports),
     compute: createCompute(config),
     metrics,
     oauth: oauthServerOnFirstUse(config, db, secrets, users),
+    monitor: undefined as unknown as Monitor,
   };
+  services.monitor = createMonitor(services);
   metrics.observe({
     scanLoad: { load: () => scanLoadByOrg(db), maxRunningPerOrg: config.scanMaxRunningPerOrg },
     dbPool: () => poolConnections(db),

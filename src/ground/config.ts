@@ -239,6 +239,26 @@ const schema = z.object({
   AUTH_PASSWORD_CHECKS: z._default(int(1, 64), Math.max(1, Math.min(2, availableParallelism() - 1))),
   /** Password checks that may wait for their turn; past it the check of the address with the most waiting is refused (429 with Retry-After). */
   AUTH_PASSWORD_QUEUE: z._default(int(0, 100_000), 64),
+  /** The shortest time between two runs of a schedule (dashboard_set_schedule refuses a cron expression whose runs come closer), in seconds. */
+  MONITOR_MIN_INTERVAL_SECONDS: z._default(int(1, 366 * 86_400), 3600),
+  /** How often each instance looks for due schedules, finished runs to compare and webhook deliveries to make, in seconds. */
+  MONITOR_TICK_SECONDS: z._default(int(1, 3600), 15),
+  /** Due schedules started per tick at most (the rest wait for the next tick), and as many finished runs compared. */
+  MONITOR_SCHEDULES_PER_TICK: z._default(int(1, 1000), 20),
+  /** Schedules one org may have; dashboard_set_schedule past it is refused (rate_limited). */
+  MONITOR_MAX_SCHEDULES_PER_ORG: z._default(int(1, 100_000), 100),
+  /** Webhooks one org may have; dashboard_create_webhook past it is refused (rate_limited). */
+  WEBHOOKS_PER_ORG: z._default(int(1, 1000), 10),
+  /** A webhook delivery attempt with no complete answer within this is a failed attempt (timeout), in milliseconds. */
+  WEBHOOK_TIMEOUT_MS: z._default(int(100, 120_000), 5000),
+  /** Attempts of one delivery before it is failed. */
+  WEBHOOK_MAX_ATTEMPTS: z._default(int(1, 20), 5),
+  /** The wait before the second attempt, doubled before each later one, in milliseconds. */
+  WEBHOOK_RETRY_BASE_MS: z._default(int(10, 86_400_000), 30_000),
+  /** Deliveries in a row that fail every attempt before the webhook is disabled (and says so). */
+  WEBHOOK_DISABLE_AFTER: z._default(int(1, 1000), 5),
+  /** The most of a receiver's answer read (bytes); a longer answer fails the attempt (too_large). */
+  WEBHOOK_MAX_RESPONSE_BYTES: z._default(int(0, 16 * 1024 * 1024), 64 * 1024),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -356,6 +376,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       maxConnectionsPerAddress: e.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
     },
     scanQueue: { maintenanceSeconds: e.SCAN_QUEUE_MAINTENANCE_SECONDS, pollSeconds: e.SCAN_QUEUE_POLL_SECONDS },
+    monitor: { minIntervalSeconds: e.MONITOR_MIN_INTERVAL_SECONDS, tickSeconds: e.MONITOR_TICK_SECONDS, perTick: e.MONITOR_SCHEDULES_PER_TICK, maxSchedulesPerOrg: e.MONITOR_MAX_SCHEDULES_PER_ORG },
+    webhooks: {
+      perOrg: e.WEBHOOKS_PER_ORG, timeoutMs: e.WEBHOOK_TIMEOUT_MS, maxAttempts: e.WEBHOOK_MAX_ATTEMPTS, retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      disableAfter: e.WEBHOOK_DISABLE_AFTER, maxResponseBytes: e.WEBHOOK_MAX_RESPONSE_BYTES,
+    },
     lfs: {
       actionTtlSeconds: e.LFS_ACTION_TTL_SECONDS,
       maxBatchObjects: e.LFS_MAX_BATCH_OBJECTS,

@@ -27,6 +27,6 @@ export function ulid(now = Date.now()): string {
   return time + randomChars(16);
 }
 
-export type IdPrefix = 'org' | 'usr' | 'ses' | 'scn' | 'site' | 'prp' | 'cpr' | 'leg' | 'lck' | 'repo' | 'aud' | 'pat' | 'shr';
+export type IdPrefix = 'org' | 'usr' | 'ses' | 'scn' | 'site' | 'prp' | 'cpr' | 'leg' | 'lck' | 'repo' | 'aud' | 'pat' | 'shr' | 'sch' | 'run' | 'whk' | 'dlv' | 'wat';
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${ulid()}`;

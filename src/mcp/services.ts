@@ -14,6 +14,7 @@ import type { ScanRunner } from '../scans/runner.js';
 import type { ScreenshotStore } from '../reports/screenshots.js';
 import type { basicAuth } from '../objects/access.js';
 import type { AuditLog } from './audit.js';
+import type { SecretBox } from '../ground/secret-box.js';
 
 export interface McpDeps {
   config: Config;
@@ -25,6 +26,8 @@ export interface McpDeps {
   tokens: TokenService;
   users: UserState;
   connections: ConnectionStore;
+  /** Seals stored secrets (webhooks' signing secrets). */
+  secrets: SecretBox;
   compute: Compute;
   scans: ScanRunner;
   screenshots: ScreenshotStore;

@@ -63,6 +63,8 @@ const secrets = new Map<string, string>();
 /** Transfer tokens: in response bodies by design, never in a log line. */
 const transferTokens = new Set<string>();
 const addSecret = (what: string, value: string) => value && secrets.set(value, what);
+/** Shown once, in the answer that created the webhook: in no other body, no log line, no audit row. */
+let webhookSecretOfB = '';
 for (const [k, v] of Object.entries(PASSWORDS)) addSecret(`password of ${k}`, v);
 for (const [k, v] of Object.entries(CLIENT_SECRETS)) addSecret(`client secret ${k}`, v);
 addSecret('JWT_SECRET', JWT_SECRET);
@@ -293,7 +295,7 @@ describe('cross-org isolation, for every tool of the catalogue', () => {
   let aId: string;
   let bId: string;
   // Org B's resources.
-  const b = { userId: '', scanId: '', siteId: '', siteUrl: '', prId: '', criterion: '', fingerprint: '' };
+  const b = { userId: '', scanId: '', siteId: '', siteUrl: '', prId: '', criterion: '', fingerprint: '', scheduleId: '', webhookId: '', webhookUrl: '' };
 
   beforeAll(async () => {
     await s2Token();
@@ -354,6 +356,12 @@ describe('cross-org isolation, for every tool of the catalogue', () => {
     b.fingerprint = issues.issues[0].fingerprint;
     b.criterion = issues.issues.map((i: { wcagCriterion: string }) => i.wcagCriterion).find((c: string) => /^\d\.\d\.\d+$/.test(c)) ?? '1.1.1';
     b.prId = ok(await callTool(s2.url, B, 'dashboard_queue_bulk_fix', { wcagCriterion: b.criterion, summary: 'Globex secret remediation plan' })).pr.id;
+    // B's monitoring: a weekly schedule of its site, and a webhook (its secret shown once, to B).
+    b.scheduleId = ok(await callTool(s2.url, B, 'dashboard_set_schedule', { siteUrl: b.siteUrl, cron: '0 6 * * 1' })).scheduleId;
+    b.webhookUrl = `${servicesUrl}/globex-hook`;
+    const hook = ok(await callTool(s2.url, B, 'dashboard_create_webhook', { url: b.webhookUrl }));
+    b.webhookId = hook.webhook.webhookId;
+    webhookSecretOfB = hook.secret;
     for (const [k, v] of Object.entries(b)) expect(v, `org B's ${k}`).toMatch(/./);
     ok(await callTool(s2.url, B, 'dashboard_get_brand_score', { scanId: b.scanId }));
     expect(ok(await callTool(s2.url, B, 'dashboard_list_regulations', { jurisdiction: 'EU' })).source).toBe('compliance-service');
@@ -371,6 +379,7 @@ describe('cross-org isolation, for every tool of the catalogue', () => {
       "B's scan id": b.scanId, "B's site id": b.siteId, "B's site": b.siteUrl, "B's coordinated PR": b.prId, "B's PR summary": 'Globex secret remediation plan',
       "B's connection client": 'globex-compliance-client', "B's llm client": 'globex-llm-client', "B's service URL": servicesUrl,
       "B's brand colour": 'Globex Vault Teal', "B's font": 'GlobexSans', "B's component": 'globex-button', "B's llm draft": 'globex llm draft',
+      "B's schedule": b.scheduleId, "B's webhook": b.webhookId, "B's webhook URL": b.webhookUrl,
       "B's compliance secret": CLIENT_SECRETS.compliance, "B's llm secret": CLIENT_SECRETS.llm, "B's user password": PASSWORDS.grace,
     };
     const hitsBefore = serviceHits;
@@ -441,6 +450,14 @@ describe('cross-org isolation, for every tool of the catalogue', () => {
       ['dashboard_update_user', { userId: b.userId, active: false }, 'refused'],
       ['dashboard_update_user', { userId: b.userId, role: 'viewer' }, 'refused'],
       ['dashboard_update_user', { userId: b.userId, password: PASSWORDS.intruder }, 'refused'],
+      // Monitoring: B's schedule and webhook are not found; what A sets up is A's own.
+      ['dashboard_list_schedules', { targetOrgId: bId }, 'scoped', (r) => (r.schedules.length ? `${r.schedules.length} schedules` : null)],
+      ['dashboard_delete_schedule', { scheduleId: b.scheduleId }, 'refused'],
+      ['dashboard_set_schedule', { siteUrl: b.siteUrl, cron: '0 7 * * 2', targetOrgId: bId }, 'scoped', (r) => (r.scheduleId === b.scheduleId ? "changed B's schedule" : null)],
+      ['dashboard_list_webhooks', { targetOrgId: bId }, 'scoped', (r) => (r.webhooks.length ? `${r.webhooks.length} webhooks` : null)],
+      ['dashboard_delete_webhook', { webhookId: b.webhookId }, 'refused'],
+      ['dashboard_list_webhook_deliveries', { webhookId: b.webhookId }, 'refused'],
+      ['dashboard_create_webhook', { url: 'https://hooks.acme.invalid/pactum', targetOrgId: bId }, 'scoped', (r) => (r.webhook.url.startsWith('https://hooks.acme.invalid') ? null : `created ${r.webhook.url}`)],
       // Last: a scan of B's site by A is A's own scan, in A's org.
       ['dashboard_scan_site', { siteUrl: b.siteUrl, scanMode: 'single', targetOrgId: bId }, 'scoped', (r) => (r.orgId === aId ? null : `scan created in ${r.orgId}`)],
     ];
@@ -484,6 +501,10 @@ describe('cross-org isolation, for every tool of the catalogue', () => {
     attack("cross-org: B's site is in B's PR only", bLegs.every((l: { coordinated_pr_id: string }) => l.coordinated_pr_id === b.prId), JSON.stringify(bLegs).slice(0, 300));
     const aUsers = await s2.services.db('users').where({ username: 'acme-intruder' });
     attack('cross-org: no user was created in B by A', aUsers.length === 0, JSON.stringify(aUsers).slice(0, 200));
+    const bSchedules = ok(await callTool(s2.url, B, 'dashboard_list_schedules', {}));
+    attack("cross-org: B's schedule unchanged", bSchedules.schedules.length === 1 && bSchedules.schedules[0].scheduleId === b.scheduleId && bSchedules.schedules[0].cron === '0 6 * * 1', JSON.stringify(bSchedules).slice(0, 300));
+    const bHooks = ok(await callTool(s2.url, B, 'dashboard_list_webhooks', {}));
+    attack("cross-org: B's webhooks unchanged", bHooks.webhooks.length === 1 && bHooks.webhooks[0].webhookId === b.webhookId, JSON.stringify(bHooks).slice(0, 300));
   });
 });
 
@@ -714,6 +735,12 @@ describe('secrets', () => {
         const found = texts.find((t) => t.includes(secret));
         attack(`${what} in ${where}`, !found, found?.slice(0, 300));
       }
+    }
+    if (webhookSecretOfB) {
+      const shown = s2.bodies.filter((t) => t.includes(webhookSecretOfB));
+      attack("B's webhook secret in a response body other than its creation's", shown.length === 1, `${shown.length} bodies`);
+      attack("B's webhook secret in a log line of server 2", !s2.logLines.some((l) => l.includes(webhookSecretOfB)), '');
+      attack("B's webhook secret in the audit trail of server 2", !JSON.stringify(await s2.services.db('audit_log').select()).includes(webhookSecretOfB), '');
     }
     for (const [where, texts] of [['a log line of server 1', s1.logLines], ['a log line of server 2', s2.logLines]] as const) {
       const leaked = [...transferTokens].filter((t) => texts.some((l) => l.includes(t)));

@@ -18,7 +18,7 @@
  * generated `ResponseError`, as every other operation does.
  */
 import { Configuration, RequiredError, type ConfigurationParameters, type FetchParams, type Middleware, type RequestContext, type ResponseContext } from './runtime.js';
-import { ToolsBrandApi, ToolsConnectionsApi, ToolsFindingsApi, ToolsFixesApi, ToolsFleetApi, ToolsOrgsApi, ToolsRegulationsApi, ToolsScansApi, ToolsUsersApi } from './apis/index.js';
+import { ToolsBrandApi, ToolsConnectionsApi, ToolsFindingsApi, ToolsFixesApi, ToolsFleetApi, ToolsMonitoringApi, ToolsOrgsApi, ToolsRegulationsApi, ToolsScansApi, ToolsUsersApi } from './apis/index.js';
 
 /** The MCP protocol version this wrapper speaks (sent as MCP-Protocol-Version). */
 export const MCP_PROTOCOL_VERSION = '2025-11-25';
@@ -52,7 +52,7 @@ export class McpToolError extends Error {
   }
 }
 
-type StubApis = ToolsBrandApi & ToolsConnectionsApi & ToolsFindingsApi & ToolsFixesApi & ToolsFleetApi & ToolsOrgsApi & ToolsRegulationsApi & ToolsScansApi & ToolsUsersApi;
+type StubApis = ToolsBrandApi & ToolsConnectionsApi & ToolsFindingsApi & ToolsFixesApi & ToolsFleetApi & ToolsMonitoringApi & ToolsOrgsApi & ToolsRegulationsApi & ToolsScansApi & ToolsUsersApi;
 /** `mcpToolDashboardGetOrg` and its kind: the generated stub functions that send a call. */
 type StubMethod = { [K in keyof StubApis]: K extends `mcpTool${string}` ? (K extends `${string}Raw` | `${string}RequestOpts` ? never : K) : never }[keyof StubApis];
 type SnakeCase<S extends string> = S extends `${infer C}${infer Rest}` ? `${C extends Lowercase<C> ? C : `_${Lowercase<C>}`}${SnakeCase<Rest>}` : '';
@@ -143,7 +143,7 @@ export type McpToolsParameters = ConfigurationParameters;
 /**
  * Every tool, typed by the generated models: by name through `call`, or through the generated
  * stub functions grouped as the spec's tags group them (`orgs`, `users`, `connections`, `scans`,
- * `findings`, `brand`, `regulations`, `fixes`, `fleet`), whose results are the whole envelope.
+ * `findings`, `monitoring`, `brand`, `regulations`, `fixes`, `fleet`), whose results are the whole envelope.
  */
 export class McpTools {
   readonly brand: ToolsBrandApi;
@@ -151,6 +151,7 @@ export class McpTools {
   readonly findings: ToolsFindingsApi;
   readonly fixes: ToolsFixesApi;
   readonly fleet: ToolsFleetApi;
+  readonly monitoring: ToolsMonitoringApi;
   readonly orgs: ToolsOrgsApi;
   readonly regulations: ToolsRegulationsApi;
   readonly scans: ToolsScansApi;
@@ -164,6 +165,7 @@ export class McpTools {
     this.findings = new ToolsFindingsApi(configuration);
     this.fixes = new ToolsFixesApi(configuration);
     this.fleet = new ToolsFleetApi(configuration);
+    this.monitoring = new ToolsMonitoringApi(configuration);
     this.orgs = new ToolsOrgsApi(configuration);
     this.regulations = new ToolsRegulationsApi(configuration);
     this.scans = new ToolsScansApi(configuration);

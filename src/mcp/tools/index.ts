@@ -16,6 +16,7 @@ import { scanTools } from './scans.js';
 import { shareTools } from './shares.js';
 import { userTools } from './users.js';
 import { oauthGrantTools } from './oauth-grants.js';
+import { monitoringTools } from './monitoring.js';
 
 export function toolHandlers(s: McpDeps): ToolHandlers {
   return {
@@ -30,5 +31,6 @@ export function toolHandlers(s: McpDeps): ToolHandlers {
     ...fixTools(s),
     ...fleetTools(s),
     ...findingTools(s),
+    ...monitoringTools(s),
   };
 }

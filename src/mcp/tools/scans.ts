@@ -1,13 +1,11 @@
 /** The scan tools: start a scan, follow it, read its report and issues, check one page now. */
-import { failScan } from '../../scans/execute.js';
 import { encodeCursor, decodeCursor, page } from '../../db/pagination.js';
-import { findScan, finishedWithReport, hasReport, readPages, readReport, reportBase, siteKey, siteOf, toProgress, toScan, type ScanRow } from '../../db/scans.js';
-import { newId } from '../../ground/ids.js';
+import { findScan, finishedWithReport, hasReport, readPages, readReport, reportBase, siteKey, toProgress, toScan, type ScanRow } from '../../db/scans.js';
 import { fetchPage, ScanFetchError } from '../../domain/scan/fetch-page.js';
 import { summarize } from '../../domain/scan/summary.js';
 import { withFingerprints } from '../../domain/report/fingerprint.js';
 import { CheckError } from '../../domain/scan/engine.js';
-import { admitScan, queuedOf, retryAfter } from '../../scans/claims.js';
+import { queueScanRequest, type ScanRequest } from '../../scans/queue-scan.js';
 import { checkScanTarget } from '../../scans/target.js';
 import { computed } from '../compute-call.js';
 import { scanMarks, storedReport } from '../../reports/access.js';
@@ -41,33 +39,16 @@ function queueFull(waiting: number, max: number, retryAfterSeconds: number): Too
   );
 }
 
-/** What a new scan is asked to do; the rest of its row is the queue's. */
-export type ScanRequest = Pick<ScanRow, 'site_url' | 'standard' | 'scan_mode' | 'max_pages' | 'concurrency' | 'jurisdictions'> & Pick<ScanRow, 'page_urls' | 'baseline_scan_id'>;
+export type { ScanRequest } from '../../scans/queue-scan.js';
 
 /**
  * Stores a scan of `orgId` and queues it, within the org's limits: one with SCAN_MAX_QUEUED_PER_ORG
  * scans waiting is refused (rate_limited) before anything is stored, not even the site.
  */
 export async function queueScan(s: Pick<McpDeps, 'config' | 'db' | 'scans'>, orgId: string, request: ScanRequest): Promise<ScanRow> {
-  const { db, config } = s;
-  const limits = { maxQueued: config.scanMaxQueuedPerOrg, maxRunning: config.scanMaxRunningPerOrg };
-  // admitScan checks again, atomically.
-  const waiting = await queuedOf(db, orgId);
-  if (waiting >= limits.maxQueued) throw queueFull(waiting, limits.maxQueued, await retryAfter(db, orgId, limits.maxRunning));
-  const t = new Date().toISOString();
-  const row: ScanRow = {
-    id: newId('scn'), org_id: orgId, site_id: await siteOf(db, orgId, request.site_url), ...request, status: 'queued', pages_scanned: 0, total_pages: null, total_issues: null,
-    summary: null, error: null, attempts: 0, created_at: t, started_at: null, finished_at: null, last_updated: t,
-  };
-  const admission = await admitScan(db, row, limits);
-  if (!admission.admitted) throw queueFull(admission.queued, limits.maxQueued, admission.retryAfterSeconds);
-  try {
-    await s.scans.enqueue(row.id);
-  } catch (err) {
-    await failScan(db, row.id, 'the scan could not be queued');
-    throw err;
-  }
-  return row;
+  const outcome = await queueScanRequest(s, orgId, request);
+  if (outcome.kind === 'full') throw queueFull(outcome.waiting, outcome.max, outcome.retryAfterSeconds);
+  return outcome.row;
 }
 
 export function scanTools(s: Pick<McpDeps, 'compute' | 'config' | 'db' | 'scans' | 'screenshots'>): Pick<
