@@ -5236,6 +5236,32 @@ export interface components {
                 "application/json": components["schemas"]["http-error"];
             };
         };
+        /**
+         * @description The Origin or Host header is not allowed (DNS-rebinding protection), or a `tools/call`
+         *     needs a permission the bearer token's scope leaves out while its user's role holds it
+         *     (a step-up, MCP authorization "Scope Challenge Handling"): then `WWW-Authenticate` is
+         *     `Bearer error="insufficient_scope", scope="<the permission>", resource_metadata="…",
+         *     error_description="…"`, and a token asked for with that scope will do. A permission the
+         *     user's role does not hold is no step-up: that call is answered with a `forbidden` tool
+         *     error result (200).
+         */
+        McpForbidden: {
+            headers: {
+                /** @description Only for insufficient scope: `Bearer error="insufficient_scope", scope="<permission>", resource_metadata="<PUBLIC_URL>/.well-known/oauth-protected-resource", error_description="…"` (RFC 6750 §3.1). */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Forbidden",
+                 *       "statusCode": 403,
+                 *       "message": "dashboard_scan_site needs the scope scans.run, which this access token was not granted"
+                 *     }
+                 */
+                "application/json": components["schemas"]["http-error"];
+            };
+        };
         /** @description The Origin or Host header is not allowed (DNS-rebinding protection). */
         Forbidden: {
             headers: {
@@ -5467,7 +5493,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["McpForbidden"];
             /** @description A 2026-07-28 request for a method the server does not have, as a JSON-RPC error -32601 (a 2025-era request gets the same error with 200). */
             404: {
                 headers: {
