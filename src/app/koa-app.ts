@@ -13,6 +13,7 @@ import { noteKnownConnections } from '../http/slow-clients.js';
 import { bearerAuth, dashboardChallenge, sessionCookie } from '../auth/security.js';
 import { oauthBearer } from '../auth/oauth-bearer.js';
 import { withExternalIssuer } from '../auth/external-issuer.js';
+import { cors } from '../http/cors.js';
 import { LFS_CHALLENGE, transferToken } from '../objects/access.js';
 import { RATE_LIMITED, rateKey } from '../objects/rate-key.js';
 import { storageFailures } from '../objects/storage-failure.js';
@@ -27,6 +28,8 @@ export function createApp(services: Services, opts: { before: Middleware[] }): K
     clientAddressMiddleware(config.trustedProxies, config.trustedProxyHeader),
     requestContext(log, services.metrics),
     securityHeaders(config.publicUrl, swaggerUiStyleHashes),
+    // Outside the error boundary, which starts an error's headers afresh.
+    cors(config.corsOrigins),
     errorBoundary(config.errorDocsUrl, services.metrics, [storageFailures(services.metrics)]),
     ...opts.before,
     noteKnownConnections,
