@@ -89,8 +89,14 @@ it('connects with OAuth, signs in on pactum, and lists the tools', async () => {
   await dialog.getByLabel('URL').fill(`${s.url}/api/v1/mcp`);
   await dialog.getByRole('button', { name: 'Add' }).click();
   // Connect: pactum answers 401, the Inspector discovers, registers, and sends the browser to pactum.
-  await page.getByRole('switch', { name: 'Connect or disconnect "pactum"' }).click({ force: true });
-  await page.waitForSelector('h1:text("Sign in to pactum")', { timeout: 30_000 });
+  await dialog.waitFor({ state: 'hidden' });
+  // Mantine's switch: the input itself is visually hidden under its track.
+  await page.getByRole('switch', { name: 'Connect or disconnect "pactum"' }).check({ force: true });
+  await page.waitForSelector('h1:text("Sign in to pactum")', { timeout: 30_000 }).catch(async (err: unknown) => {
+    // What the Inspector shows, and what pactum answered, say why it did not get there.
+    const answered = s.logLines.filter((l) => l.includes('"msg":"request"')).map((l) => { const j = JSON.parse(l) as { method: string; path: string; status: number }; return `${j.method} ${j.path} ${j.status}`; });
+    throw new Error(`${(err as Error).message}\n${page.url()}\n${await page.locator('body').innerText()}\n${answered.join('\n')}\n${output.join('')}`);
+  });
   const authorize = new URL(page.url());
   expect(authorize.origin).toBe(s.url);
   expect(await page.locator('main').innerText()).toContain('MCP Inspector asks to use pactum for you');
