@@ -5359,7 +5359,7 @@ export interface components {
                 "application/json": components["schemas"]["http-error"];
             };
         };
-        /** @description The database is unavailable for a moment; nothing was changed by this request. Try again after Retry-After seconds. */
+        /** @description The database is unavailable for a moment, or (with OAUTH_ISSUER) the external authorization server's keys could not be read; nothing was changed by this request. Try again after Retry-After seconds. */
         ServiceUnavailable: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];

@@ -177,6 +177,31 @@ describe('with an external identity provider', () => {
   });
 });
 
+describe('an identity provider that cannot be reached', () => {
+  it("answers 503 with Retry-After while its keys cannot be read, and starts anyway", async () => {
+    const gone = createServer();
+    await new Promise<void>((r) => gone.listen(0, '127.0.0.1', r));
+    const unreachable = `http://127.0.0.1:${(gone.address() as AddressInfo).port}`;
+    await new Promise((r) => gone.close(r));
+    const down = await startTestServer({ OAUTH_ISSUER: unreachable });
+    try {
+      const key = await importJWK(idpKey as never, 'RS256');
+      const jwt = await new SignJWT({ sub: 'ada@example.com' }).setProtectedHeader({ alg: 'RS256', kid: 'idp-1' }).setIssuer(unreachable).setAudience(`${down.url}/api/v1/mcp`).setExpirationTime('5m').sign(key);
+      const res = await fetch(`${down.url}/api/v1/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(((await res.json()) as { message: string }).message).toContain(unreachable);
+      down.expectConformant();
+    } finally {
+      await down.stop();
+    }
+  });
+});
+
 describe('mistyped settings', () => {
   it('refuse to start, naming the setting', () => {
     expect(() => loadConfig({ OAUTH_ISSUER: 'idp.example.com' })).toThrow(/OAUTH_ISSUER/);
