@@ -187,7 +187,7 @@ export const operations: readonly OperationSpec[] = [
       '202': { mediaTypes: [], validate: null, headers: [] },
       '400': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_post_400'), headers: [] },
       '401': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_post_401'), headers: [{"name":"www-authenticate","required":true}] },
-      '403': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_post_403'), headers: [] },
+      '403': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_post_403'), headers: [{"name":"www-authenticate","required":false}] },
       '404': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_post_404'), headers: [] },
       '406': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_post_406'), headers: [] },
       '413': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_post_413'), headers: [] },

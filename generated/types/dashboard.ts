@@ -5709,6 +5709,32 @@ export interface components {
                 "application/json": components["schemas"]["http-error"];
             };
         };
+        /**
+         * @description The Origin or Host header is not allowed (DNS-rebinding protection), or a `tools/call`
+         *     needs a permission the bearer token's scope leaves out while its user's role holds it
+         *     (a step-up, MCP authorization "Scope Challenge Handling"): then `WWW-Authenticate` is
+         *     `Bearer error="insufficient_scope", scope="<the permission>", resource_metadata="…",
+         *     error_description="…"`, and a token asked for with that scope will do. A permission the
+         *     user's role does not hold is no step-up: that call is answered with a `forbidden` tool
+         *     error result (200).
+         */
+        McpForbidden: {
+            headers: {
+                /** @description Only for insufficient scope: `Bearer error="insufficient_scope", scope="<permission>", resource_metadata="<PUBLIC_URL>/.well-known/oauth-protected-resource", error_description="…"` (RFC 6750 §3.1). */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Forbidden",
+                 *       "statusCode": 403,
+                 *       "message": "dashboard_scan_site needs the scope scans.run, which this access token was not granted"
+                 *     }
+                 */
+                "application/json": components["schemas"]["http-error"];
+            };
+        };
         /** @description The Origin or Host header is not allowed (DNS-rebinding protection). */
         Forbidden: {
             headers: {
@@ -5806,7 +5832,7 @@ export interface components {
                 "application/json": components["schemas"]["http-error"];
             };
         };
-        /** @description The database is unavailable for a moment; nothing was changed by this request. Try again after Retry-After seconds. */
+        /** @description The database is unavailable for a moment, or (with OAUTH_ISSUER) the external authorization server's keys could not be read; nothing was changed by this request. Try again after Retry-After seconds. */
         ServiceUnavailable: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -5940,7 +5966,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["McpForbidden"];
             /** @description A 2026-07-28 request for a method the server does not have, as a JSON-RPC error -32601 (a 2025-era request gets the same error with 200). */
             404: {
                 headers: {

@@ -12,6 +12,8 @@ import { securityHeaders } from '../http/security-headers.js';
 import { noteKnownConnections } from '../http/slow-clients.js';
 import { bearerAuth, dashboardChallenge, sessionCookie } from '../auth/security.js';
 import { oauthBearer } from '../auth/oauth-bearer.js';
+import { withExternalIssuer } from '../auth/external-issuer.js';
+import { cors } from '../http/cors.js';
 import { LFS_CHALLENGE, transferToken } from '../objects/access.js';
 import { RATE_LIMITED, rateKey } from '../objects/rate-key.js';
 import { storageFailures } from '../objects/storage-failure.js';
@@ -26,6 +28,8 @@ export function createApp(services: Services, opts: { before: Middleware[] }): K
     clientAddressMiddleware(config.trustedProxies, config.trustedProxyHeader),
     requestContext(log, services.metrics),
     securityHeaders(config.publicUrl, swaggerUiStyleHashes),
+    // Outside the error boundary, which starts an error's headers afresh.
+    cors(config.corsOrigins),
     errorBoundary(config.errorDocsUrl, services.metrics, [storageFailures(services.metrics)]),
     ...opts.before,
     noteKnownConnections,
@@ -33,8 +37,8 @@ export function createApp(services: Services, opts: { before: Middleware[] }): K
     createRouter({
       handlers: bindHandlers(services),
       security: {
-        // The authorization server's opaque access tokens, else a JWT (pactum token, personal tokens).
-        bearerAuth: oauthBearer(config, services.users, services.oauth, bearerAuth(config, services.users, services.tokens)),
+        // The authorization server's opaque access tokens, else the external issuer's JWT (OAUTH_ISSUER), else pactum's own JWT (pactum token, personal tokens).
+        bearerAuth: oauthBearer(config, services.users, services.oauth, withExternalIssuer(config, services.db, bearerAuth(config, services.users, services.tokens))),
         sessionCookie: sessionCookie(config, services.db),
         basicAuth: services.objects.basic,
         transferToken: transferToken(services.objects.tokens),

@@ -34,6 +34,6 @@ export function oauthBearer(config: Config, users: UserState, oauth: OAuthServer
     if (!user.active) throw revoked('The user of this access token is deactivated');
     if (Number(user.credential_version) !== account.credentialVersion) throw revoked("The credentials of this access token's user were changed; sign in again");
     const scopes = new Set<Permission>(String(token.scope ?? '').split(' ').filter(isPermission));
-    return { ...identityOfUser(user, 'bearerAuth'), permissions: narrowed(ROLE_PERMISSIONS[user.role], scopes) };
+    return { ...identityOfUser(user, 'bearerAuth'), permissions: narrowed(ROLE_PERMISSIONS[user.role], scopes), heldByRole: new Set(ROLE_PERMISSIONS[user.role]) };
   };
 }

@@ -23,6 +23,7 @@ import { undici } from '../domain/scan/undici.js';
 import { createGuardedLookup, BlockedAddressError } from '../domain/scan/guarded-agent.js';
 import { refusedRange, type AddressPolicy } from '../domain/scan/address-policy.js';
 import { htmlPageHeaders } from '../http/security-headers.js';
+import { corsAdmits } from '../http/cors.js';
 import { escapeHtml } from '../http/notice-page.js';
 import { knexAdapter } from './oauth-adapter.js';
 import { parseAccountId, scopesHeldBy } from './oauth-accounts.js';
@@ -209,7 +210,9 @@ export async function createOAuthServer(deps: { config: Config; db: Db; secrets:
       if (!parsed || !user || !user.active || Number(user.credential_version) !== parsed.credentialVersion) return undefined;
       return { accountId: id, claims: () => ({ sub: id }) };
     },
-    clientBasedCORS: (_ctx, origin, client) => origin !== 'null' && (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
+    // A browser-based client reads the token and revocation answers from its own origin (one of its
+    // redirect URIs'), when CORS_ORIGINS admits that origin.
+    clientBasedCORS: (_ctx, origin, client) => origin !== 'null' && corsAdmits(config.corsOrigins, origin) && (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
     renderError: renderError(config),
   };
   const provider = new Provider(issuer, configuration);

@@ -68,7 +68,7 @@ export function bearerAuth(config: Config, users: UserState, tokens: TokenServic
       if (!user.active) throw revoked('The user of this token is deactivated');
       if (user.org_id !== claims.orgId) throw refuse('This token names an organization its user does not belong to');
       if (!credentialsStand(claims.credentialVersion, Number(user.credential_version), ownKey)) throw revoked("The credentials of this token's user were changed; get a new token");
-      return { ...identityOfUser(user, 'bearerAuth'), permissions: narrowed(ROLE_PERMISSIONS[user.role], claims.permissions) };
+      return { ...identityOfUser(user, 'bearerAuth'), permissions: narrowed(ROLE_PERMISSIONS[user.role], claims.permissions), heldByRole: new Set(ROLE_PERMISSIONS[user.role]) };
     }
     // Service principals and external issuers keep their claims, within an org that exists.
     if (!(await users.orgExists(claims.orgId))) throw refuse(`The organization ${claims.orgId} of this token does not exist`);

@@ -57,8 +57,12 @@ const schema = z.object({
   SECRETS_KEY: z.optional(z.string()),
   /** Dynamic Client Registration (RFC 7591) at /oauth/register, the deprecated fallback for MCP clients without Client ID Metadata Documents. */
   OAUTH_DCR: z._default(bool, false),
-  /** An external authorization server's issuer URL: the protected resource metadata names it and pactum's own is off; its tokens are verified with JWT_JWKS_URL. Unset: pactum is its own authorization server. */
+  /** An external authorization server's issuer URL: the protected resource metadata names it and pactum's own is off; its JWT access tokens are verified with JWT_JWKS_URL, or the jwks_uri of its metadata. Unset: pactum is its own authorization server. */
   OAUTH_ISSUER: z.optional(z.url()),
+  /** With OAUTH_ISSUER: the claim of an access token that holds the pactum username it stands for. */
+  OAUTH_USER_CLAIM: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_.:/-]{1,100}$/, 'OAUTH_USER_CLAIM must be a claim name (letters, digits, _ . : / -)'))),
+  /** Origins whose browser pages may read the answers of the bearer-only endpoints (MCP with a bearer token, OAuth metadata, token, registration, revocation): * (any) or a comma-separated list. */
+  CORS_ORIGINS: z.optional(list),
   /** Lifetime of an OAuth access token, in seconds. */
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: z._default(int(30, 86_400), 600),
   /** Lifetime of an OAuth refresh token (and of its grant while unused), in seconds. */
@@ -268,6 +272,20 @@ export const SETTING_NAMES: readonly string[] = Object.keys(schema.shape);
 
 export class ConfigError extends Error {}
 
+/**
+ * OAUTH_ISSUER: an issuer identifier (RFC 8414 §2): https (http only on a loopback host, for a
+ * test), no query or fragment; JWT_ISSUER, if also set, must be the same.
+ */
+function issuerProblems(issuer: string, jwtIssuer: string | undefined): string[] {
+  const url = URL.parse(issuer);
+  const loopback = url && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  const out: string[] = [];
+  if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && loopback))) out.push('  OAUTH_ISSUER: must be an https:// URL (http:// only on a loopback host)');
+  else if (url.search || url.hash) out.push('  OAUTH_ISSUER: an issuer identifier has no query and no fragment');
+  if (jwtIssuer !== undefined && jwtIssuer !== issuer) out.push(`  JWT_ISSUER: with OAUTH_ISSUER it must be unset or the same (${issuer})`);
+  return out;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const parsed = schema.safeParse(
     Object.fromEntries(Object.entries(env).filter(([k, v]) => k in schema.shape && v !== undefined && v !== '')),
@@ -281,7 +299,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   if (e.STORAGE === 's3' && !e.S3_BUCKET) problems.push('  S3_BUCKET: required when STORAGE=s3');
   if (e.S3_SERVE_DIRECT && e.STORAGE !== 's3') problems.push('  S3_SERVE_DIRECT: only with STORAGE=s3 (files are served by pactum)');
   if (Boolean(e.S3_ACCESS_KEY_ID) !== Boolean(e.S3_SECRET_ACCESS_KEY)) problems.push('  S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both or neither');
-  if (e.OAUTH_ISSUER && !e.JWT_JWKS_URL) problems.push("  OAUTH_ISSUER: needs JWT_JWKS_URL, the issuer's keys, to verify its tokens (and JWT_ISSUER to require its iss)");
+  if (e.OAUTH_ISSUER) problems.push(...issuerProblems(e.OAUTH_ISSUER, e.JWT_ISSUER));
+  if (e.OAUTH_USER_CLAIM && !e.OAUTH_ISSUER) problems.push('  OAUTH_USER_CLAIM: only with OAUTH_ISSUER (the claim of its tokens that names a pactum user)');
+  for (const origin of e.CORS_ORIGINS ?? []) {
+    if (origin !== '*' && URL.parse(origin)?.origin !== origin.replace(/\/$/, '')) problems.push(`  CORS_ORIGINS: ${origin} is not an origin (scheme://host[:port]) or *`);
+  }
   if (e.DATABASE_URL && !/^postgres(ql)?:\/\//.test(e.DATABASE_URL)) problems.push('  DATABASE_URL: must be a postgres:// URL (unset means SQLite in DATA_DIR)');
   for (const entry of e.TRUSTED_PROXIES ?? []) {
     try {
@@ -319,6 +341,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     oauth: {
       dcr: e.OAUTH_DCR,
       issuer: e.OAUTH_ISSUER ?? null,
+      userClaim: e.OAUTH_USER_CLAIM ?? 'sub',
       accessTtlSeconds: e.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
       refreshTtlSeconds: e.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
       clientMetadataMaxBytes: e.OAUTH_CLIENT_METADATA_MAX_BYTES,
@@ -326,6 +349,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       clientMetadataCaFile: e.OAUTH_CLIENT_METADATA_CA_FILE ?? null,
     },
     allowedOrigins: e.ALLOWED_ORIGINS ?? [publicUrl.origin],
+    /** Origins the bearer-only endpoints answer cross-origin reads to; ['*'] for any. */
+    corsOrigins: e.CORS_ORIGINS ?? ['*'],
     allowedHosts:
       e.ALLOWED_HOSTS ??
       [...new Set([publicUrl.host, ...['localhost', '127.0.0.1', '[::1]'].map((h) => `${h}${portSuffix(e.PORT)}`)])],

@@ -47,6 +47,7 @@ import { createMcpServer, MODERN_PROTOCOL_VERSIONS, SERVER_INFO } from './server
 import { createConfirmations, envelopeDeclaresFormElicitation, mayAskConfirmation } from './confirmation.js';
 import { traceContextOf } from './tool-context.js';
 import { loadOrCreateKey, parseKey } from '../ground/keys.js';
+import { grants } from '../domain/access/permissions.js';
 import type { ScanTasks } from './tasks.js';
 
 /**
@@ -222,6 +223,25 @@ function claimsEnvelope(body: { id?: unknown; method?: unknown; params?: unknown
   return meta !== undefined && meta !== null && typeof meta === 'object' && 'io.modelcontextprotocol/protocolVersion' in meta;
 }
 
+/**
+ * A tools/call whose tool needs a permission the caller's token leaves out while its user's role
+ * holds it: a step-up (MCP authorization, Scope Challenge Handling), answered with HTTP 403 and
+ * the scope to ask for, so that the client can get a token with it and call again. A permission
+ * the role does not hold is not a step-up (no token would carry it): that stays the dispatch's
+ * `forbidden` tool error, like every other refusal of a call.
+ */
+export function insufficientScope(publicUrl: string, body: { method?: unknown; params?: unknown }, caller: Identity | null | undefined): HttpError | null {
+  if (body.method !== 'tools/call' || !caller?.heldByRole) return null;
+  const name = (body.params as { name?: unknown } | undefined)?.name;
+  if (typeof name !== 'string' || !Object.hasOwn(tools, name)) return null;
+  const needed = tools[name as keyof typeof tools].permission;
+  if (grants(caller.permissions, needed) || !grants(caller.heldByRole, needed)) return null;
+  const description = `${name} needs the scope ${needed}, which this access token was not granted`;
+  return new HttpError(403, description, {
+    'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${needed}", resource_metadata="${publicUrl}/.well-known/oauth-protected-resource", error_description="${description}"`,
+  });
+}
+
 /** What a request hands the server it is served by: the caller, and the request's log, id and signal. */
 interface PerRequest {
   caller: Identity;
@@ -271,6 +291,8 @@ export function mcpEndpoint({ config, db, callTool, tasks }: { config: Pick<Conf
     if (!negotiate(accept, ['application/json']) || !negotiate(accept, ['text/event-stream'])) {
       throw new HttpError(406, 'Accept must list application/json and text/event-stream');
     }
+    const stepUp = insufficientScope(config.publicUrl, body, identity);
+    if (stepUp) throw stepUp;
     const version = ctx.get('mcp-protocol-version');
     const headers: Record<string, string> = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
     for (const name of FORWARDED_HEADERS) if (ctx.get(name)) headers[name] = ctx.get(name);

@@ -11,7 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { backendEnv } from '../helpers/backends.js';
 import { pactum } from '../helpers/cli.js';
-import { authorizeByForms, clientDocument, pkce, startMetadataHost, userWithPassword, type MetadataHost } from '../helpers/oauth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { MemoryOAuthProvider, authorizeByForms, clientDocument, pkce, startMetadataHost, userWithPassword, type MetadataHost } from '../helpers/oauth.js';
 
 let s: TestServer;
 let host: MetadataHost;
@@ -251,6 +254,49 @@ const tool = async (bearer: string, name: string, args: object) => {
   });
   return { status: res.status, body: (await res.json()) as { result?: { isError?: boolean; structuredContent?: Record<string, unknown>; content: { text: string }[] } } };
 };
+
+describe('a token scoped too narrowly (step-up)', () => {
+  it('is answered 403 insufficient_scope with the scope to ask for; the MCP SDK client asks for it and calls again', async () => {
+    // A token for reports.view only (no refresh token: a step-up is a new authorization).
+    const p = pkce();
+    const { answer } = await authorizeByForms(s.url, authParams(p.challenge, { scope: 'reports.view' }), ada);
+    const res = await token({ grant_type: 'authorization_code', code: answer!.get('code')!, code_verifier: p.verifier, redirect_uri: REDIRECT, client_id: clientId, resource });
+    const narrow = (await res.json()) as { access_token: string; scope: string };
+    expect(narrow.scope).toBe('reports.view');
+    const raw = await tool(narrow.access_token, 'dashboard_list_brand_scores', {});
+    expect(raw.status).toBe(403);
+
+    const auth = new MemoryOAuthProvider(REDIRECT, clientId);
+    auth.saved = { access_token: narrow.access_token, token_type: 'Bearer', scope: narrow.scope };
+    const mcpUrl = new URL(resource);
+    const client = new Client({ name: 'step-up-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: auth }));
+    expect((await client.callTool({ name: 'dashboard_list_reports', arguments: {} })).isError).toBeFalsy();
+    // branding.view: ada's role (member) holds it, the token does not. The SDK reads the challenge
+    // and starts an authorization for that scope.
+    await expect(client.callTool({ name: 'dashboard_list_brand_scores', arguments: {} })).rejects.toThrow(UnauthorizedError);
+    const asked = auth.authorizationUrl!;
+    expect(asked.origin + asked.pathname).toBe(`${s.url}/oauth/authorize`);
+    expect(asked.searchParams.get('scope')).toBe('branding.view');
+    await client.close();
+    const again = await authorizeByForms(s.url, Object.fromEntries(asked.searchParams), ada);
+    const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: auth });
+    await transport.finishAuth(again.answer!.get('code')!);
+    expect(auth.saved?.scope).toBe('branding.view');
+    const stepped = new Client({ name: 'step-up-test', version: '1.0.0' });
+    await stepped.connect(transport);
+    expect((await stepped.callTool({ name: 'dashboard_list_brand_scores', arguments: {} })).isError).toBeFalsy();
+    await stepped.close();
+  });
+
+  it("is not what a tool the user's role does not hold gets: that is a forbidden tool error", async () => {
+    const t = await tokens();
+    const res = await tool(t.access_token, 'dashboard_list_users', {});
+    expect(res.status).toBe(200);
+    expect(res.body.result!.isError).toBe(true);
+    expect(res.body.result!.content[0]!.text).toContain('forbidden');
+  });
+});
 
 describe('grants', () => {
   it("a user lists its grants and revokes one with the MCP tools; the grant's tokens end at once", async () => {

@@ -11,6 +11,12 @@ export interface Identity {
   orgId: string;
   role: Role | null;
   permissions: ReadonlySet<Permission>;
+  /**
+   * For a user's token whose scope narrowed what the user's role holds: what the role holds now.
+   * A permission here and not in `permissions` is a step-up away (a token with a wider scope),
+   * not a refusal of the user.
+   */
+  heldByRole?: ReadonlySet<Permission>;
   /** For a local user: its credential version when it authenticated (transfer tokens carry it). */
   credentialVersion?: number;
   /** For the session cookie: the session's id (logout revokes it). */
