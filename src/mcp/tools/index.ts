@@ -5,6 +5,7 @@
  */
 import type { ToolHandlers } from '../tool-context.js';
 import type { McpDeps } from '../services.js';
+import { acrTools } from './acr.js';
 import { brandTools } from './brand.js';
 import { connectionTools } from './connections.js';
 import { findingTools } from './findings.js';
@@ -30,5 +31,6 @@ export function toolHandlers(s: McpDeps): ToolHandlers {
     ...fixTools(s),
     ...fleetTools(s),
     ...findingTools(s),
+    ...acrTools(s),
   };
 }
