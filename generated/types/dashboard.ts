@@ -2680,7 +2680,7 @@ export interface components {
          *       "level": "A",
          *       "en301549": "9.1.1.1",
          *       "conformance": "Partially Supports",
-         *       "remarks": "1 confirmed failure on 1 of 3 pages checked"
+         *       "remarks": "1 failure on 1 of 3 pages checked"
          *     }
          */
         "acr-row": {
@@ -4131,7 +4131,7 @@ export interface components {
          *               "level": "A",
          *               "en301549": "9.1.1.1",
          *               "conformance": "Does Not Support",
-         *               "remarks": "1 confirmed failure on 1 of 1 page checked"
+         *               "remarks": "1 failure on 1 of 1 page checked"
          *             }
          *           ],
          *           "levelAA": []
@@ -4157,7 +4157,7 @@ export interface components {
          *                 "section": "9.1.1.1",
          *                 "title": "Non-text Content (WCAG 1.1.1)",
          *                 "conformance": "Does Not Support",
-         *                 "remarks": "1 confirmed failure on 1 of 1 page checked"
+         *                 "remarks": "1 failure on 1 of 1 page checked"
          *               }
          *             ]
          *           }

@@ -92,7 +92,7 @@ export function conformanceTable({ pages, covered, reviews = {}, marks = {}, now
       if (review) return { ...row, conformance: review.conformance, remarks: review.remarks };
       const failing = errorPages.get(c.id)?.size ?? 0;
       if (failing > 0) {
-        const spread = `${plural(errors.get(c.id)!, 'confirmed failure')} on ${failing} of ${plural(checked.length, 'page')} checked`;
+        const spread = `${plural(errors.get(c.id)!, 'failure')} on ${failing} of ${plural(checked.length, 'page')} checked`;
         return { ...row, conformance: failing * 2 > checked.length ? 'Does Not Support' : 'Partially Supports', remarks: marked(c.id) ? `${spread};${marked(c.id).replace(/\.$/, '')}` : spread };
       }
       if (!covered.has(c.id)) return { ...row, conformance: 'Not Evaluated', remarks: 'No automated check covers this criterion, and no reviewer has assessed it.' };
