@@ -50,7 +50,8 @@ export interface paths {
          *     place in the queue and answers the cancelled task; -32602 for a task already terminal)
          *     follow it; `params.task` on another tool is -32601. Both revisions' tasks are one store:
          *     an unknown task id, another organization's and an expired one are -32602 in either. `tools/list`, `tools/call`, `resources/list`,
-         *     `resources/templates/list` (empty: there are no resource templates) and
+         *     `resources/templates/list` (the templates `wcag://criterion/{id}`, `pactum://reports/{scanId}`
+         *     and `pactum://acr/{scanId}`, a scan's Accessibility Conformance Report as `text/html`) and
          *     `resources/read` are served in both. The one resource is the
          *     MCP App `ui://pactum/report` (`text/html;profile=mcp-app`): the report tools name it in
          *     their `_meta.ui.resourceUri`, and a host with the MCP Apps extension shows their results

@@ -216,7 +216,7 @@ describe('the documents', () => {
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${scanId}.acr.pdf"`);
     const bytes = new Uint8Array(await res.arrayBuffer());
     expect(Buffer.from(bytes.slice(0, 5)).toString()).toBe('%PDF-');
-    const loading = getDocument({ data: bytes, useSystemFonts: true, isEvalSupported: false });
+    const loading = getDocument({ data: bytes, useSystemFonts: true });
     const pdf = await loading.promise;
     let text = '';
     for (let n = 1; n <= pdf.numPages; n++) {
