@@ -6997,7 +6997,7 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
-            /** @description A format other than html or pdf. */
+            /** @description A format other than html or pdf. Errors are JSON, or a page (text/html) to a client that prefers HTML (a browser following the download link). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7011,15 +7011,119 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["http-error"];
+                    /** @example <!doctype html><html lang="en"><head><title>Bad Request</title></head><body><main><h1>Bad Request</h1><p>format must be equal to one of the allowed values: html, pdf</p></main></body></html> */
+                    "text/html": string;
                 };
             };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["ReportForbidden"];
-            404: components["responses"]["ReportNotFound"];
-            406: components["responses"]["NotAcceptableJson"];
-            409: components["responses"]["ReportNotExportable"];
-            429: components["responses"]["ReportDownloadsBusy"];
-            /** @description format=pdf on a server that does not run Chromium (SCAN_ENGINE=jsdom, or no browser installed); the HTML is served. */
+            /** @description No credentials, or credentials that are invalid, expired or revoked. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "statusCode": 401,
+                     *       "message": "A bearer token or a session cookie is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                    /** @example <!doctype html><html lang="en"><head><title>Unauthorized</title></head><body><main><h1>Unauthorized</h1><p>A bearer token or a session cookie is required</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The caller may not read reports (the permission reports.view). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "statusCode": 403,
+                     *       "message": "Reading reports needs the permission reports.view"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                    /** @example <!doctype html><html lang="en"><head><title>Forbidden</title></head><body><main><h1>Forbidden</h1><p>Reading reports needs the permission reports.view</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description No such scan in the caller's organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "statusCode": 404,
+                     *       "message": "No scan scn_01jdq3v8k2m5n7p9r1s3t5v7x9 in this organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                    /** @example <!doctype html><html lang="en"><head><title>Not Found</title></head><body><main><h1>Not Found</h1><p>No scan scn_01jdq3v8k2m5n7p9r1s3t5v7x9 in this organization</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description Accept allows neither text/html nor application/pdf. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Acceptable",
+                     *       "statusCode": 406,
+                     *       "message": "Accept must admit text/html or application/pdf"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                };
+            };
+            /** @description The scan has not finished with a report (it is queued, running or failed), or it has more issues than an export may hold (REPORT_EXPORT_MAX_ISSUES). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "statusCode": 409,
+                     *       "message": "Scan scn_01jdq3v8k2m5n7p9r1s3t5v7x9 is running; its ACR can be made once it has completed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                    /** @example <!doctype html><html lang="en"><head><title>Conflict</title></head><body><main><h1>Conflict</h1><p>Scan scn_01jdq3v8k2m5n7p9r1s3t5v7x9 is running; its ACR can be made once it has completed</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The caller (REPORT_EXPORTS_PER_USER) or its organization (REPORT_EXPORTS_PER_ORG) already has that many report downloads under way; try again after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "statusCode": 429,
+                     *       "message": "You have 2 report downloads under way, the most one user may have at once (REPORT_EXPORTS_PER_USER=2); retry once one has finished"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                    /** @example <!doctype html><html lang="en"><head><title>Too Many Requests</title></head><body><main><h1>Too Many Requests</h1><p>You have 2 report downloads under way, the most one user may have at once (REPORT_EXPORTS_PER_USER=2); retry once one has finished</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description format=pdf on a server that does not run Chromium (SCAN_ENGINE=jsdom, or no browser installed); format=html is served. */
             501: {
                 headers: {
                     [name: string]: unknown;
@@ -7033,9 +7137,11 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["http-error"];
+                    /** @example <!doctype html><html lang="en"><head><title>Not Implemented</title></head><body><main><h1>Not Implemented</h1><p>Printing the ACR as PDF needs Chromium, which this server does not run (SCAN_ENGINE=jsdom); download it with format=html</p></main></body></html> */
+                    "text/html": string;
                 };
             };
-            /** @description The database is unavailable for a moment, or every browser page stayed busy; try again after Retry-After seconds. */
+            /** @description The database or the compute queue is busy for a moment, or every browser page stayed busy; try again after Retry-After seconds. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7050,6 +7156,8 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["http-error"];
+                    /** @example <!doctype html><html lang="en"><head><title>Service Unavailable</title></head><body><main><h1>Service Unavailable</h1><p>Every browser page slot stayed busy for 30 s, so the document was not printed; retry in 5 s</p></main></body></html> */
+                    "text/html": string;
                 };
             };
         };
