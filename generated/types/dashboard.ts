@@ -4165,8 +4165,8 @@ export interface components {
          *         ]
          *       },
          *       "downloads": {
-         *         "html": "http://127.0.0.1:8080/reports/scn_01jdq3v8k2m5n7p9r1s3t5v7x9/acr?format=html",
-         *         "pdf": "http://127.0.0.1:8080/reports/scn_01jdq3v8k2m5n7p9r1s3t5v7x9/acr?format=pdf"
+         *         "html": "https://pactum.example.com/reports/scn_01jdq3v8k2m5n7p9r1s3t5v7x9/acr?format=html",
+         *         "pdf": "https://pactum.example.com/reports/scn_01jdq3v8k2m5n7p9r1s3t5v7x9/acr?format=pdf"
          *       },
          *       "resourceUri": "pactum://acr/scn_01jdq3v8k2m5n7p9r1s3t5v7x9"
          *     }
