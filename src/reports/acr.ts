@@ -77,7 +77,10 @@ export function reportAcr(s: Pick<ReportDeps, 'compute' | 'config' | 'db' | 'rep
     try {
       answer(ctx, 'application/pdf', `${scan.id}.acr.pdf`, await chromium!.printPdf(html, { owner: scan.org_id, maxWaitMs: PRINT_WAIT_MS, signal }));
     } catch (err) {
-      if (err instanceof CheckError && (err.code === 'busy' || err.code === 'timeout' || err.code === 'failed' || err.code === 'closed' || err.code === 'crashed')) {
+      // Nobody is left to read an answer.
+      if (signal.aborted) return;
+      // No page slot in time, the browser could not start or died, the page did not load in time.
+      if (err instanceof CheckError) {
         throw new HttpError(503, `${err.message}; retry in ${SLOT_RETRY_AFTER_SECONDS} s`, { 'Retry-After': String(SLOT_RETRY_AFTER_SECONDS) });
       }
       throw err;
