@@ -103,6 +103,7 @@ export type OperationId =
   | 'reports.junit'
   | 'reports.csv'
   | 'reports.pa11y'
+  | 'reports.acr'
   | 'reports.screenshot'
   | 'reports.shared'
   | 'reports.sharedScreenshot'
@@ -140,6 +141,8 @@ export type OperationId =
   | 'mcp.tool.dashboard_list_webhooks'
   | 'mcp.tool.dashboard_delete_webhook'
   | 'mcp.tool.dashboard_list_webhook_deliveries'
+  | 'mcp.tool.dashboard_assess_criterion'
+  | 'mcp.tool.dashboard_get_acr'
   | 'mcp.tool.dashboard_list_reports'
   | 'mcp.tool.dashboard_query_issues'
   | 'mcp.tool.dashboard_scan_page'
@@ -659,6 +662,29 @@ export const operations: readonly OperationSpec[] = [
       '409': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_pa11y_409'), headers: [] },
       '429': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_pa11y_429'), headers: [{"name":"retry-after","required":true}] },
       '503': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_pa11y_503'), headers: [{"name":"retry-after","required":true}] },
+    },
+    tool: null,
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'reports.acr',
+    method: 'GET',
+    path: '/reports/{scanId}/acr',
+    security: [["bearerAuth"],["sessionCookie"]],
+    params: [{"name":"scanId","in":"path","required":true,"type":"string"},{"name":"format","in":"query","required":false,"type":"string"}],
+    validateParams: validator('dashboard', 'params_reports_acr'),
+    requestBody: null,
+    responses: {
+      '200': { mediaTypes: ["text/html","application/pdf"], validate: null, headers: [{"name":"content-disposition","required":false}] },
+      '400': { mediaTypes: ["application/json","text/html"], validate: validator('dashboard', 'response_reports_acr_400'), headers: [] },
+      '401': { mediaTypes: ["application/json","text/html"], validate: validator('dashboard', 'response_reports_acr_401'), headers: [{"name":"www-authenticate","required":true}] },
+      '403': { mediaTypes: ["application/json","text/html"], validate: validator('dashboard', 'response_reports_acr_403'), headers: [] },
+      '404': { mediaTypes: ["application/json","text/html"], validate: validator('dashboard', 'response_reports_acr_404'), headers: [] },
+      '406': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_reports_acr_406'), headers: [] },
+      '409': { mediaTypes: ["application/json","text/html"], validate: validator('dashboard', 'response_reports_acr_409'), headers: [] },
+      '429': { mediaTypes: ["application/json","text/html"], validate: validator('dashboard', 'response_reports_acr_429'), headers: [{"name":"retry-after","required":true}] },
+      '501': { mediaTypes: ["application/json","text/html"], validate: validator('dashboard', 'response_reports_acr_501'), headers: [] },
+      '503': { mediaTypes: ["application/json","text/html"], validate: validator('dashboard', 'response_reports_acr_503'), headers: [{"name":"retry-after","required":true}] },
     },
     tool: null,
   },
@@ -1225,6 +1251,36 @@ export const operations: readonly OperationSpec[] = [
       '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_list_webhook_deliveries_405'), headers: [{"name":"allow","required":true}] },
     },
     tool: 'dashboard_list_webhook_deliveries',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_assess_criterion',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_assess_criterion',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_assess_criterion') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_assess_criterion_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_assess_criterion_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_assess_criterion',
+  },
+  {
+    apis: ["dashboard"],
+    operationId: 'mcp.tool.dashboard_get_acr',
+    method: 'POST',
+    path: '/api/v1/mcp/tools/dashboard_get_acr',
+    security: [],
+    params: [],
+    validateParams: null,
+    requestBody: { required: true, mediaTypes: ["application/json"], validate: validator('dashboard', 'request_mcp_tool_dashboard_get_acr') },
+    responses: {
+      '200': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_get_acr_200'), headers: [] },
+      '405': { mediaTypes: ["application/json"], validate: validator('dashboard', 'response_mcp_tool_dashboard_get_acr_405'), headers: [{"name":"allow","required":true}] },
+    },
+    tool: 'dashboard_get_acr',
   },
   {
     apis: ["dashboard"],
@@ -1837,6 +1893,7 @@ export interface OperationInputs {
   'reports.junit': { params: { "scanId": NonNullable<dashboardOperations['reports.junit']['parameters']['path']>["scanId"]; "includeFalsePositives"?: NonNullable<dashboardOperations['reports.junit']['parameters']['query']>["includeFalsePositives"] }; body: undefined };
   'reports.csv': { params: { "scanId": NonNullable<dashboardOperations['reports.csv']['parameters']['path']>["scanId"]; "includeFalsePositives"?: NonNullable<dashboardOperations['reports.csv']['parameters']['query']>["includeFalsePositives"] }; body: undefined };
   'reports.pa11y': { params: { "scanId": NonNullable<dashboardOperations['reports.pa11y']['parameters']['path']>["scanId"]; "includeFalsePositives"?: NonNullable<dashboardOperations['reports.pa11y']['parameters']['query']>["includeFalsePositives"] }; body: undefined };
+  'reports.acr': { params: { "scanId": NonNullable<dashboardOperations['reports.acr']['parameters']['path']>["scanId"]; "format"?: NonNullable<dashboardOperations['reports.acr']['parameters']['query']>["format"] }; body: undefined };
   'reports.screenshot': { params: { "scanId": NonNullable<dashboardOperations['reports.screenshot']['parameters']['path']>["scanId"]; "screenshotId": NonNullable<dashboardOperations['reports.screenshot']['parameters']['path']>["screenshotId"] }; body: undefined };
   'reports.shared': { params: { "shareToken": NonNullable<dashboardOperations['reports.shared']['parameters']['path']>["shareToken"] }; body: undefined };
   'reports.sharedScreenshot': { params: { "shareToken": NonNullable<dashboardOperations['reports.sharedScreenshot']['parameters']['path']>["shareToken"]; "screenshotId": NonNullable<dashboardOperations['reports.sharedScreenshot']['parameters']['path']>["screenshotId"] }; body: undefined };
@@ -1874,6 +1931,8 @@ export interface OperationInputs {
   'mcp.tool.dashboard_list_webhooks': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_webhooks']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_delete_webhook': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_delete_webhook']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_list_webhook_deliveries': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_webhook_deliveries']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_assess_criterion': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_assess_criterion']['requestBody']>['content']["application/json"] };
+  'mcp.tool.dashboard_get_acr': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_get_acr']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_list_reports': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_list_reports']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_query_issues': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_query_issues']['requestBody']>['content']["application/json"] };
   'mcp.tool.dashboard_scan_page': { params: { }; body: NonNullable<dashboardOperations['mcp.tool.dashboard_scan_page']['requestBody']>['content']["application/json"] };
@@ -1937,6 +1996,7 @@ export const routes: readonly RouteSpec[] = [
   { template: '/api/v1/mcp/tools/dashboard_list_brand_scores', routerPath: '/api/v1/mcp/tools/dashboard_list_brand_scores', methods: { POST: 'mcp.tool.dashboard_list_brand_scores' } },
   { template: '/api/v1/mcp/tools/dashboard_list_oauth_grants', routerPath: '/api/v1/mcp/tools/dashboard_list_oauth_grants', methods: { POST: 'mcp.tool.dashboard_list_oauth_grants' } },
   { template: '/api/v1/mcp/tools/dashboard_revoke_user_token', routerPath: '/api/v1/mcp/tools/dashboard_revoke_user_token', methods: { POST: 'mcp.tool.dashboard_revoke_user_token' } },
+  { template: '/api/v1/mcp/tools/dashboard_assess_criterion', routerPath: '/api/v1/mcp/tools/dashboard_assess_criterion', methods: { POST: 'mcp.tool.dashboard_assess_criterion' } },
   { template: '/api/v1/mcp/tools/dashboard_list_regulations', routerPath: '/api/v1/mcp/tools/dashboard_list_regulations', methods: { POST: 'mcp.tool.dashboard_list_regulations' } },
   { template: '/api/v1/mcp/tools/dashboard_list_user_tokens', routerPath: '/api/v1/mcp/tools/dashboard_list_user_tokens', methods: { POST: 'mcp.tool.dashboard_list_user_tokens' } },
   { template: '/api/v1/mcp/tools/dashboard_delete_schedule', routerPath: '/api/v1/mcp/tools/dashboard_delete_schedule', methods: { POST: 'mcp.tool.dashboard_delete_schedule' } },
@@ -1972,6 +2032,7 @@ export const routes: readonly RouteSpec[] = [
   { template: '/api/v1/mcp/tools/dashboard_scan_page', routerPath: '/api/v1/mcp/tools/dashboard_scan_page', methods: { POST: 'mcp.tool.dashboard_scan_page' } },
   { template: '/api/v1/mcp/tools/dashboard_scan_site', routerPath: '/api/v1/mcp/tools/dashboard_scan_site', methods: { POST: 'mcp.tool.dashboard_scan_site' } },
   { template: '/api/v1/mcp/tools/dashboard_get_user', routerPath: '/api/v1/mcp/tools/dashboard_get_user', methods: { POST: 'mcp.tool.dashboard_get_user' } },
+  { template: '/api/v1/mcp/tools/dashboard_get_acr', routerPath: '/api/v1/mcp/tools/dashboard_get_acr', methods: { POST: 'mcp.tool.dashboard_get_acr' } },
   { template: '/api/v1/mcp/tools/dashboard_get_org', routerPath: '/api/v1/mcp/tools/dashboard_get_org', methods: { POST: 'mcp.tool.dashboard_get_org' } },
   { template: '/.well-known/openid-configuration', routerPath: '/.well-known/openid-configuration', methods: { GET: 'auth.openidConfiguration' } },
   { template: '/api/v1/auth/logout', routerPath: '/api/v1/auth/logout', methods: { POST: 'auth.logout' } },
@@ -1997,6 +2058,7 @@ export const routes: readonly RouteSpec[] = [
   { template: '/docs/openapi/{api}', routerPath: '/docs/openapi/:api', methods: { GET: 'ops.docsSpec' } },
   { template: '/docs/assets/{file}', routerPath: '/docs/assets/:file', methods: { GET: 'ops.docsAsset' } },
   { template: '/reports/{scanId}.csv', routerPath: '/reports/:scanId.csv', methods: { GET: 'reports.csv' } },
+  { template: '/reports/{scanId}/acr', routerPath: '/reports/:scanId/acr', methods: { GET: 'reports.acr' } },
   { template: '/reports/{scanId}', routerPath: '/reports/:scanId', methods: { GET: 'reports.page' } },
   { template: '/shared/{shareToken}', routerPath: '/shared/:shareToken', methods: { GET: 'reports.shared' } },
   { template: '/{org}/{repo}.git/info/lfs/objects/batch', routerPath: '/:org/:repo.git/info/lfs/objects/batch', methods: { POST: 'batch.batch' } },

@@ -50,7 +50,8 @@ export interface paths {
          *     place in the queue and answers the cancelled task; -32602 for a task already terminal)
          *     follow it; `params.task` on another tool is -32601. Both revisions' tasks are one store:
          *     an unknown task id, another organization's and an expired one are -32602 in either. `tools/list`, `tools/call`, `resources/list`,
-         *     `resources/templates/list` (empty: there are no resource templates) and
+         *     `resources/templates/list` (the templates `wcag://criterion/{id}`, `pactum://reports/{scanId}`
+         *     and `pactum://acr/{scanId}`, a scan's Accessibility Conformance Report as `text/html`) and
          *     `resources/read` are served in both. The one resource is the
          *     MCP App `ui://pactum/report` (`text/html;profile=mcp-app`): the report tools name it in
          *     their `_meta.ui.resourceUri`, and a host with the MCP Apps extension shows their results
@@ -666,6 +667,44 @@ export interface paths {
          *     before any work. One is under way until its response has been sent or its client has gone.
          */
         get: operations["reports.pa11y"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/{scanId}/acr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A finished scan's Accessibility Conformance Report, HTML or PDF
+         * @description The scan's Accessibility Conformance Report (ACR) on the structure of the VPAT 2.5 INT
+         *     template, as dashboard_get_acr gives it: the product (the scanned site), the report date,
+         *     what produced it (pactum, axe-core, and Chromium's version when known), the pages covered
+         *     and the evaluation methods; the WCAG 2.2 Level A and Level AA tables (criterion,
+         *     conformance level, remarks), derived from the findings, the reviewers' marks and the
+         *     reviewers' per-criterion assessments (dashboard_assess_criterion); the Revised Section 508
+         *     report (chapter 3 functional performance criteria, chapters 4 to 6; web content
+         *     incorporates WCAG 2.0 A and AA by reference and points to the WCAG tables); and the
+         *     EN 301 549 report (chapter 9 clause by clause with its WCAG criterion's level, chapters 10
+         *     and 11 Not Evaluated or Not Applicable with the reason). Conformance levels are the VPAT 2.5
+         *     terms: Supports, Partially Supports, Does Not Support, Not Applicable, Not Evaluated.
+         *
+         *     `format=html` (the default) answers one self-contained HTML document (one inline
+         *     stylesheet, no script, nothing fetched) under the page policy; `format=pdf` answers the same
+         *     document printed by Chromium (tagged, with an outline), which needs the Chromium engine.
+         *     The same scoping as the exports: reports.view, and a scan of the caller's organization
+         *     (another organization's scan is 404). It counts against the same per-user and
+         *     per-organization download caps (429 beyond), and a scan with more issues than an export
+         *     may hold is 409.
+         */
+        get: operations["reports.acr"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1415,6 +1454,46 @@ export interface paths {
          * @description Lists a webhook's latest deliveries, newest first, each with every attempt: when, the outcome, the receiver's HTTP status, how long it took and, for a failure, its class (http_status, timeout, blocked_address, connection, redirect, too_large). The webhook's state comes with it, so a disabled webhook says why.
          */
         post: operations["mcp.tool.dashboard_list_webhook_deliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/tools/dashboard_assess_criterion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assess a criterion for the ACR
+         * @description Records a reviewer's assessment of one WCAG 2.2 level A or AA success criterion for a finished scan's Accessibility Conformance Report: a VPAT 2.5 conformance level (Supports, Partially Supports, Does Not Support, Not Applicable, Not Evaluated) and remarks (required), which then stand in the ACR in place of the level the findings give; unassessed takes it off. One assessment per scan and criterion, replaced by the next; each is written to the audit trail with who made it. A criterion that is not a WCAG 2.2 level A or AA success criterion is invalid_arguments. Needs issues.fix; a scan of another organization is not_found.
+         */
+        post: operations["mcp.tool.dashboard_assess_criterion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp/tools/dashboard_get_acr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get the ACR of a scan
+         * @description The Accessibility Conformance Report of a finished scan on the structure of the VPAT 2.5 INT template: the product (the scanned site), the report date, what produced it, the pages covered and the evaluation methods; the WCAG 2.2 Level A and AA tables (criterion, conformance level, remarks), each level derived from the evidence (Supports only where a check of the criterion ran on every page checked and nothing of it is open; failures by their spread; Not Evaluated for what no check covers or awaits review) unless a reviewer assessed it (dashboard_assess_criterion); reviewers' marks count (a false positive is no failure, an accepted failure still is, with its reason); the Revised Section 508 report and the EN 301 549 report (chapters 9 to 11). Also the links to download it as HTML or PDF (GET /reports/{scanId}/acr) and its MCP resource pactum://acr/{scanId}. Needs reports.view; a scan of another organization is not_found.
+         */
+        post: operations["mcp.tool.dashboard_get_acr"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2676,6 +2755,111 @@ export interface components {
          * @enum {string}
          */
         "finding-status": "open" | "confirmed" | "false_positive" | "accepted" | "review_passed";
+        /**
+         * Accessibility Conformance Report
+         * @description A scan's Accessibility Conformance Report on the structure of the VPAT 2.5 INT template: the product (the scanned site), the report date, what produced it, the pages covered and the evaluation methods; the WCAG 2.2 Level A and AA tables; the Revised Section 508 report (chapters 3 to 6) and the EN 301 549 report (chapters 9 to 11).
+         */
+        acr: {
+            scanId: string;
+            product: {
+                /** @description The scanned site's host. */
+                name: string;
+                /** Format: uri */
+                url: string;
+            };
+            /** Format: date */
+            reportDate: string;
+            /**
+             * Format: date-time
+             * @description When the scan finished.
+             */
+            evaluatedAt: string | null;
+            producedBy: {
+                pactum: string;
+                axeCore: string;
+                engine: components["schemas"]["scan-engine"] | null;
+                /** @description The Chromium version (Chrome/…) when the scan ran in Chromium and this server's browser has started; null otherwise. */
+                chromium: string | null;
+            };
+            standard: components["schemas"]["wcag-standard"];
+            /** @description Every page the scan visited, in its order; those that could not be checked say why. */
+            pages: {
+                url: string;
+                checked: boolean;
+                error: string | null;
+            }[];
+            evaluationMethods: string;
+            /** @description How many criteria of the WCAG tables have each level. */
+            summary: {
+                Supports: number;
+                "Partially Supports": number;
+                "Does Not Support": number;
+                "Not Applicable": number;
+                "Not Evaluated": number;
+            };
+            wcag: {
+                levelA: components["schemas"]["acr-row"][];
+                levelAA: components["schemas"]["acr-row"][];
+            };
+            /** @description The Revised Section 508 report: chapters 3 to 6. */
+            section508: components["schemas"]["acr-chapter"][];
+            /** @description The EN 301 549 report: chapters 9 to 11. */
+            en301549: components["schemas"]["acr-chapter"][];
+        };
+        /**
+         * ACR conformance level
+         * @description A conformance term of the VPAT 2.5 template, exactly as it words them.
+         * @enum {string}
+         */
+        "acr-conformance": "Supports" | "Partially Supports" | "Does Not Support" | "Not Applicable" | "Not Evaluated";
+        /**
+         * ACR criterion row
+         * @description One WCAG 2.2 success criterion of level A or AA in an Accessibility Conformance Report: its conformance level and the remarks that explain it. Derived from the scan's findings and the reviewers' marks unless a reviewer assessed the criterion (dashboard_assess_criterion), whose level and remarks then stand.
+         * @example {
+         *       "criterion": "1.1.1",
+         *       "title": "Non-text Content",
+         *       "level": "A",
+         *       "en301549": "9.1.1.1",
+         *       "conformance": "Partially Supports",
+         *       "remarks": "1 failure on 1 of 3 pages checked"
+         *     }
+         */
+        "acr-row": {
+            /** @description The WCAG success criterion, e.g. 1.4.3. */
+            criterion: string;
+            title: string;
+            /** @enum {string} */
+            level: "A" | "AA";
+            /** @description The EN 301 549 V3.2.1 chapter 9 clause that requires it; null for WCAG 2.2 criteria the standard does not name. */
+            en301549: string | null;
+            conformance: components["schemas"]["acr-conformance"];
+            remarks: string;
+        };
+        /**
+         * ACR section row
+         * @description A row of the Revised Section 508 or EN 301 549 report of an ACR: the section or clause, its conformance level (or "See WCAG 2.x section" where it incorporates WCAG by reference, as the VPAT 2.5 template words it) and the remarks.
+         * @example {
+         *       "section": "302.1",
+         *       "title": "Without Vision",
+         *       "conformance": "Not Evaluated",
+         *       "remarks": "Functional performance criteria are judged by people using the product with assistive technology; an automated scan does not evaluate them, and no reviewer has assessed them."
+         *     }
+         */
+        "acr-reference-row": {
+            /** @description The section or clause, e.g. 302.1, 9.1.4.3, 10.1–10.6. */
+            section: string;
+            title: string;
+            conformance: components["schemas"]["acr-conformance"] | "See WCAG 2.x section";
+            remarks: string;
+        };
+        /**
+         * ACR chapter
+         * @description A chapter of the Revised Section 508 or EN 301 549 report of an ACR, and its rows.
+         */
+        "acr-chapter": {
+            chapter: string;
+            rows: components["schemas"]["acr-reference-row"][];
+        };
         /**
          * Jurisdiction
          * @example {
@@ -4070,6 +4254,174 @@ export interface components {
                 issue: components["schemas"]["issue"];
                 mark: components["schemas"]["finding-mark"] | null;
             }[];
+        };
+        /**
+         * dashboard_assess_criterion arguments
+         * @description A reviewer's assessment of one WCAG 2.2 level A or AA success criterion for a finished scan's Accessibility Conformance Report: the conformance level and the remarks, which then stand in the ACR in place of the level the findings give. unassessed takes an assessment off.
+         * @example {
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "criterion": "1.2.4",
+         *       "conformance": "Not Applicable",
+         *       "remarks": "The site has no live audio or video."
+         *     }
+         */
+        "dashboard_assess_criterion.input": {
+            /** @description A finished scan of the caller's organization. */
+            scanId: string;
+            /** @description The WCAG success criterion, e.g. 1.4.3; one of level A or AA in WCAG 2.2 (dashboard_list_wcag_criteria). */
+            criterion: string;
+            /**
+             * @description A VPAT 2.5 conformance term, or unassessed to take the assessment off (the level derived from the findings applies again).
+             * @enum {string}
+             */
+            conformance: "Supports" | "Partially Supports" | "Does Not Support" | "Not Applicable" | "Not Evaluated" | "unassessed";
+            /** @description What the reviewer found and how: required with every level, as the ACR's remarks for the criterion. */
+            remarks?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_assess_criterion result
+         * @example {
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "criterion": "1.2.4",
+         *       "assessment": {
+         *         "conformance": "Not Applicable",
+         *         "remarks": "The site has no live audio or video.",
+         *         "author": "usr_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *         "assessedAt": "2026-12-07T10:00:00.000Z"
+         *       },
+         *       "row": {
+         *         "criterion": "1.2.4",
+         *         "title": "Captions (Live)",
+         *         "level": "AA",
+         *         "en301549": "9.1.2.4",
+         *         "conformance": "Not Applicable",
+         *         "remarks": "The site has no live audio or video."
+         *       }
+         *     }
+         */
+        "dashboard_assess_criterion.output": {
+            scanId: string;
+            criterion: string;
+            /** @description The assessment as stored now; null once taken off. */
+            assessment: {
+                conformance: components["schemas"]["acr-conformance"];
+                remarks: string;
+                /** @description Who assessed it (the caller's subject). */
+                author: string;
+                /** Format: date-time */
+                assessedAt: string;
+            } | null;
+            /** @description The criterion's row of the ACR as it reads now. */
+            row: components["schemas"]["acr-row"];
+        };
+        /**
+         * dashboard_get_acr arguments
+         * @description The Accessibility Conformance Report of one finished scan.
+         * @example {
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9"
+         *     }
+         */
+        "dashboard_get_acr.input": {
+            /** @description A finished scan of the caller's organization. */
+            scanId: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * dashboard_get_acr result
+         * @example {
+         *       "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *       "acr": {
+         *         "scanId": "scn_01jdq3v8k2m5n7p9r1s3t5v7x9",
+         *         "product": {
+         *           "name": "www.example.com",
+         *           "url": "https://www.example.com/"
+         *         },
+         *         "reportDate": "2026-12-07",
+         *         "evaluatedAt": "2026-12-07T09:58:12.000Z",
+         *         "producedBy": {
+         *           "pactum": "3.4.0",
+         *           "axeCore": "4.11.0",
+         *           "engine": "chromium",
+         *           "chromium": "Chrome/143.0.7499.169"
+         *         },
+         *         "standard": "WCAG2AA",
+         *         "pages": [
+         *           {
+         *             "url": "https://www.example.com/",
+         *             "checked": true,
+         *             "error": null
+         *           }
+         *         ],
+         *         "evaluationMethods": "Automated testing of the pages listed with axe-core 4.11.0 and pactum's own checks, in headless Chromium Chrome/143.0.7499.169, against WCAG2AA.",
+         *         "summary": {
+         *           "Supports": 0,
+         *           "Partially Supports": 0,
+         *           "Does Not Support": 1,
+         *           "Not Applicable": 0,
+         *           "Not Evaluated": 0
+         *         },
+         *         "wcag": {
+         *           "levelA": [
+         *             {
+         *               "criterion": "1.1.1",
+         *               "title": "Non-text Content",
+         *               "level": "A",
+         *               "en301549": "9.1.1.1",
+         *               "conformance": "Does Not Support",
+         *               "remarks": "1 failure on 1 of 1 page checked"
+         *             }
+         *           ],
+         *           "levelAA": []
+         *         },
+         *         "section508": [
+         *           {
+         *             "chapter": "Chapter 3: Functional Performance Criteria (FPC)",
+         *             "rows": [
+         *               {
+         *                 "section": "302.1",
+         *                 "title": "Without Vision",
+         *                 "conformance": "Not Evaluated",
+         *                 "remarks": "Functional performance criteria are judged by people using the product with assistive technology; an automated scan does not evaluate them, and no reviewer has assessed them."
+         *               }
+         *             ]
+         *           }
+         *         ],
+         *         "en301549": [
+         *           {
+         *             "chapter": "Chapter 9: Web",
+         *             "rows": [
+         *               {
+         *                 "section": "9.1.1.1",
+         *                 "title": "Non-text Content (WCAG 1.1.1)",
+         *                 "conformance": "Does Not Support",
+         *                 "remarks": "1 failure on 1 of 1 page checked"
+         *               }
+         *             ]
+         *           }
+         *         ]
+         *       },
+         *       "downloads": {
+         *         "html": "https://pactum.example.com/reports/scn_01jdq3v8k2m5n7p9r1s3t5v7x9/acr?format=html",
+         *         "pdf": "https://pactum.example.com/reports/scn_01jdq3v8k2m5n7p9r1s3t5v7x9/acr?format=pdf"
+         *       },
+         *       "resourceUri": "pactum://acr/scn_01jdq3v8k2m5n7p9r1s3t5v7x9"
+         *     }
+         */
+        "dashboard_get_acr.output": {
+            scanId: string;
+            acr: components["schemas"]["acr"];
+            /** @description Where a signed-in user (or a bearer token with reports.view) downloads the document: GET /reports/{scanId}/acr. */
+            downloads: {
+                /** Format: uri */
+                html: string;
+                /** Format: uri */
+                pdf: string;
+            };
+            /** @description The MCP resource with the HTML document: pactum://acr/{scanId}. */
+            resourceUri: string;
         };
         /**
          * dashboard_set_schedule arguments
@@ -7113,6 +7465,202 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    "reports.acr": {
+        parameters: {
+            query?: {
+                /**
+                 * @description html (the default) or pdf.
+                 * @example pdf
+                 */
+                format?: "html" | "pdf";
+            };
+            header?: never;
+            path: {
+                /** @example scn_01jdq3v8k2m5n7p9r1s3t5v7x9 */
+                scanId: components["parameters"]["ScanId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ACR, as an attachment named after the scan. */
+            200: {
+                headers: {
+                    /** @description attachment; filename="scn_….acr.html" (or .acr.pdf). */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Accessibility Conformance Report: www.example.com</title></head><body><main><h1>Accessibility Conformance Report: www.example.com</h1></main></body></html> */
+                    "text/html": string;
+                    "application/pdf": string;
+                };
+            };
+            /** @description A format other than html or pdf. Errors are JSON, or a page (text/html) to a client that prefers HTML (a browser following the download link). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "statusCode": 400,
+                     *       "message": "format must be equal to one of the allowed values: html, pdf"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                    /** @example <!doctype html><html lang="en"><head><title>Bad Request</title></head><body><main><h1>Bad Request</h1><p>format must be equal to one of the allowed values: html, pdf</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description No credentials, or credentials that are invalid, expired or revoked. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "statusCode": 401,
+                     *       "message": "A bearer token or a session cookie is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                    /** @example <!doctype html><html lang="en"><head><title>Unauthorized</title></head><body><main><h1>Unauthorized</h1><p>A bearer token or a session cookie is required</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The caller may not read reports (the permission reports.view). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "statusCode": 403,
+                     *       "message": "Reading reports needs the permission reports.view"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                    /** @example <!doctype html><html lang="en"><head><title>Forbidden</title></head><body><main><h1>Forbidden</h1><p>Reading reports needs the permission reports.view</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description No such scan in the caller's organization. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "statusCode": 404,
+                     *       "message": "No scan scn_01jdq3v8k2m5n7p9r1s3t5v7x9 in this organization"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                    /** @example <!doctype html><html lang="en"><head><title>Not Found</title></head><body><main><h1>Not Found</h1><p>No scan scn_01jdq3v8k2m5n7p9r1s3t5v7x9 in this organization</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description Accept allows neither text/html nor application/pdf. */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Acceptable",
+                     *       "statusCode": 406,
+                     *       "message": "Accept must admit text/html or application/pdf"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                };
+            };
+            /** @description The scan has not finished with a report (it is queued, running or failed), or it has more issues than an export may hold (REPORT_EXPORT_MAX_ISSUES). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "statusCode": 409,
+                     *       "message": "Scan scn_01jdq3v8k2m5n7p9r1s3t5v7x9 is running; its ACR can be made once it has completed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                    /** @example <!doctype html><html lang="en"><head><title>Conflict</title></head><body><main><h1>Conflict</h1><p>Scan scn_01jdq3v8k2m5n7p9r1s3t5v7x9 is running; its ACR can be made once it has completed</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The caller (REPORT_EXPORTS_PER_USER) or its organization (REPORT_EXPORTS_PER_ORG) already has that many report downloads under way; try again after Retry-After seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "statusCode": 429,
+                     *       "message": "You have 2 report downloads under way, the most one user may have at once (REPORT_EXPORTS_PER_USER=2); retry once one has finished"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                    /** @example <!doctype html><html lang="en"><head><title>Too Many Requests</title></head><body><main><h1>Too Many Requests</h1><p>You have 2 report downloads under way, the most one user may have at once (REPORT_EXPORTS_PER_USER=2); retry once one has finished</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description format=pdf on a server that does not run Chromium (SCAN_ENGINE=jsdom, or no browser installed); format=html is served. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Implemented",
+                     *       "statusCode": 501,
+                     *       "message": "Printing the ACR as PDF needs Chromium, which this server does not run (SCAN_ENGINE=jsdom); download it with format=html"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                    /** @example <!doctype html><html lang="en"><head><title>Not Implemented</title></head><body><main><h1>Not Implemented</h1><p>Printing the ACR as PDF needs Chromium, which this server does not run (SCAN_ENGINE=jsdom); download it with format=html</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The database or the compute queue is busy for a moment, or every browser page stayed busy; try again after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "statusCode": 503,
+                     *       "message": "Every browser page slot stayed busy for 30 s, so the document was not printed; retry in 5 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["http-error"];
+                    /** @example <!doctype html><html lang="en"><head><title>Service Unavailable</title></head><body><main><h1>Service Unavailable</h1><p>Every browser page slot stayed busy for 30 s, so the document was not printed; retry in 5 s</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+        };
+    };
     "reports.screenshot": {
         parameters: {
             query?: never;
@@ -8195,6 +8743,60 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["tool-result"] & {
                         structuredContent?: components["schemas"]["dashboard_list_webhook_deliveries.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_assess_criterion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_assess_criterion.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_assess_criterion through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_assess_criterion.output"];
+                    };
+                };
+            };
+            405: components["responses"]["ToolStub"];
+        };
+    };
+    "mcp.tool.dashboard_get_acr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["dashboard_get_acr.input"];
+            };
+        };
+        responses: {
+            /** @description Never answered here. The result envelope of tools/call of dashboard_get_acr through POST /api/v1/mcp; structuredContent is the tool's output. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tool-result"] & {
+                        structuredContent?: components["schemas"]["dashboard_get_acr.output"];
                     };
                 };
             };

@@ -13,6 +13,7 @@ import { docsAsset, docsPage, docsSpec, homePage } from '../ops/docs.js';
 import { login, logout, protectedResource } from '../auth/routes.js';
 import { delegate, oauthConsent, oauthInteraction, oauthSignIn, registrationLimit } from '../auth/oauth-routes.js';
 import { reportExport, reportPage, reportScreenshot, sharedReportPage, sharedScreenshot } from '../reports/routes.js';
+import { reportAcr } from '../reports/acr.js';
 import { batch } from '../objects/batch.js';
 import { createObject, getObject } from '../objects/legacy.js';
 import { createLock, listLocks, unlock, verifyLocks } from '../objects/locks.js';
@@ -73,6 +74,7 @@ export function bindHandlers(s: Services): Handlers {
     'reports.junit': reportExport(s, 'junit'),
     'reports.csv': reportExport(s, 'csv'),
     'reports.pa11y': reportExport(s, 'pa11y'),
+    'reports.acr': reportAcr(s),
     'reports.screenshot': reportScreenshot(s),
     'reports.shared': sharedReportPage(s),
     'reports.sharedScreenshot': sharedScreenshot(s),

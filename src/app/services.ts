@@ -50,6 +50,7 @@ import type { basicAuth } from '../objects/access.js';
 import type { ScanRunner } from '../scans/runner.js';
 import type { Compute } from '../compute/compute.js';
 import type { ScreenshotStore } from '../reports/screenshots.js';
+import type { ChromiumEngine } from '../domain/scan/chromium/engine.js';
 import type { ReportSlots } from '../reports/slots.js';
 import type { Metrics } from '../telemetry/metrics.js';
 import type { OAuthServerRef } from '../auth/oauth-routes.js';
@@ -86,6 +87,8 @@ export interface Services {
   screenshots: ScreenshotStore;
   /** The caps on report downloads under way, per user and per org. */
   reportSlots: ReportSlots;
+  /** The Chromium engine (it prints the ACR as PDF), when this server runs Chromium. */
+  browser(): ChromiumEngine | null;
   /** Worker threads for the work whose cost grows with its input (fix drafts, digests, brand scores). */
   compute: Compute;
   /** The Prometheus metrics of this server (GET /metrics). */
@@ -129,6 +132,7 @@ export async function createServices(config: Config, log: Logger): Promise<Servi
     } }),
     screenshots,
     reportSlots: createReportSlots(config.reports),
+    browser: () => services.scans.chromium(),
     compute: createCompute(config),
     metrics,
     oauth: oauthServerOnFirstUse(config, db, secrets, users),

@@ -19,6 +19,10 @@ import { buildReportView, viewPart, type Marks, type ReportView, type ReportView
 import { withFingerprints } from '../domain/report/fingerprint.js';
 import { compareFindings, findingsOf, isOpen, listFindings, type FindingCounts, type FindingFilter, type MarkIndex, type Finding, type Verified } from '../domain/report/marks.js';
 import { exportPages, type ExportFormat, type ExportPass, type ExportState } from '../domain/report/exports.js';
+import axe from 'axe-core';
+import { acrDocument, type AcrDocument, type AcrFacts } from '../domain/report/acr-document.js';
+import type { ReviewerAssessment } from '../domain/report/acr.js';
+import { coveredCriteria } from '../domain/scan/coverage.js';
 
 /** A page row as stored, without the columns the tasks do not read. */
 export type StoredPage = Pick<PageRow, 'url' | 'title' | 'issue_count' | 'error' | 'issues' | 'not_evaluated'>;
@@ -47,7 +51,9 @@ export type ComputeTask =
   /** A later scan's findings compared with its baseline's (dashboard_verify_fixes). */
   | { kind: 'compare-findings'; baseline: Pick<StoredPage, 'url' | 'issues'>[]; current: Pick<StoredPage, 'url' | 'issues' | 'error'>[]; marks: MarkIndex; now: string }
   /** Which of these scans have an issue of the criterion. */
-  | { kind: 'scans-with-criterion'; scans: { scanId: string; issues: string[] }[]; criterion: string };
+  | { kind: 'scans-with-criterion'; scans: { scanId: string; issues: string[] }[]; criterion: string }
+  /** A scan's Accessibility Conformance Report: its pages, the org's marks and the reviewers' assessments (axe-core's version and the criteria covered are this thread's). */
+  | { kind: 'acr'; facts: Omit<AcrFacts, 'versions'> & { versions: Omit<AcrFacts['versions'], 'axeCore'> }; pages: StoredPage[]; reviews: Record<string, ReviewerAssessment>; marks: MarkIndex; now: string };
 
 /** A finished scan as stored: its row's facts, its summary and its pages (JSON text). */
 export interface StoredReport {
@@ -76,6 +82,7 @@ export interface ComputeOutputs {
   'pages-with-open-findings': string[];
   findings: { total: number; counts: FindingCounts; findings: Finding[] };
   'compare-findings': ReturnType<typeof compareFindings> & { findings: Verified[] };
+  acr: AcrDocument;
 }
 
 export type ComputeKind = ComputeTask['kind'];
@@ -132,6 +139,10 @@ export function runComputeTask(task: ComputeTask): ComputeOutputs[ComputeKind] {
     case 'compare-findings': {
       const parsed = (pages: Pick<StoredPage, 'url' | 'issues'>[]) => pages.map((p) => ({ url: p.url, issues: issuesOf(p.issues) }));
       return compareFindings(parsed(task.baseline), task.current.map((p) => ({ url: p.url, error: p.error, issues: issuesOf(p.issues) })), task.marks, task.now);
+    }
+    case 'acr': {
+      const facts = { ...task.facts, versions: { ...task.facts.versions, axeCore: axe.version } };
+      return acrDocument(facts, { pages: pagesOf(task.pages), covered: coveredCriteria(facts.standard), reviews: task.reviews, marks: task.marks, now: task.now });
     }
     case 'scans-with-criterion':
       // A site qualifies when an issue of its latest completed scan maps to the criterion at all.

@@ -4,7 +4,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { OPEN_FINDINGS_URI } from './resources.js';
+import { ACR_TEMPLATE } from './resources.js';
 
 const call = (tool: string, args: Record<string, unknown>) => `${tool} ${JSON.stringify(args)}`;
 const user = (text: string) => ({ messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }] });
@@ -53,17 +53,15 @@ export function registerPrompts(server: McpServer): void {
 
   server.registerPrompt('prepare_acr', {
     title: 'Prepare an ACR',
-    description: 'Draft an Accessibility Conformance Report (VPAT 2.5 INT: WCAG 2.2 A and AA, EN 301 549, Section 508) from a scan, deriving each criterion\'s level honestly.',
+    description: 'Prepare an Accessibility Conformance Report (VPAT 2.5 INT: WCAG 2.2 A and AA, Revised Section 508, EN 301 549) from a scan: pactum derives each criterion\'s level honestly from the findings and the reviewers\' marks, and a person assesses what no check covers.',
     argsSchema: ACR_ARGS,
   }, ({ scanId, productName }) => user([
     `Prepare an Accessibility Conformance Report for ${productName}, on the structure of the VPAT 2.5 INT template, from scan ${scanId}.`,
-    `1. Call ${call('dashboard_get_report', { scanId, view: 'digest', top: 100 })}: the engine, the pages covered, the rules that failed and the rules not evaluated.`,
-    `2. Call ${call('dashboard_list_wcag_criteria', { version: '2.2' })} for every criterion, its level and its EN 301 549 clause (also at wcag://criterion/{id}); open findings of the organization are at ${OPEN_FINDINGS_URI}.`,
-    `3. For each criterion with failures, call ${call('dashboard_query_issues', { scanId, criterion: '<the criterion>' })} to see how widespread they are.`,
-    'Then write one table for WCAG 2.2 level A and one for level AA (criterion, conformance level, remarks), with the EN 301 549 chapter 9 clause beside each criterion, and state the engine, the pages covered and the date. Derive each level from the evidence only:',
-    '- Does Not Support where confirmed failures (errors) of the criterion are on most pages checked; Partially Supports where they are on some.',
-    '- Supports only where an automated check of the criterion ran on the pages and found nothing, or a person said so; never by default.',
-    '- Not Evaluated for every criterion no check covers and nobody assessed, and for checks reported as not evaluated.',
-    'Warnings need a person\'s review: list them in the remarks, not as failures or passes.',
+    `1. Call ${call('dashboard_get_acr', { scanId })}: the report as it stands (the WCAG 2.2 Level A and AA tables with each criterion's conformance level and remarks, the Revised Section 508 and EN 301 549 reports, the pages covered, the engine), and the links to download it as HTML or PDF (also the resource ${ACR_TEMPLATE.replace('{scanId}', scanId)}).`,
+    `2. For each criterion that is Partially Supports or Does Not Support, call ${call('dashboard_query_issues', { scanId, criterion: '<the criterion>' })} to see the failures. A finding that is not a failure is marked with dashboard_mark_finding (false_positive, with the reason); a known failure the organization accepts is marked accepted (reason and expiresAt): it still counts as a failure, and the remarks say so.`,
+    `3. Findings awaiting a person's review (warnings) leave their criterion Not Evaluated: record the outcome with dashboard_review_finding.`,
+    `4. For the criteria that remain Not Evaluated, ask the person what they checked by hand, and record each answer with ${call('dashboard_assess_criterion', { scanId, criterion: '<the criterion>', conformance: '<Supports | Partially Supports | Does Not Support | Not Applicable | Not Evaluated>', remarks: '<what was checked and how>' })}; its level and remarks then stand in the report. Never assess a criterion as Supports without the person's word.`,
+    `5. Call ${call('dashboard_get_acr', { scanId })} again and give the person the download links.`,
+    'The levels pactum derives: Does Not Support where failures of the criterion are on most pages checked, Partially Supports where they are on some; Supports only where an automated check of the criterion ran on every page and found nothing open, or a person said so, never by default; Not Evaluated for every criterion no check covers and nobody assessed, and for checks reported as not evaluated.',
   ].join('\n')));
 }

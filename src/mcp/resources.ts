@@ -1,8 +1,9 @@
 /**
  * The MCP resources: the report App (ui://pactum/report), the WCAG success criteria as
- * `wcag://criterion/{id}`, a scan's report as `pactum://reports/{scanId}` (a template) and the
- * caller's organization's open findings, `pactum://findings/open`. Reports and findings are read
- * through the tools (dashboard_get_report, dashboard_list_reports, dashboard_query_issues) as the
+ * `wcag://criterion/{id}`, a scan's report as `pactum://reports/{scanId}` and its Accessibility
+ * Conformance Report as an HTML document, `pactum://acr/{scanId}` (templates), and the caller's
+ * organization's open findings, `pactum://findings/open`. Reports, ACRs and findings are read
+ * through the tools (dashboard_get_report, dashboard_get_acr, dashboard_list_reports, dashboard_query_issues) as the
  * caller, so the same permissions, org scoping, output checks and audit rows hold: another org's
  * report is not found, as its tool says.
  */
@@ -11,6 +12,7 @@ import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import type { McpUiResourceMeta } from '@modelcontextprotocol/ext-apps';
 import { viewAssets, viewDocument } from '../report-view/document.js';
 import { criteria } from '../domain/regulations/index.js';
+import { acrHtml, type AcrDocument } from '../domain/report/acr-document.js';
 import type { CallTool } from './dispatch.js';
 import type { ToolContext } from './tool-context.js';
 
@@ -19,6 +21,7 @@ export const REPORT_VIEW_URI = 'ui://pactum/report';
 export const WCAG_TEMPLATE = 'wcag://criterion/{id}';
 export const REPORT_TEMPLATE = 'pactum://reports/{scanId}';
 export const OPEN_FINDINGS_URI = 'pactum://findings/open';
+export const ACR_TEMPLATE = 'pactum://acr/{scanId}';
 
 /**
  * What the host is told about the view (MCP Apps' `_meta.ui` of a resource): it fetches nothing
@@ -104,6 +107,16 @@ export function registerResources(server: McpServer, read: ReadTool): void {
     mimeType: 'application/json',
     cacheHint: PER_CALLER,
   }, async (uri, { scanId }) => json(uri, await viaTool(read, uri, 'dashboard_get_report', { scanId: String(scanId), view: 'digest' })));
+
+  server.registerResource('acr', new ResourceTemplate(ACR_TEMPLATE, { list: undefined }), {
+    title: 'Accessibility Conformance Report',
+    description: 'The Accessibility Conformance Report of a finished scan of your organization (dashboard_get_acr) as a self-contained HTML document on the structure of the VPAT 2.5 INT template: WCAG 2.2 A and AA, Revised Section 508 and EN 301 549 chapters 9 to 11.',
+    mimeType: 'text/html',
+    cacheHint: PER_CALLER,
+  }, async (uri, { scanId }) => {
+    const { acr } = (await viaTool(read, uri, 'dashboard_get_acr', { scanId: String(scanId) })) as { acr: AcrDocument };
+    return { contents: [{ uri: uri.href, mimeType: 'text/html', text: acrHtml(acr) }] };
+  });
 
   server.registerResource('open findings', OPEN_FINDINGS_URI, {
     title: 'Open findings',

@@ -8,6 +8,7 @@ import type { Logger } from '../telemetry/log.js';
 import type { Compute } from '../compute/compute.js';
 import type { ScreenshotStore } from './screenshots.js';
 import type { ReportSlots } from './slots.js';
+import type { ChromiumEngine } from '../domain/scan/chromium/engine.js';
 
 export interface ReportDeps {
   config: Config;
@@ -18,4 +19,6 @@ export interface ReportDeps {
   screenshots: ScreenshotStore;
   /** The caps on report downloads under way, per user and per org: the page and the three exports count against them. */
   reportSlots: ReportSlots;
+  /** The Chromium engine that prints the ACR as PDF, when this server runs Chromium; null otherwise. */
+  browser(): ChromiumEngine | null;
 }

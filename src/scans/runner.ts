@@ -47,6 +47,7 @@ import { isPostgres, type Db } from '../db/knex.js';
 import type { ScanRow } from '../db/scans.js';
 import type { ScanEngine } from '../domain/scan/engine.js';
 import { createEngines, engineName, pageSlotsPerOrg, warnUnsandboxed, type Engines } from './engine-choice.js';
+import type { ChromiumEngine } from '../domain/scan/chromium/engine.js';
 import { PageCalls } from './page-calls.js';
 import { measuredEngine } from './engine-metrics.js';
 import type { Metrics } from '../telemetry/metrics.js';
@@ -89,6 +90,8 @@ export interface ScanRunner {
   startupWarnings(): void;
   /** For scan_page: the engine and fetch settings. */
   engine(): ScanEngine;
+  /** The Chromium engine, when this process runs Chromium (it also prints the ACR as PDF); null with jsdom. */
+  chromium(): ChromiumEngine | null;
   fetchOptions(): ReturnType<ScanDeps['fetchOptions']>;
   /** scan_page calls in progress per org, and how many more may wait (page-calls.ts). */
   pageCalls: PageCalls;
@@ -126,6 +129,10 @@ export function createScanRunner(opts: ScanRunnerOptions): ScanRunner {
       if (engineName(opts.config) === 'chromium') warnUnsandboxed(opts.log);
     },
     engine: deps.engine,
+    chromium: () => {
+      theEngine();
+      return engines?.chromium ?? null;
+    },
     fetchOptions: deps.fetchOptions,
     pageCalls: new PageCalls(pageSlotsPerOrg(opts.config) + opts.config.scanPageMaxQueuedPerOrg, opts.config.scanPageTimeoutSeconds),
   };

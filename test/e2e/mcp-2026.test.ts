@@ -99,7 +99,7 @@ describe('a 2026-07-28 client (the v2 SDK Client)', () => {
   });
 
   it('reads the report App resource, and lists the resource templates', async () => {
-    expect(await modern.listResourceTemplates()).toEqual({ resourceTemplates: [expect.objectContaining({ uriTemplate: 'wcag://criterion/{id}' }), expect.objectContaining({ uriTemplate: 'pactum://reports/{scanId}' })], ttlMs: 300_000, cacheScope: 'public', _meta: { 'io.modelcontextprotocol/serverInfo': expect.objectContaining({ name: 'pactum-dashboard' }) } });
+    expect(await modern.listResourceTemplates()).toEqual({ resourceTemplates: [expect.objectContaining({ uriTemplate: 'wcag://criterion/{id}' }), expect.objectContaining({ uriTemplate: 'pactum://reports/{scanId}' }), expect.objectContaining({ uriTemplate: 'pactum://acr/{scanId}', mimeType: 'text/html' })], ttlMs: 300_000, cacheScope: 'public', _meta: { 'io.modelcontextprotocol/serverInfo': expect.objectContaining({ name: 'pactum-dashboard' }) } });
     const { resources } = await modern.listResources();
     expect(resources[0]).toEqual(expect.objectContaining({ uri: REPORT_VIEW, mimeType: 'text/html;profile=mcp-app', _meta: { ui: { csp: {}, prefersBorder: true } } }));
     const read = await modern.readResource({ uri: REPORT_VIEW });
@@ -141,7 +141,7 @@ describe('a 2025-11-25 client (the v1 SDK Client)', () => {
   });
 
   it('reads the report App resource, and lists the resource templates', async () => {
-    expect(await legacy.listResourceTemplates()).toEqual({ resourceTemplates: [expect.objectContaining({ uriTemplate: 'wcag://criterion/{id}' }), expect.objectContaining({ uriTemplate: 'pactum://reports/{scanId}' })] });
+    expect(await legacy.listResourceTemplates()).toEqual({ resourceTemplates: [expect.objectContaining({ uriTemplate: 'wcag://criterion/{id}' }), expect.objectContaining({ uriTemplate: 'pactum://reports/{scanId}' }), expect.objectContaining({ uriTemplate: 'pactum://acr/{scanId}', mimeType: 'text/html' })] });
     const read = await legacy.readResource({ uri: REPORT_VIEW });
     expect(read.contents[0]).toMatchObject({ uri: REPORT_VIEW, mimeType: 'text/html;profile=mcp-app', _meta: { ui: { csp: {}, prefersBorder: true } } });
     expect((read.contents[0] as { text: string }).text).toMatch(/^<!doctype html>/);
@@ -164,7 +164,7 @@ describe('a 2025-11-25 client (the v1 SDK Client)', () => {
     for (const field of ['resultType', 'ttlMs', 'cacheScope', '_meta']) expect(res.body.result).not.toHaveProperty(field);
     const templates = await post({ jsonrpc: '2.0', id: 2, method: 'resources/templates/list' }, { 'mcp-protocol-version': '2025-11-25' });
     expect(templates.status).toBe(200);
-    expect(templates.body).toEqual({ jsonrpc: '2.0', id: 2, result: { resourceTemplates: [expect.objectContaining({ uriTemplate: 'wcag://criterion/{id}' }), expect.objectContaining({ uriTemplate: 'pactum://reports/{scanId}' })] } });
+    expect(templates.body).toEqual({ jsonrpc: '2.0', id: 2, result: { resourceTemplates: [expect.objectContaining({ uriTemplate: 'wcag://criterion/{id}' }), expect.objectContaining({ uriTemplate: 'pactum://reports/{scanId}' }), expect.objectContaining({ uriTemplate: 'pactum://acr/{scanId}', mimeType: 'text/html' })] } });
   });
 });
 
@@ -194,7 +194,7 @@ describe('2026-07-28 over plain HTTP', () => {
     expect(templates.body).toEqual({
       jsonrpc: '2.0',
       id: 17,
-      result: { resourceTemplates: [expect.objectContaining({ uriTemplate: 'wcag://criterion/{id}' }), expect.objectContaining({ uriTemplate: 'pactum://reports/{scanId}' })], resultType: 'complete', ttlMs: 300_000, cacheScope: 'public', _meta: { 'io.modelcontextprotocol/serverInfo': expect.objectContaining({ name: 'pactum-dashboard' }) } },
+      result: { resourceTemplates: [expect.objectContaining({ uriTemplate: 'wcag://criterion/{id}' }), expect.objectContaining({ uriTemplate: 'pactum://reports/{scanId}' }), expect.objectContaining({ uriTemplate: 'pactum://acr/{scanId}', mimeType: 'text/html' })], resultType: 'complete', ttlMs: 300_000, cacheScope: 'public', _meta: { 'io.modelcontextprotocol/serverInfo': expect.objectContaining({ name: 'pactum-dashboard' }) } },
     });
     const read = await post({ jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: REPORT_VIEW, _meta: envelope() } }, modernHeaders('resources/read', REPORT_VIEW));
     expect(read.body.result).toMatchObject({ resultType: 'complete', ttlMs: 300_000, cacheScope: 'public' });
@@ -328,7 +328,7 @@ describe(`a 2026-07-28 client against every instance (topology: ${topology})`, (
       expect(names).toContain('dashboard_get_org');
       expect((await client.listTools(undefined, fresh)).tools.map((t) => t.name)).toEqual(names);
       expect((await client.listResources(undefined, fresh)).resources.map((r) => r.uri)).toContain(REPORT_VIEW);
-      expect((await client.listResourceTemplates(undefined, fresh)).resourceTemplates).toHaveLength(2);
+      expect((await client.listResourceTemplates(undefined, fresh)).resourceTemplates).toHaveLength(3);
       expect((await client.readResource({ uri: REPORT_VIEW }, fresh)).contents[0]).toMatchObject({ uri: REPORT_VIEW, mimeType: 'text/html;profile=mcp-app' });
       // The org the client's token names, written through one instance and read through either.
       for (let i = 0; i < 2; i++) expect(ok(await client.callTool({ name: 'dashboard_get_org', arguments: { targetOrgId: orgId } }))).toMatchObject({ id: orgId, slug: 'acme' });

@@ -63,7 +63,7 @@ describe('wcag:// resources', () => {
 
   it('lists the templates and reads the same criterion under 2025-11-25', async () => {
     const { resourceTemplates } = await legacy.listResourceTemplates();
-    expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual(['pactum://reports/{scanId}', 'wcag://criterion/{id}']);
+    expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual(['pactum://acr/{scanId}', 'pactum://reports/{scanId}', 'wcag://criterion/{id}']);
     expect((await legacy.listResources()).resources.filter((r) => r.uri.startsWith('wcag://'))).toHaveLength(87);
     expect(text(await legacy.readResource({ uri: 'wcag://criterion/1.1.1' }))).toMatchObject({ id: '1.1.1', en301549: '9.1.1.1' });
   });
@@ -125,12 +125,14 @@ describe('prompts', () => {
     expect(whole.text).toContain(`dashboard_verify_fixes {"scanId":"${scanId}"}`);
   });
 
-  it('prepare an ACR: the report and the criteria, and the honest levels', async () => {
+  it('prepare an ACR: the ACR tool, the marks and the reviewer\'s assessments, and the honest levels', async () => {
     const got = await modern.getPrompt({ name: 'prepare_acr', arguments: { scanId, productName: 'Acme shop' } });
     const body = (got.messages[0]!.content as { text: string }).text;
     expect(body).toContain('Acme shop');
-    expect(body).toContain(`dashboard_get_report {"scanId":"${scanId}","view":"digest","top":100}`);
-    expect(body).toContain('dashboard_list_wcag_criteria {"version":"2.2"}');
+    expect(body).toContain(`dashboard_get_acr {"scanId":"${scanId}"}`);
+    expect(body).toContain(`pactum://acr/${scanId}`);
+    expect(body).toContain(`dashboard_assess_criterion {"scanId":"${scanId}","criterion":"<the criterion>"`);
+    expect(body).toContain('dashboard_mark_finding');
     expect(body).toMatch(/Not Evaluated for every criterion no check covers/);
     expect(body).toMatch(/never by default/);
   });

@@ -432,6 +432,9 @@ describe('cross-org isolation, for every tool of the catalogue', () => {
       ['dashboard_mark_finding', { scanId: b.scanId, fingerprint: b.fingerprint, mark: 'false_positive', reason: 'not ours to judge' }, 'refused'],
       ['dashboard_review_finding', { scanId: b.scanId, fingerprint: b.fingerprint, outcome: 'pass', note: 'not ours to judge' }, 'refused'],
       ['dashboard_verify_fixes', { scanId: b.scanId }, 'refused'],
+      // B's ACR: neither read nor assessed by A.
+      ['dashboard_get_acr', { scanId: b.scanId }, 'refused'],
+      ['dashboard_assess_criterion', { scanId: b.scanId, criterion: '1.1.1', conformance: 'Supports', remarks: 'not ours to judge' }, 'refused'],
       ['dashboard_verify_fixes', { scanId: b.scanId, againstScanId: b.scanId }, 'refused'],
       ['dashboard_queue_bulk_fix', { wcagCriterion: b.criterion, siteIds: [b.siteId] }, 'refused'],
       ['dashboard_queue_bulk_fix', { wcagCriterion: b.criterion, targetOrgId: bId }, 'refused'],
@@ -499,6 +502,8 @@ describe('cross-org isolation, for every tool of the catalogue', () => {
     attack("cross-org: no coordinated PR was queued for A over B's sites", aPrs.length === 0, `${aPrs.length} PRs`);
     const bLegs = await s2.services.db('coordinated_pr_legs').where({ site_id: b.siteId });
     attack("cross-org: B's site is in B's PR only", bLegs.every((l: { coordinated_pr_id: string }) => l.coordinated_pr_id === b.prId), JSON.stringify(bLegs).slice(0, 300));
+    const assessed = await s2.services.db('acr_assessments').where({ scan_id: b.scanId });
+    attack("cross-org: no ACR assessment of B's scan was written by A", assessed.length === 0, JSON.stringify(assessed).slice(0, 200));
     const aUsers = await s2.services.db('users').where({ username: 'acme-intruder' });
     attack('cross-org: no user was created in B by A', aUsers.length === 0, JSON.stringify(aUsers).slice(0, 200));
     const bSchedules = ok(await callTool(s2.url, B, 'dashboard_list_schedules', {}));

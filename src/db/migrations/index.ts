@@ -23,6 +23,7 @@ import * as m021 from './021_mcp_tasks.js';
 import * as m022 from './022_mcp_task_results.js';
 import * as m023 from './023_finding_marks.js';
 import * as m024 from './024_oauth.js';
+import * as m025 from './025_acr_assessments.js';
 import * as m026 from './026_monitoring.js';
 
 const migrations: Record<string, Knex.Migration> = {
@@ -49,6 +50,7 @@ const migrations: Record<string, Knex.Migration> = {
   '022_mcp_task_results': m022,
   '023_finding_marks': m023,
   '024_oauth': m024,
+  '025_acr_assessments': m025,
   '026_monitoring': m026,
 };
 

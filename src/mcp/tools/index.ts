@@ -5,6 +5,7 @@
  */
 import type { ToolHandlers } from '../tool-context.js';
 import type { McpDeps } from '../services.js';
+import { acrTools } from './acr.js';
 import { brandTools } from './brand.js';
 import { connectionTools } from './connections.js';
 import { findingTools } from './findings.js';
@@ -32,5 +33,6 @@ export function toolHandlers(s: McpDeps): ToolHandlers {
     ...fleetTools(s),
     ...findingTools(s),
     ...monitoringTools(s),
+    ...acrTools(s),
   };
 }

@@ -50,6 +50,8 @@ export const REFUSED_TARGETS: ReadonlySet<string> = new Set(['worker', 'shared_w
 
 export interface Browser {
   readonly pid: number;
+  /** Its product and version as it reports them (Browser.getVersion), e.g. Chrome/143.0.7499.169. */
+  readonly version: string;
   isConnected(): boolean;
   onDisconnected(listener: () => void): void;
   newContext(options: ContextOptions): Promise<BrowserContext>;
@@ -157,6 +159,20 @@ export class Page {
     return Buffer.from(data, 'base64');
   }
 
+  /** No script runs in the page's documents from now on. */
+  async disableScripts(): Promise<void> {
+    await this.session.send('Emulation.setScriptExecutionDisabled', { value: true });
+  }
+
+  /** The page as a PDF, as Chromium prints it: A4, backgrounds, tagged (structure for assistive technology) and with an outline of its headings. */
+  async printToPdf(): Promise<Buffer> {
+    const { data } = await this.session.send<{ data: string }>('Page.printToPDF', {
+      paperWidth: 8.27, paperHeight: 11.69, marginTop: 0.6, marginBottom: 0.6, marginLeft: 0.6, marginRight: 0.6,
+      printBackground: true, generateTaggedPDF: true, generateDocumentOutline: true, preferCSSPageSize: false,
+    });
+    return Buffer.from(data, 'base64');
+  }
+
   /** Key down and up together, the way a person's press arrives; each key's events in one round trip. */
   async press(key: Key): Promise<void> {
     const shifted = key === 'Shift+Tab';
@@ -250,8 +266,9 @@ export async function launchBrowser(options: { executablePath: string; args: rea
     child.once('error', gone);
   });
 
+  let version: string;
   try {
-    await withTimeout(connection.browser.send('Browser.getVersion'), options.timeoutMs, 'did not answer');
+    version = (await withTimeout(connection.browser.send<{ product: string }>('Browser.getVersion'), options.timeoutMs, 'did not answer')).product.replace(/^HeadlessChrome\//, 'Chrome/');
     // Every new page is attached paused, so it is set up before its first document runs.
     await connection.browser.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
   } catch (err) {
@@ -300,6 +317,7 @@ export async function launchBrowser(options: { executablePath: string; args: rea
 
   return {
     pid: child.pid!,
+    version,
     isConnected: () => !connection.closed,
     onDisconnected: (listener) => connection.onClose(listener),
     async newContext(ctx) {

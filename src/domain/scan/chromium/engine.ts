@@ -123,6 +123,14 @@ export interface ChromiumEngine extends ScanEngine {
   readonly slots: PageSlots;
   /** The browser's process id, once started (tests kill it). */
   browserPid(): Promise<number | null>;
+  /** The browser's product and version (Chrome/…), once it has started; null before. */
+  version(): Promise<string | null>;
+  /**
+   * A self-contained HTML document printed as a PDF, in a context of its own that loads nothing
+   * but the document (every other request fails) and runs no script; it takes one of `owner`'s
+   * page slots, like a page being checked, and fails as 'busy' after maxWaitMs.
+   */
+  printPdf(html: string, options: { owner: string; maxWaitMs: number; signal?: AbortSignal }): Promise<Buffer>;
 }
 
 /**
@@ -457,6 +465,43 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
       if (!current) return null;
       const b = await current.browser.catch(() => null);
       return b?.pid ?? null;
+    },
+    async version() {
+      if (!current) return null;
+      const b = await current.browser.catch(() => null);
+      return b?.version ?? null;
+    },
+    async printPdf(html, { owner, maxWaitMs, signal }) {
+      const waited = AbortSignal.timeout(maxWaitMs);
+      try {
+        await slots.acquire(owner, signal ? AbortSignal.any([signal, waited]) : waited);
+      } catch (err) {
+        if (!waited.aborted || signal?.aborted) throw err;
+        throw new CheckError('busy', `Every browser page slot stayed busy for ${Math.round(maxWaitMs / 1000)} s, so the document was not printed.`);
+      }
+      let context_: BrowserContext | null = null;
+      try {
+        const { browser: b } = await browser();
+        const address = 'https://pactum.invalid/document';
+        context_ = await b.newContext({
+          viewport: DESKTOP,
+          userAgent: `${FETCH_DEFAULTS.userAgent} Chromium`,
+          // Scripts off before the document's first line: it has none, and none may run.
+          initScript: '',
+          onRequest: (request) => (request.isPageDocument && request.url === address
+            ? request.fulfill({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: html })
+            : request.fail('BlockedByClient')).catch(() => undefined),
+        });
+        const page = await context_.newPage();
+        await page.disableScripts();
+        return await deadline((async () => {
+          await page.goto(address);
+          return page.printToPdf();
+        })(), options.pageTimeoutMs, signal, () => 'printing', () => void page.close());
+      } finally {
+        await context_?.close().catch(() => undefined);
+        slots.release(owner);
+      }
     },
     async close() {
       closed = true;
