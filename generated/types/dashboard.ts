@@ -2983,6 +2983,13 @@ export interface components {
             };
             /** @description The scan's overall brand score, when the org has a brand guideline and the scan could be scored. */
             brandScore: number | null;
+            /** @description Open findings per run of the same site (the same normalised target URL in the same organization), by level, oldest first: the last runs up to and including this one, at most 12, each a scan that finished with a report (rescans that verify fixes are left out). Open findings leave out those a reviewer marked a false positive or accepted (until the acceptance expires) and needs-review findings that passed review. Absent when the report was built without it. */
+            trend?: {
+                scanId: string;
+                /** Format: date-time */
+                finishedAt: string;
+                open: components["schemas"]["by-level"];
+            }[];
             /** @description Every page, worst first: pages that could not be checked, then most errors, then most warnings. */
             pages: {
                 url: string;

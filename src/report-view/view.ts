@@ -89,6 +89,78 @@ function summarySection(view: ReportView): HTMLElement {
   return h('section', { 'aria-labelledby': 'summary-h' }, h('h2', { id: 'summary-h', text: 'Summary' }), levels, skipped, table, notEvaluated);
 }
 
+// ---------------------------------------------------------------------------------------------
+// the trend of the site's open findings
+
+type TrendPoint = NonNullable<ReportView['trend']>[number];
+/** The levels as the chart tells them apart without colour: each its own dash, marker and label. */
+const TREND_LEVELS = [
+  { key: 'error', name: 'Errors', dash: '', marker: 'circle' },
+  { key: 'warning', name: 'Need review', dash: '8 4', marker: 'square' },
+  { key: 'notice', name: 'Notices', dash: '2 3', marker: 'triangle' },
+] as const;
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+function sv(tag: string, attrs: Record<string, string | number>, ...children: (Node | string)[]): SVGElement {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  el.append(...children);
+  return el;
+}
+
+const day = (iso: string) => iso.slice(5, 10);
+
+/** A marker of a level's shape at (x, y). */
+function marker(shape: string, x: number, y: number, cls: string): SVGElement {
+  if (shape === 'circle') return sv('circle', { cx: x, cy: y, r: 4, class: cls });
+  if (shape === 'square') return sv('rect', { x: x - 4, y: y - 4, width: 8, height: 8, class: cls });
+  return sv('path', { d: `M${x} ${y - 5}L${x + 5} ${y + 4}L${x - 5} ${y + 4}Z`, class: cls });
+}
+
+/**
+ * The open findings of the site's last runs: an inline SVG line chart (role img, named by its
+ * title and described by its desc, each level its own dash pattern, marker shape and label) and
+ * the same numbers as a table in a disclosure. It draws from the model alone and loads nothing.
+ */
+function trendSection(view: ReportView, trend: TrendPoint[]): HTMLElement {
+  const W = 560, H = 220, L = 40, R = 110, T = 12, B = 36;
+  const max = Math.max(1, ...trend.flatMap((p) => [p.open.error, p.open.warning, p.open.notice]));
+  const top = max <= 4 ? max : Math.ceil(max / 4) * 4;
+  const x = (i: number) => L + (trend.length === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (trend.length - 1));
+  const y = (n: number) => T + (H - T - B) * (1 - n / top);
+  const first = trend[0]!, last = trend[trend.length - 1]!;
+  const change = TREND_LEVELS.map((l) => `${l.name.toLowerCase()} ${first.open[l.key]} to ${last.open[l.key]}`).join(', ');
+  const desc = `Open findings of ${view.siteUrl} in each of its last ${plural(trend.length, 'run')}, from ${day(first.finishedAt)} to ${day(last.finishedAt)}: ${change}. ` +
+    'Findings marked a false positive, accepted, or passed in review are not counted. The same numbers are in the table below.';
+  const svg = sv('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': 'trend-title trend-desc', class: 'trend-chart' },
+    sv('title', { id: 'trend-title' }, 'Open findings per run, by level'),
+    sv('desc', { id: 'trend-desc' }, desc));
+  for (const n of [0, top / 2, top]) {
+    if (n !== Math.round(n)) continue;
+    svg.append(sv('line', { x1: L, x2: W - R, y1: y(n), y2: y(n), class: 'grid' }), sv('text', { x: L - 6, y: y(n) + 4, 'text-anchor': 'end' }, String(n)));
+  }
+  trend.forEach((p, i) => svg.append(sv('text', { x: x(i), y: H - B + 18, 'text-anchor': 'middle' }, day(p.finishedAt))));
+  TREND_LEVELS.forEach((l, n) => {
+    const pts = trend.map((p, i) => `${x(i)},${y(p.open[l.key])}`).join(' ');
+    svg.append(sv('polyline', { points: pts, class: `series ${l.key}`, ...(l.dash ? { 'stroke-dasharray': l.dash } : {}) }));
+    trend.forEach((p, i) => svg.append(marker(l.marker, x(i), y(p.open[l.key]), `mark ${l.key}`)));
+    // The label at the line's end, nudged apart when lines meet there.
+    svg.append(sv('text', { x: W - R + 10, y: y(last.open[l.key]) + 4 + (n - 1) * 12, class: `label ${l.key}` }, `${l.name} ${last.open[l.key]}`));
+  });
+  const table = h('table', { class: 'trend' },
+    h('caption', { text: 'Open findings per run (false positives, accepted findings and passed reviews not counted)' }),
+    h('thead', null, h('tr', null, ...['Run finished', ...TREND_LEVELS.map((l) => l.name)].map((t) => h('th', { scope: 'col', text: t })))),
+    h('tbody', null, ...trend.map((p) => h('tr', null,
+      h('th', { scope: 'row', text: `${utcTime(p.finishedAt)}${p.scanId === view.scanId ? ' (this report)' : ''}` }),
+      ...TREND_LEVELS.map((l) => h('td', { text: p.open[l.key] }))))),
+  );
+  return h('section', { 'aria-labelledby': 'trend-h' },
+    h('h2', { id: 'trend-h', text: 'Open findings over the last runs' }),
+    h('figure', { class: 'trend-figure' }, svg),
+    h('details', null, h('summary', { text: 'The trend as a table' }), h('div', { class: 'scroll' }, table)),
+  );
+}
+
 let pageRowPrototype: HTMLTableRowElement | undefined;
 /** A page's table row (title and URL, errors, warnings, not evaluated, what to do), to be cloned and filled in. */
 function pageRow(): HTMLTableRowElement {
@@ -378,7 +450,9 @@ export function renderReport(view: ReportView, host: Host | null) {
   );
   const rules = rulesSection(view, host);
   const pages = pagesSection(view, (url) => rules.filter(url));
-  root.append(title, facts, summarySection(view), pages, rules.section);
+  root.append(title, facts, summarySection(view));
+  if (view.trend?.length) root.append(trendSection(view, view.trend));
+  root.append(pages, rules.section);
   root.setAttribute('aria-busy', 'false');
   document.title = `Accessibility report: ${view.siteUrl}`;
   // The benchmark's measures: the report shown, and every issue's row drawn.
