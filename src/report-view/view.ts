@@ -95,9 +95,9 @@ function summarySection(view: ReportView): HTMLElement {
 type TrendPoint = NonNullable<ReportView['trend']>[number];
 /** The levels as the chart tells them apart without colour: each its own dash, marker and label. */
 const TREND_LEVELS = [
-  { key: 'error', name: 'Errors', dash: '', marker: 'circle' },
-  { key: 'warning', name: 'Need review', dash: '8 4', marker: 'square' },
-  { key: 'notice', name: 'Notices', dash: '2 3', marker: 'triangle' },
+  { key: 'error', name: 'Errors', line: 'solid line, circles', dash: '', marker: 'circle' },
+  { key: 'warning', name: 'Need review', line: 'dashed line, squares', dash: '8 4', marker: 'square' },
+  { key: 'notice', name: 'Notices', line: 'dotted line, triangles', dash: '2 3', marker: 'triangle' },
 ] as const;
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -119,15 +119,17 @@ function marker(shape: string, x: number, y: number, cls: string): SVGElement {
 
 /**
  * The open findings of the site's last runs: an inline SVG line chart (role img, named by its
- * title and described by its desc, each level its own dash pattern, marker shape and label) and
- * the same numbers as a table in a disclosure. It draws from the model alone and loads nothing.
+ * title and described by its desc, each level its own dash pattern and marker shape, named in the
+ * legend) and the same numbers as a table in a disclosure. It draws from the model alone and
+ * loads nothing. The words are HTML beside the drawing, not SVG text: text in an image has no
+ * background a contrast check can measure.
  */
 function trendSection(view: ReportView, trend: TrendPoint[]): HTMLElement {
-  const W = 560, H = 220, L = 40, R = 110, T = 12, B = 36;
+  const W = 560, H = 180, P = 8;
   const max = Math.max(1, ...trend.flatMap((p) => [p.open.error, p.open.warning, p.open.notice]));
   const top = max <= 4 ? max : Math.ceil(max / 4) * 4;
-  const x = (i: number) => L + (trend.length === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (trend.length - 1));
-  const y = (n: number) => T + (H - T - B) * (1 - n / top);
+  const x = (i: number) => (trend.length === 1 ? W / 2 : P + (i * (W - 2 * P)) / (trend.length - 1));
+  const y = (n: number) => P + (H - 2 * P) * (1 - n / top);
   const first = trend[0]!, last = trend[trend.length - 1]!;
   const change = TREND_LEVELS.map((l) => `${l.name.toLowerCase()} ${first.open[l.key]} to ${last.open[l.key]}`).join(', ');
   const desc = `Open findings of ${view.siteUrl} in each of its last ${plural(trend.length, 'run')}, from ${day(first.finishedAt)} to ${day(last.finishedAt)}: ${change}. ` +
@@ -135,18 +137,16 @@ function trendSection(view: ReportView, trend: TrendPoint[]): HTMLElement {
   const svg = sv('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': 'trend-title trend-desc', class: 'trend-chart' },
     sv('title', { id: 'trend-title' }, 'Open findings per run, by level'),
     sv('desc', { id: 'trend-desc' }, desc));
-  for (const n of [0, top / 2, top]) {
-    if (n !== Math.round(n)) continue;
-    svg.append(sv('line', { x1: L, x2: W - R, y1: y(n), y2: y(n), class: 'grid' }), sv('text', { x: L - 6, y: y(n) + 4, 'text-anchor': 'end' }, String(n)));
-  }
-  trend.forEach((p, i) => svg.append(sv('text', { x: x(i), y: H - B + 18, 'text-anchor': 'middle' }, day(p.finishedAt))));
-  TREND_LEVELS.forEach((l, n) => {
-    const pts = trend.map((p, i) => `${x(i)},${y(p.open[l.key])}`).join(' ');
-    svg.append(sv('polyline', { points: pts, class: `series ${l.key}`, ...(l.dash ? { 'stroke-dasharray': l.dash } : {}) }));
+  for (const n of [0, top / 2, top]) svg.append(sv('line', { x1: 0, x2: W, y1: y(n), y2: y(n), class: 'grid' }));
+  for (const l of TREND_LEVELS) {
+    svg.append(sv('polyline', { points: trend.map((p, i) => `${x(i)},${y(p.open[l.key])}`).join(' '), class: `series ${l.key}`, ...(l.dash ? { 'stroke-dasharray': l.dash } : {}) }));
     trend.forEach((p, i) => svg.append(marker(l.marker, x(i), y(p.open[l.key]), `mark ${l.key}`)));
-    // The label at the line's end, nudged apart when lines meet there.
-    svg.append(sv('text', { x: W - R + 10, y: y(last.open[l.key]) + 4 + (n - 1) * 12, class: `label ${l.key}` }, `${l.name} ${last.open[l.key]}`));
-  });
+  }
+  const ticks = (cls: string, labels: (string | number)[]) => h('div', { class: cls, 'aria-hidden': 'true' }, ...labels.map((t) => h('span', { text: t })));
+  const legend = h('ul', { class: 'trend-legend' }, ...TREND_LEVELS.map((l) => h('li', null,
+    sv('svg', { viewBox: '0 0 32 12', width: 32, height: 12, 'aria-hidden': 'true', class: 'trend-key' },
+      sv('line', { x1: 0, x2: 32, y1: 6, y2: 6, class: `series ${l.key}`, ...(l.dash ? { 'stroke-dasharray': l.dash } : {}) }), marker(l.marker, 16, 6, `mark ${l.key}`)),
+    ` ${l.name} (${l.line}): `, h('strong', { text: last.open[l.key] }), ' in this run')));
   const table = h('table', { class: 'trend' },
     h('caption', { text: 'Open findings per run (false positives, accepted findings and passed reviews not counted)' }),
     h('thead', null, h('tr', null, ...['Run finished', ...TREND_LEVELS.map((l) => l.name)].map((t) => h('th', { scope: 'col', text: t })))),
@@ -156,7 +156,9 @@ function trendSection(view: ReportView, trend: TrendPoint[]): HTMLElement {
   );
   return h('section', { 'aria-labelledby': 'trend-h' },
     h('h2', { id: 'trend-h', text: 'Open findings over the last runs' }),
-    h('figure', { class: 'trend-figure' }, svg),
+    h('figure', { class: 'trend-figure' },
+      h('div', { class: 'trend-plot' }, ticks('trend-y', [top, top / 2 === Math.round(top / 2) ? top / 2 : '', 0]), svg, h('span', null), ticks('trend-x', trend.map((p) => day(p.finishedAt)))),
+      h('figcaption', null, legend)),
     h('details', null, h('summary', { text: 'The trend as a table' }), h('div', { class: 'scroll' }, table)),
   );
 }

@@ -35,3 +35,10 @@ export async function startChangingSite(pages: Record<string, string>): Promise<
 /** A page of the site: a title, a language, and `body` inside <main>. */
 export const page = (title: string, body: string) =>
   `<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><title>${title}</title></head>\n<body>\n<main>\n<h1>${title}</h1>\n${body}\n</main>\n</body>\n</html>\n`;
+
+/**
+ * A page with `n` + 1 images without a text alternative (image-alt errors), the first the same
+ * whatever `n`: scanned at n = 2, 1, 0, the site loses one error a run.
+ */
+export const imagesPage = (n: number) =>
+  page('Changing', Array.from({ length: n + 1 }, (_, i) => `<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" id="img${i}" width="20" height="20">`).join('\n'));
