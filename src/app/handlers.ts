@@ -3,6 +3,8 @@
  * (or a tool name, through mcp/tools) to the code that serves it. TypeScript fails the build
  * when an operation has no handler.
  */
+import { randomUUID } from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { toolNames, type ToolName } from '../../generated/tools.js';
 import type { Services } from './services.js';
 import { toolStub } from '../mcp/stubs.js';
@@ -39,9 +41,12 @@ export function bindHandlers(s: Services): Handlers {
         import('../mcp/endpoint.js'), import('../mcp/dispatch.js'), import('../mcp/tools/index.js'), import('../mcp/tasks.js'),
       ]);
       // One dispatch for the server's life: every tool given the parts it uses.
-      return mcpEndpoint({ config: s.config, db: s.db, callTool: createDispatch({ handlers: toolHandlers(s), metrics: s.metrics, audit: s.audit }), tasks: createScanTasks({
+      const callTool = createDispatch({ handlers: toolHandlers(s), metrics: s.metrics, audit: s.audit });
+      return mcpEndpoint({ config: s.config, db: s.db, callTool, tasks: createScanTasks({
           db: s.db,
           scans: s.scans,
+          // A finished rescan's task answers what the tool answers about it, called as the task's poller.
+          recall: async (caller, tool, args) => (await callTool(tool, args, { caller, log: s.log, requestId: `task-${randomUUID()}`, progress: () => Promise.resolve() })) as CallToolResult,
           // A tasks/result that waits tells the task's status at least this often: a connection silent for HTTP_IDLE_TIMEOUT_MS is closed.
           heartbeatMs: Math.min(30_000, Math.max(50, Math.floor(s.config.http.idleTimeoutMs / 2))),
         }) });

@@ -2,7 +2,7 @@
  * A small website on loopback whose pages the test rewrites between two scans (a release that
  * fixes some findings, keeps others and brings new ones): `site.pages` maps a path to its HTML.
  */
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ChangingSite {
@@ -12,20 +12,26 @@ export interface ChangingSite {
   pages: Map<string, string>;
   /** Paths requested so far, in order. */
   requested: string[];
+  /** Each page answered after this long (0: at once); change it between scans. */
+  delayMs: number;
   close(): Promise<void>;
 }
 
 export async function startChangingSite(pages: Record<string, string>): Promise<ChangingSite> {
   const site: ChangingSite = {
-    origin: '', url: (p) => `${site.origin}${p}`, pages: new Map(Object.entries(pages)), requested: [],
+    origin: '', url: (p) => `${site.origin}${p}`, pages: new Map(Object.entries(pages)), requested: [], delayMs: 0,
     close: () => new Promise((r) => server.close(() => r())),
+  };
+  const answer = (path: string, res: ServerResponse) => {
+    const html = site.pages.get(path);
+    if (html === undefined) return void res.writeHead(404, { 'content-type': 'text/html' }).end('<!doctype html><title>Not found</title>');
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
   };
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     site.requested.push(path);
-    const html = site.pages.get(path);
-    if (html === undefined) return void res.writeHead(404, { 'content-type': 'text/html' }).end('<!doctype html><title>Not found</title>');
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+    if (site.delayMs) setTimeout(() => answer(path, res), site.delayMs);
+    else answer(path, res);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   site.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
