@@ -26,9 +26,9 @@ export interface paths {
          *     -32020 for headers that disagree with the body or are missing, -32602 for a malformed
          *     `_meta`; 404 with -32601 for an unknown method. Under 2026-07-28 the server also offers the
          *     Tasks extension (`io.modelcontextprotocol/tasks`, declared in `server/discover`'s
-         *     `capabilities.extensions`): a `tools/call` of `dashboard_scan_site` whose request declares
-         *     the extension in `_meta["io.modelcontextprotocol/clientCapabilities"].extensions` is
-         *     answered with a task (`resultType: "task"`, `taskId`, `status`, `createdAt`,
+         *     `capabilities.extensions`): a `tools/call` of `dashboard_scan_site` or `dashboard_verify_fixes`
+         *     whose request declares the extension in `_meta["io.modelcontextprotocol/clientCapabilities"].extensions`
+         *     and that queues a scan is answered with a task (`resultType: "task"`, `taskId`, `status`, `createdAt`,
          *     `lastUpdatedAt`, `ttlMs`, `pollIntervalMs`) instead of the queued scan; `tasks/get`
          *     (`params.taskId`) answers the task with its `status` (`working`, `completed` with the
          *     tool's `result`, or `cancelled`) and a `statusMessage` saying how far the scan is;
@@ -39,8 +39,8 @@ export interface paths {
          *     2025-11-25 (or the older revision it names): `initialize`, `notifications/initialized`,
          *     `ping` and the methods above are served and no session is kept, so `initialize` is not
          *     required before other requests. Under 2025-11-25 the server offers that revision's Tasks
-         *     (`capabilities.tasks` in the `initialize` result; `dashboard_scan_site` lists
-         *     `execution.taskSupport: "optional"`): a `tools/call` of it with `params.task` is answered with
+         *     (`capabilities.tasks` in the `initialize` result; `dashboard_scan_site` and
+         *     `dashboard_verify_fixes` list `execution.taskSupport: "optional"`): a `tools/call` of either with `params.task` is answered with
          *     a `CreateTaskResult` (`task`: `taskId`, `status`, `statusMessage`, `createdAt`,
          *     `lastUpdatedAt`, `ttl`, `pollInterval`), and `tasks/get` (the task: `working`, `completed`,
          *     `failed` when the tool's result is an error, or `cancelled`), `tasks/result` (waits for the
@@ -1311,7 +1311,7 @@ export interface paths {
         put?: never;
         /**
          * Verify fixes by rescanning
-         * @description Checks whether a finished scan's findings (the baseline) were fixed. Without againstScanId it starts a rescan of the baseline's pages that have open findings (open or confirmed; pages lists others instead), queued like dashboard_scan_site in the organization's fair queue and under the same limits, and answers at once with the rescan's scanId; follow it with dashboard_get_scan_progress and call again with againstScanId. With againstScanId it compares a finished scan of the same site with the baseline, finding by finding on the pages that scan checked: fixed, still_present, or new. Findings marked false_positive, accepted or review_passed are left out. A scan of another organization is not_found.
+         * @description Checks whether a finished scan's findings (the baseline) were fixed. Without againstScanId it starts a rescan of the baseline's pages that have open findings (open or confirmed; pages lists others instead), queued like dashboard_scan_site in the organization's fair queue and under the same limits, and answers at once with the rescan's scanId; follow it with dashboard_get_scan_progress and call again with againstScanId. With againstScanId it compares a finished scan of the same site with the baseline, finding by finding on the pages that scan checked: fixed, still_present, or new. Findings marked false_positive, accepted or review_passed are left out. A scan of another organization is not_found. It may run as a task, as dashboard_scan_site does (2025-11-25 params.task, or the 2026-07-28 Tasks extension): the task follows the rescan, and its result once the rescan has finished is this tool's answer with againstScanId; tasks/cancel stops the rescan.
          */
         post: operations["mcp.tool.dashboard_verify_fixes"];
         delete?: never;
@@ -3307,6 +3307,13 @@ export interface components {
             };
             /** @description The scan's overall brand score, when the org has a brand guideline and the scan could be scored. */
             brandScore: number | null;
+            /** @description Open findings per run of the same site (the same normalised target URL in the same organization), by level, oldest first: the last runs up to and including this one, at most 12, each a scan that finished with a report (rescans that verify fixes are left out). Open findings leave out those a reviewer marked a false positive or accepted (until the acceptance expires) and needs-review findings that passed review. Absent when the report was built without it. */
+            trend?: {
+                scanId: string;
+                /** Format: date-time */
+                finishedAt: string;
+                open: components["schemas"]["by-level"];
+            }[];
             /** @description Every page, worst first: pages that could not be checked, then most errors, then most warnings. */
             pages: {
                 url: string;

@@ -40,11 +40,17 @@ function report() {
   }
   const byLevel = { error: 0, warning: 0, notice: 0 };
   for (const p of pages) for (const i of p.issues) byLevel[i.type]++;
-  return buildReportView({
+  const view = buildReportView({
     scan: { scanId: 'scn_bench', siteUrl: 'https://www.example.com/', standard: 'WCAG2AA', status: 'completed', engine: 'chromium', finishedAt: new Date().toISOString() },
     summary: { pagesScanned: pages.length, pagesFailed: 0, totalIssues: ISSUES, byLevel, byCriterion: {}, notEvaluated: [] },
     pages, brandScore: 81.5, maxIssues: 5000,
   });
+  // The site's last 12 runs, this one last: the trend chart and its table are drawn too.
+  const trend = Array.from({ length: 12 }, (_, n) => ({
+    scanId: n === 11 ? 'scn_bench' : `scn_bench_${n}`, finishedAt: new Date(Date.UTC(2026, 10, 1 + n * 3)).toISOString(),
+    open: { error: byLevel.error + (11 - n) * 40, warning: byLevel.warning + (n % 3) * 10, notice: byLevel.notice },
+  }));
+  return { ...view, trend };
 }
 
 const assets = await viewAssets();

@@ -3,6 +3,8 @@
  * (or a tool name, through mcp/tools) to the code that serves it. TypeScript fails the build
  * when an operation has no handler.
  */
+import { randomBytes } from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { toolNames, type ToolName } from '../../generated/tools.js';
 import type { Services } from './services.js';
 import { toolStub } from '../mcp/stubs.js';
@@ -36,13 +38,25 @@ export function bindHandlers(s: Services): Handlers {
   return {
     ...stubs,
     'mcp.post': loadedOnFirstUse(async () => {
-      const [{ mcpEndpoint }, { createDispatch }, { toolHandlers }, { createScanTasks }] = await Promise.all([
+      const [{ mcpEndpoint }, { createDispatch, errorResult }, { toolHandlers }, { createScanTasks }] = await Promise.all([
         import('../mcp/endpoint.js'), import('../mcp/dispatch.js'), import('../mcp/tools/index.js'), import('../mcp/tasks.js'),
       ]);
       // One dispatch for the server's life: every tool given the parts it uses.
-      return mcpEndpoint({ config: s.config, db: s.db, callTool: createDispatch({ handlers: toolHandlers(s), metrics: s.metrics, audit: s.audit }), tasks: createScanTasks({
+      const callTool = createDispatch({ handlers: toolHandlers(s), metrics: s.metrics, audit: s.audit });
+      return mcpEndpoint({ config: s.config, db: s.db, callTool, tasks: createScanTasks({
           db: s.db,
           scans: s.scans,
+          // A finished rescan's task answers what the tool answers about it, called as the task's poller.
+          // What went wrong stays in the log: the task is answered the tool's failure without it.
+          recall: async (caller, tool, args) => {
+            const requestId = `task-${randomBytes(12).toString('base64url')}`;
+            try {
+              return (await callTool(tool, args, { caller, log: s.log, requestId, progress: () => Promise.resolve() })) as CallToolResult;
+            } catch (err) {
+              s.log.error({ err, tool, requestId }, 'a task\'s result could not be made');
+              return errorResult('failed', `The result could not be made now; the request id ${requestId} identifies it in the server log`);
+            }
+          },
           // A tasks/result that waits tells the task's status at least this often: a connection silent for HTTP_IDLE_TIMEOUT_MS is closed.
           heartbeatMs: Math.min(30_000, Math.max(50, Math.floor(s.config.http.idleTimeoutMs / 2))),
         }) });

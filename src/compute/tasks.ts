@@ -17,7 +17,7 @@ import type { EngineName, Issue, PageReport, Report } from '../domain/scan/types
 import { toPageReport, type PageRow } from '../db/scans.js';
 import { buildReportView, viewPart, type Marks, type ReportView, type ReportViewInput, type ViewPart } from '../domain/report/view-model.js';
 import { withFingerprints } from '../domain/report/fingerprint.js';
-import { compareFindings, findingsOf, isOpen, listFindings, type FindingCounts, type FindingFilter, type MarkIndex, type Finding, type Verified } from '../domain/report/marks.js';
+import { compareFindings, dismissedByLevel, findingsOf, isOpen, listFindings, type FindingCounts, type FindingFilter, type MarkIndex, type Finding, type Verified } from '../domain/report/marks.js';
 import { exportPages, type ExportFormat, type ExportPass, type ExportState } from '../domain/report/exports.js';
 import axe from 'axe-core';
 import { acrDocument, type AcrDocument, type AcrFacts } from '../domain/report/acr-document.js';
@@ -48,6 +48,8 @@ export type ComputeTask =
   | { kind: 'findings'; pages: Pick<StoredPage, 'url' | 'issues'>[]; marks: MarkIndex; now: string; filter: FindingFilter; start: number; limit: number }
   /** The pages (in order) with a finding still to fix (open or confirmed). */
   | { kind: 'pages-with-open-findings'; pages: Pick<StoredPage, 'url' | 'issues'>[]; marks: MarkIndex; now: string }
+  /** The findings of these pages a person dismissed, by level (the trend's open findings leave them out). */
+  | { kind: 'dismissed-by-level'; pages: Pick<StoredPage, 'url' | 'issues'>[]; marks: MarkIndex; now: string }
   /** A later scan's findings compared with its baseline's (dashboard_verify_fixes). */
   | { kind: 'compare-findings'; baseline: Pick<StoredPage, 'url' | 'issues'>[]; current: Pick<StoredPage, 'url' | 'issues' | 'error'>[]; marks: MarkIndex; now: string }
   /** Which of these scans have an issue of the criterion. */
@@ -80,6 +82,7 @@ export interface ComputeOutputs {
   'brand-score': BrandScore;
   'scans-with-criterion': string[];
   'pages-with-open-findings': string[];
+  'dismissed-by-level': ReturnType<typeof dismissedByLevel>;
   findings: { total: number; counts: FindingCounts; findings: Finding[] };
   'compare-findings': ReturnType<typeof compareFindings> & { findings: Verified[] };
   acr: AcrDocument;
@@ -136,6 +139,8 @@ export function runComputeTask(task: ComputeTask): ComputeOutputs[ComputeKind] {
       return listFindings(task.pages.map((p) => ({ url: p.url, issues: issuesOf(p.issues) })), task.marks, task.now, task.filter, task.start, task.limit);
     case 'pages-with-open-findings':
       return task.pages.filter((p) => [...findingsOf([{ url: p.url, issues: issuesOf(p.issues) }], task.marks, task.now)].some((f) => isOpen(f.status))).map((p) => p.url);
+    case 'dismissed-by-level':
+      return dismissedByLevel(task.pages.map((p) => ({ url: p.url, issues: issuesOf(p.issues) })), task.marks, task.now);
     case 'compare-findings': {
       const parsed = (pages: Pick<StoredPage, 'url' | 'issues'>[]) => pages.map((p) => ({ url: p.url, issues: issuesOf(p.issues) }));
       return compareFindings(parsed(task.baseline), task.current.map((p) => ({ url: p.url, error: p.error, issues: issuesOf(p.issues) })), task.marks, task.now);

@@ -1,10 +1,13 @@
 /**
- * Scans as tasks, in the two vocabularies the endpoint speaks, over one store:
+ * Long tools as tasks, in the two vocabularies the endpoint speaks, over one store. A task tool's
+ * call queues a scan and the task follows it: `dashboard_scan_site` (the scan is its result) and
+ * `dashboard_verify_fixes` (the rescan; its result is the comparison with the baseline, as the
+ * tool answers it with `againstScanId` once the rescan has finished).
  *
  * - MCP 2026-07-28, the `io.modelcontextprotocol/tasks` extension: a client that declares the
- *   extension in a request's capabilities gets a task handle for `dashboard_scan_site`
+ *   extension in a request's capabilities gets a task handle for a task tool's call
  *   (`resultType: "task"`) instead of the queued scan, and follows it with `tasks/get` (status,
- *   progress, the scan as the tool's result once it finished) and `tasks/cancel`.
+ *   progress, the tool's result once the scan finished) and `tasks/cancel`.
  * - MCP 2025-11-25, Tasks of the core protocol: the server declares `capabilities.tasks`, the tool
  *   `execution.taskSupport: "optional"`; a `tools/call` with `params.task` is answered with a
  *   `CreateTaskResult`, followed with `tasks/get`, `tasks/result` (waits for the end, then answers
@@ -42,8 +45,22 @@ import { errorResult } from './dispatch.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
-/** The tools whose calls may become tasks: work that outlives a request (a site scan waits in its org's queue, then runs for up to SCAN_TIMEOUT_SECONDS). */
-export const TASK_TOOLS: ReadonlySet<string> = new Set(['dashboard_scan_site']);
+/**
+ * The tools whose calls may become tasks: work that outlives a request (a site scan, or the rescan
+ * that verifies fixes, waits in its org's queue, then runs for up to SCAN_TIMEOUT_SECONDS).
+ */
+export const TASK_TOOLS: ReadonlySet<string> = new Set(['dashboard_scan_site', 'dashboard_verify_fixes']);
+
+/** A task tool whose result, once its scan has finished, is not the scan itself but the tool called again about it. */
+const RECALLED: Readonly<Record<string, (scan: ScanRow) => Record<string, unknown>>> = {
+  dashboard_verify_fixes: (scan) => ({ scanId: scan.baseline_scan_id, againstScanId: scan.id }),
+};
+
+/**
+ * Calls a tool as `caller` (the dispatch: permission, validation, audit), for the result of a
+ * task whose scan has finished.
+ */
+export type Recall = (caller: Identity, tool: string, args: Record<string, unknown>) => Promise<CallToolResult>;
 
 /**
  * How long a task can be polled, from its creation: a day, longer than a scan may wait and run
@@ -68,8 +85,12 @@ interface TaskRow {
   subject: string;
   tool: string;
   scan_id: string | null;
-  /** null while the scan decides; 'cancelled' once tasks/cancel stopped it; 'failed' when the tool refused the call at once (result holds its answer). */
-  status: 'cancelled' | 'failed' | null;
+  /**
+   * null while the scan decides; 'cancelled' once tasks/cancel stopped it; 'failed' when the tool
+   * refused the call at once, 'completed' when it answered at once or its recalled result is kept
+   * (result holds the answer).
+   */
+  status: 'cancelled' | 'failed' | 'completed' | null;
   result?: string | null;
   created_at: string;
   last_updated_at: string;
@@ -121,12 +142,25 @@ function failureOf(result: CallToolResult): string | undefined {
   }
 }
 
+/** What a finished task's statusMessage says of its result. */
+function messageOf(tool: string, result: CallToolResult): string {
+  const out = result.structuredContent as { scanId?: string | null; summary?: { fixed: number; still_present: number; new: number } | null } | undefined;
+  if (tool === 'dashboard_verify_fixes' && out?.summary) {
+    return `${out.scanId ? `Rescan ${out.scanId} compared with the baseline` : 'No page had a finding to verify'}: ${out.summary.fixed} fixed, ${out.summary.still_present} still present, ${out.summary.new} new.`;
+  }
+  return 'Completed.';
+}
+
 /** The task's state, from its row and its scan's. */
 function stateOf(task: TaskRow, scan: ScanRow | undefined): TaskState {
   if (task.status === 'cancelled') return { phase: 'cancelled', statusMessage: 'Cancelled by its caller; the scan stopped.', lastUpdatedAt: task.last_updated_at };
   if (task.status === 'failed') {
     const result = task.result ? (JSON.parse(task.result) as CallToolResult) : errorResult('failed', 'The call failed; its answer was not kept');
     return { phase: 'failed', failure: failureOf(result), lastUpdatedAt: task.last_updated_at, result };
+  }
+  if (task.status === 'completed' && task.result) {
+    const result = JSON.parse(task.result) as CallToolResult;
+    return { phase: 'completed', statusMessage: messageOf(task.tool, result), lastUpdatedAt: task.last_updated_at, result };
   }
   if (!scan) {
     const result = errorResult('not_found', `The scan of this task no longer exists`);
@@ -222,7 +256,7 @@ export interface ScanTasks {
 
 const TaskParams = z.looseObject({ taskId: z.string().min(1).max(200) });
 
-export function createScanTasks({ db, scans, heartbeatMs = 30_000 }: { db: Db; scans: Pick<ScanRunner, 'cancelled'>; heartbeatMs?: number }): ScanTasks {
+export function createScanTasks({ db, scans, heartbeatMs = 30_000, recall }: { db: Db; scans: Pick<ScanRunner, 'cancelled'>; heartbeatMs?: number; recall?: Recall }): ScanTasks {
   /** The caller's task `id`, or the one refusal every other case gets (unknown, another org's, purged). */
   async function own(caller: Identity, id: string, verb: string): Promise<TaskRow> {
     const row = await db<TaskRow>('mcp_tasks').where({ id }).first();
@@ -231,22 +265,36 @@ export function createScanTasks({ db, scans, heartbeatMs = 30_000 }: { db: Db; s
     return row;
   }
 
-  const stateNow = async (task: TaskRow) => stateOf(task, task.scan_id ? await findScan(db, task.scan_id) : undefined);
+  /**
+   * The task's state now. A recalled tool's task whose scan has finished gets its result from the
+   * tool, called again as `caller`; a result that is not an error is kept in the row, so the task
+   * stays completed with it.
+   */
+  async function stateNow(task: TaskRow, caller: Identity): Promise<TaskState> {
+    const scan = task.scan_id ? await findScan(db, task.scan_id) : undefined;
+    const state = stateOf(task, scan);
+    const argsOf = RECALLED[task.tool];
+    if (!argsOf || !recall || task.status !== null || !scan || state.phase === 'working') return state;
+    const result = await recall(caller, task.tool, argsOf(scan));
+    if (result.isError) return { ...state, phase: 'failed', failure: failureOf(result), statusMessage: failureOf(result) ?? state.statusMessage, result };
+    await db('mcp_tasks').where({ id: task.id }).whereNull('status').update({ status: 'completed', result: JSON.stringify(result), last_updated_at: state.lastUpdatedAt });
+    return { ...state, phase: 'completed', statusMessage: messageOf(task.tool, result), result };
+  }
 
   /** tasks/* from a client that did not declare the extension on that request: -32021, naming it. */
   function requireDeclared(envelope: unknown) {
     if (!declaresTasks(envelope)) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
   }
 
-  /** Stores a new task of `caller`'s: one that follows scan `scanId`, or one that failed at once with `refused`. */
-  async function store(caller: Identity, tool: string, follows: { scanId: string } | { refused: CallToolResult }): Promise<TaskRow> {
+  /** Stores a new task of `caller`'s: one that follows scan `scanId`, one that failed at once with `refused`, or one the tool `answered` at once. */
+  async function store(caller: Identity, tool: string, follows: { scanId: string } | { refused: CallToolResult } | { answered: CallToolResult }): Promise<TaskRow> {
     const now = new Date();
     const t = now.toISOString();
     const row: TaskRow = {
       id: `task_${randomBytes(24).toString('base64url')}`, org_id: caller.orgId, subject: caller.subject, tool,
       scan_id: 'scanId' in follows ? follows.scanId : null,
-      status: 'refused' in follows ? 'failed' : null,
-      result: 'refused' in follows ? JSON.stringify(follows.refused) : null,
+      status: 'refused' in follows ? 'failed' : 'answered' in follows ? 'completed' : null,
+      result: 'refused' in follows ? JSON.stringify(follows.refused) : 'answered' in follows ? JSON.stringify(follows.answered) : null,
       created_at: t, last_updated_at: t, expires_at: new Date(now.getTime() + TASK_TTL_MS).toISOString(),
     };
     // Tasks expired a TTL ago go: until then a poll is told "expired" rather than "not found".
@@ -278,9 +326,10 @@ export function createScanTasks({ db, scans, heartbeatMs = 30_000 }: { db: Db; s
     return stopped;
   }
 
+  /** The scan a task tool's call queued, which its task follows; undefined when the call was answered at once (refused, or nothing left to run). */
   const scanIdOf = (result: CallToolResult) => {
-    const scanId = (result.structuredContent as { scanId?: unknown } | undefined)?.scanId;
-    return !result.isError && typeof scanId === 'string' ? scanId : undefined;
+    const out = result.structuredContent as { scanId?: unknown; finished?: unknown } | undefined;
+    return !result.isError && typeof out?.scanId === 'string' && out.finished !== true ? out.scanId : undefined;
   };
 
   return {
@@ -297,7 +346,7 @@ export function createScanTasks({ db, scans, heartbeatMs = 30_000 }: { db: Db; s
       server.setRequestHandler('tasks/get', { params: TaskParams }, async ({ taskId }, ctx) => {
         requireDeclared(ctx.mcpReq.envelope);
         const task = await own(caller, taskId, 'retrieve');
-        return { ...extensionTask(task, await stateNow(task)) };
+        return { ...extensionTask(task, await stateNow(task, caller)) };
       });
       // No task of this server ever asks for input: an update is acknowledged and its responses ignored, as for keys not outstanding.
       server.setRequestHandler('tasks/update', { params: TaskParams }, async ({ taskId }, ctx) => {
@@ -321,9 +370,9 @@ export function createScanTasks({ db, scans, heartbeatMs = 30_000 }: { db: Db; s
 
     async create(caller, tool, result) {
       const scanId = scanIdOf(result);
-      const row = await store(caller, tool, scanId === undefined ? { refused: result } : { scanId });
+      const row = await store(caller, tool, scanId !== undefined ? { scanId } : result.isError ? { refused: result } : { answered: result });
       // A task begins working (basic/utilities/tasks: "Tasks MUST begin in the working status"):
-      // a refused call is failed from the first tasks/get on.
+      // a refused call is failed, and one answered at once completed, from the first tasks/get on.
       const state: TaskState = scanId === undefined ? { phase: 'working', lastUpdatedAt: row.created_at } : stateOf(row, await findScan(db, scanId));
       return { task: coreTask(row, state) };
     },
@@ -334,7 +383,7 @@ export function createScanTasks({ db, scans, heartbeatMs = 30_000 }: { db: Db; s
       // handler's, so they are registered with their schemas given); the answers are this store's.
       server.setRequestHandler('tasks/get', { params: GetTaskRequestSchema.shape.params }, async ({ taskId }) => {
         const task = await own(caller, taskId, 'retrieve');
-        return coreTask(task, await stateNow(task));
+        return coreTask(task, await stateNow(task, caller));
       });
 
       server.setRequestHandler('tasks/result', { params: GetTaskPayloadRequestSchema.shape.params }, async ({ taskId }, ctx) => {
@@ -342,7 +391,7 @@ export function createScanTasks({ db, scans, heartbeatMs = 30_000 }: { db: Db; s
         let told: { key: string; at: number } | undefined;
         for (;;) {
           const task = await own(caller, taskId, 'retrieve');
-          const state = await stateNow(task);
+          const state = await stateNow(task, caller);
           // A cancelled call has no result; the client is answered an error rather than kept waiting.
           if (state.phase === 'cancelled') throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Task was cancelled: the scan stopped before it had a result');
           if (state.phase !== 'working') return { ...state.result!, _meta: { ...state.result!._meta, [RELATED_TASK_META_KEY]: { taskId } } };
@@ -381,11 +430,11 @@ export function createScanTasks({ db, scans, heartbeatMs = 30_000 }: { db: Db; s
       server.setRequestHandler('tasks/cancel', { params: CancelTaskRequestSchema.shape.params }, async ({ taskId }) => {
         const terminal = (phase: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot cancel task: already in terminal status '${phase}'`);
         const task = await own(caller, taskId, 'cancel');
-        const before = await stateNow(task);
+        const before = await stateNow(task, caller);
         if (before.phase !== 'working' || !task.scan_id) throw terminal(before.phase);
         const stopped = await stop(task);
         const after = await own(caller, taskId, 'cancel');
-        const state = await stateNow(after);
+        const state = await stateNow(after, caller);
         if (!stopped) throw terminal(state.phase);
         return coreTask(after, state);
       });

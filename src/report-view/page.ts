@@ -47,7 +47,7 @@ const why = (err: unknown) => (err instanceof Error ? err.message : String(err))
 function shareSection(scanId: string): HTMLElement {
   const section = el('section', undefined, { class: 'share', 'aria-labelledby': 'share-h' });
   const out = el('div', undefined, { 'aria-live': 'polite' });
-  const make = el('button', 'Share a link', { type: 'button', 'aria-label': 'Share a read-only link to this report' });
+  const make = el('button', 'Share a link', { type: 'button', 'aria-label': 'Share a link to a read-only copy of this report' });
   make.addEventListener('click', () => {
     make.disabled = true;
     out.textContent = 'Making a link…';

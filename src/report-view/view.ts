@@ -89,6 +89,80 @@ function summarySection(view: ReportView): HTMLElement {
   return h('section', { 'aria-labelledby': 'summary-h' }, h('h2', { id: 'summary-h', text: 'Summary' }), levels, skipped, table, notEvaluated);
 }
 
+// ---------------------------------------------------------------------------------------------
+// the trend of the site's open findings
+
+type TrendPoint = NonNullable<ReportView['trend']>[number];
+/** The levels as the chart tells them apart without colour: each its own dash, marker and label. */
+const TREND_LEVELS = [
+  { key: 'error', name: 'Errors', line: 'solid line, circles', dash: '', marker: 'circle' },
+  { key: 'warning', name: 'Need review', line: 'dashed line, squares', dash: '8 4', marker: 'square' },
+  { key: 'notice', name: 'Notices', line: 'dotted line, triangles', dash: '2 3', marker: 'triangle' },
+] as const;
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+function sv(tag: string, attrs: Record<string, string | number>, ...children: (Node | string)[]): SVGElement {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  el.append(...children);
+  return el;
+}
+
+const day = (iso: string) => iso.slice(5, 10);
+
+/** A marker of a level's shape at (x, y). */
+function marker(shape: string, x: number, y: number, cls: string): SVGElement {
+  if (shape === 'circle') return sv('circle', { cx: x, cy: y, r: 4, class: cls });
+  if (shape === 'square') return sv('rect', { x: x - 4, y: y - 4, width: 8, height: 8, class: cls });
+  return sv('path', { d: `M${x} ${y - 5}L${x + 5} ${y + 4}L${x - 5} ${y + 4}Z`, class: cls });
+}
+
+/**
+ * The open findings of the site's last runs: an inline SVG line chart (role img, named by its
+ * title and described by its desc, each level its own dash pattern and marker shape, named in the
+ * legend) and the same numbers as a table in a disclosure. It draws from the model alone and
+ * loads nothing. The words are HTML beside the drawing, not SVG text: text in an image has no
+ * background a contrast check can measure.
+ */
+function trendSection(view: ReportView, trend: TrendPoint[]): HTMLElement {
+  const W = 560, H = 180, P = 8;
+  const max = Math.max(1, ...trend.flatMap((p) => [p.open.error, p.open.warning, p.open.notice]));
+  const top = max <= 4 ? max : Math.ceil(max / 4) * 4;
+  const x = (i: number) => (trend.length === 1 ? W / 2 : P + (i * (W - 2 * P)) / (trend.length - 1));
+  const y = (n: number) => P + (H - 2 * P) * (1 - n / top);
+  const first = trend[0]!, last = trend[trend.length - 1]!;
+  const change = TREND_LEVELS.map((l) => `${l.name.toLowerCase()} ${first.open[l.key]} to ${last.open[l.key]}`).join(', ');
+  const desc = `Open findings of ${view.siteUrl} in each of its last ${plural(trend.length, 'run')}, from ${day(first.finishedAt)} to ${day(last.finishedAt)}: ${change}. ` +
+    'Findings marked a false positive, accepted, or passed in review are not counted. The same numbers are in the table below.';
+  const svg = sv('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': 'trend-title trend-desc', class: 'trend-chart' },
+    sv('title', { id: 'trend-title' }, 'Open findings per run, by level'),
+    sv('desc', { id: 'trend-desc' }, desc));
+  for (const n of [0, top / 2, top]) svg.append(sv('line', { x1: 0, x2: W, y1: y(n), y2: y(n), class: 'grid' }));
+  for (const l of TREND_LEVELS) {
+    svg.append(sv('polyline', { points: trend.map((p, i) => `${x(i)},${y(p.open[l.key])}`).join(' '), class: `series ${l.key}`, ...(l.dash ? { 'stroke-dasharray': l.dash } : {}) }));
+    trend.forEach((p, i) => svg.append(marker(l.marker, x(i), y(p.open[l.key]), `mark ${l.key}`)));
+  }
+  const ticks = (cls: string, labels: (string | number)[]) => h('div', { class: cls, 'aria-hidden': 'true' }, ...labels.map((t) => h('span', { text: t })));
+  const legend = h('ul', { class: 'trend-legend' }, ...TREND_LEVELS.map((l) => h('li', null,
+    sv('svg', { viewBox: '0 0 32 12', width: 32, height: 12, 'aria-hidden': 'true', class: 'trend-key' },
+      sv('line', { x1: 0, x2: 32, y1: 6, y2: 6, class: `series ${l.key}`, ...(l.dash ? { 'stroke-dasharray': l.dash } : {}) }), marker(l.marker, 16, 6, `mark ${l.key}`)),
+    ` ${l.name} (${l.line}): `, h('strong', { text: last.open[l.key] }), ' in this run')));
+  const table = h('table', { class: 'trend' },
+    h('caption', { text: 'Open findings per run (false positives, accepted findings and passed reviews not counted)' }),
+    h('thead', null, h('tr', null, ...['Run finished', ...TREND_LEVELS.map((l) => l.name)].map((t) => h('th', { scope: 'col', text: t })))),
+    h('tbody', null, ...trend.map((p) => h('tr', null,
+      h('th', { scope: 'row', text: `${utcTime(p.finishedAt)}${p.scanId === view.scanId ? ' (this report)' : ''}` }),
+      ...TREND_LEVELS.map((l) => h('td', { text: p.open[l.key] }))))),
+  );
+  return h('section', { 'aria-labelledby': 'trend-h' },
+    h('h2', { id: 'trend-h', text: 'Open findings over the last runs' }),
+    h('figure', { class: 'trend-figure' },
+      h('div', { class: 'trend-plot' }, ticks('trend-y', [top, top / 2 === Math.round(top / 2) ? top / 2 : '', 0]), svg, h('span', null), ticks('trend-x', trend.map((p) => day(p.finishedAt)))),
+      h('figcaption', null, legend)),
+    h('details', null, h('summary', { text: 'The trend as a table' }), h('div', { class: 'scroll' }, table)),
+  );
+}
+
 let pageRowPrototype: HTMLTableRowElement | undefined;
 /** A page's table row (title and URL, errors, warnings, not evaluated, what to do), to be cloned and filled in. */
 function pageRow(): HTMLTableRowElement {
@@ -378,7 +452,9 @@ export function renderReport(view: ReportView, host: Host | null) {
   );
   const rules = rulesSection(view, host);
   const pages = pagesSection(view, (url) => rules.filter(url));
-  root.append(title, facts, summarySection(view), pages, rules.section);
+  root.append(title, facts, summarySection(view));
+  if (view.trend?.length) root.append(trendSection(view, view.trend));
+  root.append(pages, rules.section);
   root.setAttribute('aria-busy', 'false');
   document.title = `Accessibility report: ${view.siteUrl}`;
   // The benchmark's measures: the report shown, and every issue's row drawn.

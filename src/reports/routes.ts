@@ -62,7 +62,8 @@ async function writeReportPage(s: Pick<ReportDeps, 'compute' | 'config' | 'db' |
       return notice(ctx, 429, 'Too many reports at once', `<p>${escapeHtml(slot.message)}.</p>`);
     }
     try {
-      data = { view: await reportView(s, scan, closing(ctx)), progress: null, ...page };
+      // A shared link shows that report alone: the site's other runs stay with the organization.
+      data = { view: await reportView(s, scan, closing(ctx), { trend: !page.shared }), progress: null, ...page };
     } catch (err) {
       if (err instanceof ClientGone) return;
       throw err;

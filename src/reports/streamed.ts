@@ -18,6 +18,7 @@ import type { ReportSummary } from '../domain/scan/types.js';
 import { HttpError } from '../http/errors.js';
 import type { ReportDeps } from './services.js';
 import { brandScoreOf, scanFacts, scanMarks } from './access.js';
+import { siteTrend } from './trend.js';
 
 /** Pages read at once at most, whatever their issues: rows without issues are small, but not nothing. */
 const BATCH_PAGES = 100;
@@ -80,7 +81,7 @@ export class ClientGone extends Error {}
  * The report page's model (REPORT_MAX_ISSUES issues listed, every one counted), added up from
  * each run of pages' part. What it holds is the model, bounded by REPORT_MAX_ISSUES, and one run.
  */
-export async function reportView(s: Pick<ReportDeps, 'compute' | 'config' | 'db'>, scan: Finished, signal: AbortSignal): Promise<ReportView> {
+export async function reportView(s: Pick<ReportDeps, 'compute' | 'config' | 'db'>, scan: Finished, signal: AbortSignal, options: { trend: boolean }): Promise<ReportView> {
   const all = emptyViewPart();
   const maxIssues = s.config.reportMaxIssues;
   const marks = { marks: await scanMarks(s.db, scan), now: new Date().toISOString() };
@@ -89,7 +90,10 @@ export async function reportView(s: Pick<ReportDeps, 'compute' | 'config' | 'db'
     const pages = await readPageBatch(s.db, scan.id, batch);
     addViewPart(all, await computed(s, { kind: 'report-view-part', pages, firstIndex: batch.firstIndex, quota: maxIssues - all.shown, marks }, { owner: scan.org_id, signal }));
   }
-  return finishReportView({ scan: scanFacts(scan), summary: summaryOf(scan), brandScore: await brandScoreOf(s.db, scan.id) }, all);
+  const view = finishReportView({ scan: scanFacts(scan), summary: summaryOf(scan), brandScore: await brandScoreOf(s.db, scan.id) }, all);
+  if (!options.trend) return view;
+  const trend = await siteTrend(s.db, scan, (pages, marks, now) => computed(s, { kind: 'dismissed-by-level', pages, marks, now }, { owner: scan.org_id, signal }));
+  return { ...view, trend };
 }
 
 /**

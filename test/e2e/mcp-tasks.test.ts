@@ -318,10 +318,10 @@ describe('scans as tasks, one server', () => {
     expect(scan.structuredContent).toMatchObject({ status: 'queued' });
   });
 
-  it('declares Tasks to a 2025-11-25 client in initialize, and dashboard_scan_site as a tool that may run as one', async () => {
+  it('declares Tasks to a 2025-11-25 client in initialize, and dashboard_scan_site and dashboard_verify_fixes as tools that may run as one', async () => {
     expect(legacy.getServerCapabilities()?.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
     const { tools } = await legacy.listTools();
-    expect(tools.filter((t) => t.execution !== undefined).map((t) => [t.name, t.execution])).toEqual([['dashboard_scan_site', { taskSupport: 'optional' }]]);
+    expect(tools.filter((t) => t.execution !== undefined).map((t) => [t.name, t.execution])).toEqual([['dashboard_scan_site', { taskSupport: 'optional' }], ['dashboard_verify_fixes', { taskSupport: 'optional' }]]);
     // Under 2026-07-28 the extension says it instead.
     expect((await client.listTools()).tools.some((t) => 'execution' in t)).toBe(false);
   });

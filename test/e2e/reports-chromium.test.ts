@@ -27,6 +27,7 @@ import { en301549Clause } from '../../src/domain/scan/en301549.js';
 import type { Issue } from '../../src/domain/scan/types.js';
 import { parseCsv } from '../helpers/csv.js';
 import { pactum } from '../helpers/cli.js';
+import { imagesPage, startChangingSite, type ChangingSite } from '../helpers/changing-site.js';
 
 let s: TestServer;
 let site: FixtureSite;
@@ -233,7 +234,7 @@ describe('the report page and exports', () => {
     const owner = await browser.newPage();
     await owner.context().addCookies([{ name: 'session', value: cookie.split('=')[1]!, url: s.url }]);
     await owner.goto(`${s.url}/reports/${scanId}`);
-    await owner.getByRole('button', { name: 'Share a read-only link to this report' }).click();
+    await owner.getByRole('button', { name: 'Share a link to a read-only copy of this report' }).click();
     const field = owner.getByRole('textbox', { name: 'The link to this report' });
     await field.waitFor();
     const link = await field.inputValue();
@@ -340,6 +341,89 @@ describe('the report page and exports', () => {
     expect(faint.slice(15)).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/), 'open', '']);
     expect(faint[8]).toBe('<p class="faint">This light grey text is hard to read.</p>');
   });
+});
+
+describe('the trend of a site\'s open findings', () => {
+  type ByLevel = { error: number; warning: number; notice: number };
+  let changing: ChangingSite;
+  const runs: string[] = [];
+  /** The table's rows as each run should read: its issues by level, less the false positive among its errors. */
+  let expected: string[];
+
+  beforeAll(async () => {
+    changing = await startChangingSite({ '/': imagesPage(2) });
+    for (const version of [2, 1, 0]) {
+      changing.pages.set('/', imagesPage(version));
+      const id = ok(await call('dashboard_scan_site', { siteUrl: changing.url('/'), scanMode: 'single' })).scanId as string;
+      for (let i = 0; i < 2400; i++) {
+        if (ok(await call('dashboard_get_scan_progress', { scanId: id })).finished) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      runs.push(id);
+    }
+    const { findings } = ok(await call('dashboard_list_findings', { scanId: runs[2], type: 'error' })) as { findings: { fingerprint: string; issue: { code: string; context: string } }[] };
+    const kept = findings.find((f) => f.issue.code === 'image-alt' && f.issue.context.includes('id="img0"'))!;
+    ok(await call('dashboard_mark_finding', { scanId: runs[2], fingerprint: kept.fingerprint, mark: 'false_positive', reason: 'A spacer image the template hides' }));
+    expected = [];
+    for (const id of runs) {
+      const t = ok(await call('dashboard_get_report', { scanId: id, view: 'app' })).app.summary.byLevel as ByLevel;
+      expected.push(`${t.error - 1} ${t.warning} ${t.notice}`);
+    }
+    // The page lost an image without alt text at each run.
+    expect(expected.map((row) => Number(row.split(' ')[0]))).toEqual([2, 1, 0].map((n) => Number(expected[2]!.split(' ')[0]) + n));
+  }, 120_000);
+  afterAll(() => changing?.close());
+
+  /** The trend table's rows, numbers only, and the chart's labels. */
+  const readChart = (doc: Page | Frame) => doc.evaluate(() => ({
+    rows: [...document.querySelectorAll('table.trend tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent).join(' ')),
+    labels: [...document.querySelectorAll('.trend-legend li')].map((li) => li.textContent),
+    name: document.getElementById('trend-title')?.textContent,
+    role: document.querySelector('svg.trend-chart')?.getAttribute('role'),
+    markers: document.querySelectorAll('svg.trend-chart .mark').length,
+  }));
+
+  it('on the report page: the chart and its table, no request beyond the page, no policy violated, and pactum\'s own scan finds nothing', async () => {
+    const cookie = await login('rita', 'rita-password-123');
+    const page = await browser.newPage();
+    await page.context().addCookies([{ name: 'session', value: cookie.split('=')[1]!, url: s.url }]);
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    await page.addInitScript(() => document.addEventListener('securitypolicyviolation', (e) => ((window as unknown as { violations: string[] }).violations ??= []).push(`${e.violatedDirective} ${e.blockedURI}`)));
+    await page.goto(`${s.url}/reports/${runs[2]}`);
+    await page.waitForSelector('svg.trend-chart');
+    await page.locator('details summary', { hasText: 'The trend as a table' }).click();
+    expect(await page.locator('table.trend').isVisible()).toBe(true);
+    const chart = await readChart(page);
+    expect(chart).toMatchObject({ rows: expected, role: 'img', name: 'Open findings per run, by level', markers: 9 });
+    expect(chart.labels).toEqual(['Errors', 'Need review', 'Notices'].map((name, n) => expect.stringMatching(new RegExp(`^ ${name} \\([a-z, ]+\\): ${expected[2]!.split(' ')[n]} in this run$`))));
+    expect(await page.evaluate(() => document.querySelector('svg.trend-chart')!.getBoundingClientRect().height)).toBeGreaterThan(100);
+    expect(await page.evaluate(() => (window as unknown as { violations?: string[] }).violations ?? [])).toEqual([]);
+    expect(requests).toEqual([`${s.url}/reports/${runs[2]}`]);
+
+    // The page as drawn, chart and open table, passes pactum's own Chromium scan.
+    const rendered = await page.evaluate(() => `<!doctype html>${document.documentElement.outerHTML}`);
+    const served = await serveOnce(rendered.replace(/<script[\s\S]*?<\/script>/g, ''));
+    const checked = ok(await call('dashboard_scan_page', { url: served.url }));
+    served.close();
+    expect(checked.issues.map((i: { code: string; selector: string; message: string }) => `${i.code}@${i.selector}: ${i.message}`).join('\n')).toBe('');
+    await page.close();
+  }, 120_000);
+
+  it('in the MCP App: the same chart and table, and the frame fetches nothing', async () => {
+    const view = (await client.readResource({ uri: 'ui://pactum/report' })).contents[0] as { text: string };
+    const result = await call('dashboard_get_report', { scanId: runs[2], view: 'app' });
+    const page = await hostPage();
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    await page.evaluate(([html, r]) => window.startView(html, r as never, 'light'), [view.text, result] as const);
+    const frame = await viewFrame(page);
+    await frame.waitForSelector('svg.trend-chart');
+    const chart = await readChart(frame);
+    expect(chart).toMatchObject({ rows: expected, role: 'img', name: 'Open findings per run, by level', markers: 9 });
+    expect(requests.filter((u) => /^https?:/.test(u))).toEqual([]);
+    await page.close();
+  }, 60_000);
 });
 
 // ---------------------------------------------------------------------------------------------

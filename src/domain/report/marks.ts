@@ -77,6 +77,16 @@ export function* findingsOf(pages: Iterable<FindingPage>, marks: MarkIndex, now:
   }
 }
 
+/**
+ * The findings of these pages a person dismissed (false positive, accepted until its expiry,
+ * review passed: not open), counted by level: what a run's open findings leave out of its totals.
+ */
+export function dismissedByLevel(pages: Iterable<FindingPage>, marks: MarkIndex, now: string): ReturnType<typeof countByLevel> {
+  const dismissed: Issue[] = [];
+  for (const f of findingsOf(pages, marks, now)) if (!isOpen(f.status)) dismissed.push(f.issue as Issue);
+  return countByLevel(dismissed);
+}
+
 export interface FindingFilter {
   status?: FindingStatus;
   type?: IssueType;

@@ -8,6 +8,7 @@ import { CheckError } from '../../domain/scan/engine.js';
 import { queueScanRequest, type ScanRequest } from '../../scans/queue-scan.js';
 import { checkScanTarget } from '../../scans/target.js';
 import { computed } from '../compute-call.js';
+import { siteTrend } from '../../reports/trend.js';
 import { scanMarks, storedReport } from '../../reports/access.js';
 import { ToolFailure, inScope, type ToolContext, type ToolHandlers } from '../tool-context.js';
 import type { McpDeps } from '../services.js';
@@ -75,7 +76,9 @@ export function scanTools(s: Pick<McpDeps, 'compute' | 'config' | 'db' | 'scans'
       if (view === 'app') {
         // The report view's model: built in the compute pool from the stored rows, its issue list cut at REPORT_MAX_ISSUES.
         const app = await computed(s, ctx, { kind: 'report-view', report: await storedReport(s.db, row), maxIssues: s.config.reportMaxIssues, marks: { marks: await scanMarks(s.db, row), now: new Date().toISOString() } }, 'building the report view');
-        return { ...reportBase(row), app };
+        // The site's open findings over its last runs: the view draws them as a chart and a table.
+        const trend = await siteTrend(s.db, row, (pages, marks, now) => computed(s, ctx, { kind: 'dismissed-by-level', pages, marks, now }, 'counting the trend\'s open findings'));
+        return { ...reportBase(row), app: { ...app, trend } };
       }
       if (view === 'digest') {
         // Grouping every issue of every page grows with the report: in the compute pool, from the rows as stored.

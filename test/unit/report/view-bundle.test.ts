@@ -5,22 +5,17 @@
  * its host (in jsdom here; in Chromium in test/e2e/reports-chromium.test.ts); and it draws a
  * report.
  */
-import { createRequire } from 'node:module';
 import { describe, expect, it, vi } from 'vitest';
 import { JSDOM, VirtualConsole } from 'jsdom';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
-import type { CallToolResult, JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import * as extApps from '@modelcontextprotocol/ext-apps';
-import { AppBridge, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/ext-apps/app-bridge';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/ext-apps/app-bridge';
 import { assertNoPackages, viewAssets, viewDocument } from '../../../src/report-view/document.js';
+import { viewInBridge } from '../../helpers/view-bridge.js';
 import { APPS_PROTOCOL_VERSION, METHODS } from '../../../src/report-view/host.js';
 import { buildReportView } from '../../../src/domain/report/view-model.js';
 import type { Issue, PageReport } from '../../../src/domain/scan/types.js';
 
 const RESOURCE_BUDGET = 150_000;
-const require = createRequire(import.meta.url);
-const schema = require('@modelcontextprotocol/ext-apps/schema.json') as { $defs: Record<string, { properties?: { method?: { const?: string } } }> };
 
 const issue = (i: number, code: string): Issue => ({
   code, wcagCriterion: '1.1.1', wcagCriteria: ['1.1.1'], type: 'error', impact: 'serious', message: `Rule ${code}: element ${i}`, selector: `#e${i}`, context: `<div id="e${i}">x</div>`, helpUrl: `https://dequeuniversity.com/rules/axe/4.14/${code}`,
@@ -35,70 +30,6 @@ function reportView() {
     summary: { pagesScanned: 2, pagesFailed: 0, totalIssues: 4, byLevel: { error: 4, warning: 0, notice: 0 }, byCriterion: {}, notEvaluated: [] },
     pages, brandScore: null, maxIssues: 100,
   });
-}
-
-/** ext-apps' schema of a ui/ message, by its method. */
-const ajv = new Ajv2020({ strict: false });
-function uiSchemaOf(method: string) {
-  const entry = Object.entries(schema.$defs).find(([, d]) => d.properties?.method?.const === method);
-  if (!entry) throw new Error(`ext-apps' schema.json has no message ${method}`);
-  return ajv.getSchema(entry[0]) ?? (ajv.addSchema(entry[1], entry[0]), ajv.getSchema(entry[0])!);
-}
-
-/**
- * The view as an MCP App in jsdom, with ext-apps' AppBridge as its host over a transport that
- * carries what each side posts to the other. Every message the view sends is checked as
- * ext-apps' PostMessageTransport checks it (JSON-RPC), and a ui/ one against ext-apps' schema.
- */
-async function viewInBridge(calls: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>) {
-  const sent: JSONRPCMessage[] = [];
-  const invalid: string[] = [];
-  const errors: unknown[] = [];
-  const virtualConsole = new VirtualConsole();
-  virtualConsole.on('jsdomError', (e) => errors.push(e));
-  /** The host's window, as the view sees it: what it posts to, and the source of what it reads. */
-  const host = { postMessage: (_message: unknown) => {} };
-  const transport: Transport & { deliver(m: unknown): void } = {
-    async start() {},
-    async close() {},
-    send: (message) => Promise.resolve(transport.deliver(message)),
-    deliver: () => {},
-  };
-  const dom = new JSDOM(viewDocument(await viewAssets(), { csp: false }), {
-    runScripts: 'dangerously', pretendToBeVisual: true, virtualConsole,
-    beforeParse(window) {
-      // The view's parent is the host: what the view posts to it goes to the bridge.
-      Object.defineProperty(window, 'parent', { value: host });
-      host.postMessage = (message: unknown) => {
-        const parsed = JSONRPCMessageSchema.safeParse(message);
-        if (!parsed.success) invalid.push(`not JSON-RPC: ${JSON.stringify(message)}`);
-        const m = message as { method?: string; params?: unknown };
-        if (m.method?.startsWith('ui/')) {
-          const validate = uiSchemaOf(m.method);
-          if (!validate({ method: m.method, ...(m.params === undefined ? {} : { params: m.params }) })) invalid.push(`${m.method}: ${ajv.errorsText(validate.errors)}`);
-        }
-        sent.push(message as JSONRPCMessage);
-        queueMicrotask(() => transport.onmessage?.(message as JSONRPCMessage));
-      };
-      // jsdom has no ResizeObserver: the view's size is measured once.
-      (window as unknown as { ResizeObserver: unknown }).ResizeObserver = class { observe() {} disconnect() {} };
-    },
-  });
-  const { window } = dom;
-  // A message event as the browser fires it, from the host's window unless said otherwise.
-  transport.deliver = (message, source: unknown = host) => {
-    const event = new window.Event('message');
-    Object.defineProperties(event, { data: { value: message }, source: { value: source } });
-    window.dispatchEvent(event);
-  };
-  const bridge = new AppBridge(null, { name: 'test host', version: '1.0.0' }, { serverTools: {} }, { hostContext: { theme: 'light', displayMode: 'inline' } });
-  bridge.oncalltool = (params) => calls(params.name, params.arguments ?? {});
-  const initialized = new Promise<void>((resolve) => { bridge.oninitialized = () => resolve(); });
-  const sizes: { width?: number; height?: number }[] = [];
-  bridge.onsizechange = (size) => sizes.push(size);
-  await bridge.connect(transport);
-  await initialized;
-  return { dom, window, bridge, transport, sent, invalid, errors, sizes, close: () => { dom.window.close(); void bridge.close(); } };
 }
 
 describe('the report view bundle', () => {
