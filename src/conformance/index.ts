@@ -12,6 +12,7 @@ import { exampleCases, generatedCases, negativeCases, operationDocs, type Case, 
 import { STATEFUL_STEPS, objectFlow } from './flow.js';
 import { send, type ConformanceRequest, type ConformanceResponse } from './http.js';
 import { tools, type ToolSpec } from '../../generated/tools.js';
+import { authorizationDiscovery } from './authorization.js';
 import { messageOf, mcpOpeningCases, toolCallCases, toolsListCase, type McpCase } from './mcp.js';
 import type { CaseResult, Phase, SkippedPhase } from './report.js';
 import { TargetProblem, checkBasic, checkHealth, checkToken, factsOf, reachTarget } from './preflight.js';
@@ -196,6 +197,16 @@ async function runPhases(
   if (phases.has('generated')) await runAll('generated', generatedCases(target, docs, o.seed, o.maxExamples));
   if (phases.has('negative')) await runAll('negative', negativeCases(target, docs, o.seed));
 
+  // How a client without a token finds where to sign in: it needs no credentials of the target.
+  if (phases.has('mcp') && run.apis.includes('dashboard')) {
+    const targetOperation = (url: string) => {
+      if (!url.startsWith(`${target.base}/`)) return null;
+      const prefix = new URL(target.base).pathname.replace(/\/$/, '');
+      return operationFor('GET', new URL(url).pathname.slice(prefix.length))?.operationId ?? null;
+    };
+    o.onProgress?.(0, 1, 'authorization');
+    results.push(...(await authorizationDiscovery(target, timeoutMs, (req, res) => checkAnswer(target, req, res, 'any'), targetOperation)));
+  }
   if (phases.has('mcp') && run.apis.includes('dashboard') && !o.token) skip('mcp', 'no --token: the MCP-aware checks (initialize, tools/list, every tool) need a bearer token of the target');
   if (phases.has('flow') && run.apis.some((a) => a !== 'dashboard') && !o.basic) skip('flow', 'no --basic: the object-API flow (upload, verify, download, locks) needs a user and password or token of the target');
   if (phases.has('mcp') && run.apis.includes('dashboard') && o.token) {

@@ -41,6 +41,11 @@ describe('against pactum', () => {
       expect(ops, id).toContain(id);
     }
     expect(results.filter((r) => r.phase === 'flow').map((r) => r.name)).toEqual(expect.arrayContaining(['tus PATCH', 'basic PUT', 'download a range', 'unlock']));
+    // The discovery an MCP client follows before it has a token, each link checked.
+    const discovery = results.filter((r) => r.name.startsWith('authorization:'));
+    expect(discovery.map((r) => `${r.operationId} ${r.status}`)).toEqual([
+      'mcp.post 401', expect.stringMatching(/^auth\.protectedResource(ForMcp)? 200$/), expect.stringMatching(/^auth\.\w+ 200$/),
+    ]);
     s.expectConformant();
   });
 
@@ -147,7 +152,8 @@ describe('leaves no trace on the server it checks', () => {
 /** pactum behind a proxy that breaks what `breaks` says, for the matching requests. */
 async function brokenPactum(breaks: { when: (method: string, path: string) => boolean; answer: (status: number, headers: Record<string, string>, body: string) => [number, Record<string, string>, string] }[]) {
   const proxy: Server = createServer((req, res) => {
-    const up = request(`${s.url}${req.url}`, { method: req.method, headers: req.headers }, (r) => {
+    // As a reverse proxy does: the upstream sees its own host (pactum refuses other Hosts on the MCP endpoint).
+    const up = request(`${s.url}${req.url}`, { method: req.method, headers: { ...req.headers, host: new URL(s.url).host } }, (r) => {
       const chunks: Buffer[] = [];
       r.on('data', (c) => chunks.push(c));
       r.on('end', () => {
@@ -202,6 +208,37 @@ describe('against servers that break the contract', () => {
     expect(problemsOf('batch.batch').join('\n')).toMatch(/must have property 'objects'/);
     // The healthy operations are not blamed.
     expect(problemsOf('mcp.post')).toEqual([]);
+  });
+
+  it('follows the authorization discovery and reports each broken link a client would refuse', async () => {
+    let self = '';
+    const here = (text: string) => text.replaceAll(s.url, self);
+    // The challenge and the metadata point to the proxy, so the whole chain goes through it.
+    const noServers = await brokenPactum([
+      { when: (m, p) => m === 'POST' && p === '/api/v1/mcp', answer: (st, h, b) => [st, { ...h, 'www-authenticate': here(h['www-authenticate'] ?? '') }, b] },
+      { when: (m, p) => m === 'GET' && p.startsWith('/.well-known/oauth-protected-resource'), answer: (st, h, b) => [st, h, JSON.stringify({ ...JSON.parse(b), authorization_servers: [] })] },
+    ]);
+    self = noServers.url;
+    let results = await runConformance({ target: noServers.url, apis: ['dashboard'], repo: 'acme/site', seed: 1, maxExamples: 0, phases: ['mcp'] });
+    noServers.close();
+    let problems = failuresOf(results).flatMap((r) => r.problems).join('\n');
+    expect(problems).toMatch(/its resource is ".*", not this endpoint's URL/);
+    expect(problems).toMatch(/names no authorization_servers/);
+
+    const badIssuer = await brokenPactum([
+      { when: (m, p) => m === 'POST' && p === '/api/v1/mcp', answer: (st, h, b) => [st, { ...h, 'www-authenticate': here(h['www-authenticate'] ?? '') }, b] },
+      { when: (m, p) => m === 'GET' && p.startsWith('/.well-known/oauth-protected-resource'), answer: (st, h, b) => [st, h, here(b)] },
+      { when: (m, p) => m === 'GET' && p === '/.well-known/oauth-authorization-server', answer: (st, h, b) => [st, h, JSON.stringify({ ...JSON.parse(b), issuer: 'https://elsewhere.example', code_challenge_methods_supported: ['plain'] })] },
+    ]);
+    self = badIssuer.url;
+    results = await runConformance({ target: badIssuer.url, apis: ['dashboard'], repo: 'acme/site', seed: 1, maxExamples: 0, phases: ['mcp'] });
+    badIssuer.close();
+    const asProblems = failuresOf(results).filter((r) => r.name.startsWith('authorization: the metadata of')).flatMap((r) => r.problems).join('\n');
+    expect(asProblems).toMatch(/its issuer is "https:\/\/elsewhere\.example", not http:\/\/127\.0\.0\.1:\d+/);
+    expect(asProblems).toMatch(/does not offer S256/);
+    // The links that were not broken are not blamed.
+    problems = failuresOf(results).filter((r) => !r.name.startsWith('authorization: the metadata of')).flatMap((r) => r.problems).join('\n');
+    expect(problems).toBe('');
   });
 
   it('reports a server that accepts invalid requests, and one that leaves Allow out of a 405', async () => {

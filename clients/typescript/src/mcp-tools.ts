@@ -175,7 +175,7 @@ export class McpTools {
   /** Calls one tool and resolves to its output (`structuredContent`). */
   async call<N extends ToolName>(name: N, input: ToolInput<N>, init?: RequestInit): Promise<ToolOutput<N>> {
     const method = `mcpTool${name.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}`;
-    const api = [this.brand, this.connections, this.findings, this.fixes, this.fleet, this.orgs, this.regulations, this.scans, this.users].find(
+    const api = [this.brand, this.connections, this.findings, this.fixes, this.fleet, this.monitoring, this.orgs, this.regulations, this.scans, this.users].find(
       (a) => typeof (a as unknown as { [m: string]: unknown })[method] === 'function',
     );
     if (api === undefined) throw new McpError(name, -32602, `no generated function ${method}: this client does not know the tool`);
