@@ -366,7 +366,7 @@ function phaseTable(before: string, after: string, baseline: { load: number[]; a
   }
   lines.push(row('other (between the phases)', null, other / pageTime));
   lines.push(row('page time (check − slot + store)', null, 1));
-  if (of('settle').count) lines.push(row('settle (inside playback, auto-update)', of('settle'), of('settle').sum / pageTime));
+  if (of('settle').count) lines.push(row('settle (in playback, auto-update)', of('settle'), of('settle').sum / pageTime));
   if (of('slot').count) lines.push(row('slot (waiting; not page time)', of('slot'), null));
   lines.push(`  pages are checked side by side (${cpus().length} page slots), so the phases of different pages overlap in time; settle is part of the checks that wait, not added to the total`);
   return lines;
