@@ -24,6 +24,15 @@
  *
  *   npx tsx scripts/bench/scans.ts --engines chromium --media --pages 12
  *
+ * Where a Chromium page's time goes: with --phases pactum records its metrics (METRICS_TOKEN), and
+ * the bench reads pactum_scan_phase_seconds from its /metrics before and after the measured scan
+ * and prints, per phase, p50 and p90 ms a page and its share of the page's time, beside the
+ * baseline's own load and axe split, timed the same way (performance.now() around each). Off by
+ * default: recording metrics loads prom-client (~7 MB of the server's memory) and the memory
+ * figures would no longer compare with earlier runs.
+ *
+ *   npx tsx scripts/bench/scans.ts --engines chromium --phases
+ *
  * Goals: Chromium >= 4 pages/s on 2 cores with server + browser <= 600 MB; jsdom >= 8 pages/s.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -47,6 +56,7 @@ const { values: argv } = parseArgs({
     failing: { type: 'boolean', default: false },
     media: { type: 'boolean', default: false },
     'no-baseline': { type: 'boolean', default: false },
+    phases: { type: 'boolean', default: false },
   },
 });
 const PAGES = Number(argv.pages);
@@ -222,7 +232,7 @@ const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
  * address policy, no checks beyond axe (keyboard, playback, layout), no report. So the ratio says
  * what that work costs.
  */
-async function playwrightAxe(siteUrl: string, count: number): Promise<{ seconds: number; cpu: number }> {
+async function playwrightAxe(siteUrl: string, count: number): Promise<{ seconds: number; cpu: number; load: number[]; axe: number[] }> {
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: [...CHROMIUM_FLAGS] });
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -230,33 +240,145 @@ async function playwrightAxe(siteUrl: string, count: number): Promise<{ seconds:
     const pages = await Promise.all(Array.from({ length: Math.max(1, cpus().length) }, () => context.newPage()));
     const options = JSON.stringify(axeRunOptions('WCAG2AA', 'browser'));
     const urls = Array.from({ length: count }, (_, i) => (i === 0 ? siteUrl : new URL(`/p${i}.html`, siteUrl).href));
+    // Each page's two phases in ms, timed as pactum times its own (performance.now() around each).
+    let load: number[] = [];
+    let axe: number[] = [];
     const run = async (list: string[]) => {
       let next = 0;
       await Promise.all(pages.map(async (page) => {
         for (let i = next++; i < list.length; i = next++) {
+          const started = performance.now();
           await page.goto(list[i]!, { waitUntil: 'load' });
+          const loaded = performance.now();
           await page.evaluate(`axe.run(document, ${options})`);
+          load.push(loaded - started);
+          axe.push(performance.now() - loaded);
         }
       }));
     };
     await run(urls.slice(0, 5)); // warm-up, as pactum's
+    load = [];
+    axe = [];
     const before = cpuSeconds(tree(process.pid));
     const started = performance.now();
     await run(urls);
     const seconds = (performance.now() - started) / 1000;
     let cpu = 0;
     for (const [pid, used] of cpuSeconds(tree(process.pid))) cpu += used - (before.get(pid) ?? 0);
-    return { seconds, cpu };
+    return { seconds, cpu, load, axe };
   } finally {
     await browser.close();
   }
+}
+
+const METRICS_TOKEN = 'bench-scans-metrics-token-0123456789';
+
+/** One histogram series as scraped: its bucket counts by upper bound, its sum and count. */
+interface Histogram { buckets: Map<number, number>; sum: number; count: number }
+
+/** Every series of histogram `name` in an exposition, by the value of label `by`, of those whose labels include `where`. */
+function histograms(text: string, name: string, by: string, where: Record<string, string>): Map<string, Histogram> {
+  const out = new Map<string, Histogram>();
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)\{(.*)\} (\S+)$/.exec(line);
+    if (!m || !m[1]!.startsWith(name) || !['', '_bucket', '_sum', '_count'].includes(m[1]!.slice(name.length))) continue;
+    const labels = Object.fromEntries([...m[2]!.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]));
+    if (Object.entries(where).some(([k, v]) => labels[k] !== v)) continue;
+    const key = labels[by] ?? '';
+    let h = out.get(key);
+    if (!h) out.set(key, (h = { buckets: new Map(), sum: 0, count: 0 }));
+    const value = Number(m[3]);
+    if (m[1]!.endsWith('_bucket')) h.buckets.set(labels.le === '+Inf' ? Infinity : Number(labels.le), value);
+    else if (m[1]!.endsWith('_sum')) h.sum = value;
+    else if (m[1]!.endsWith('_count')) h.count = value;
+  }
+  return out;
+}
+
+/** What was observed between two scrapes (the measured scan alone, not the warm-up). */
+function since(after: Histogram, before: Histogram | undefined): Histogram {
+  const buckets = new Map([...after.buckets].map(([le, n]) => [le, n - (before?.buckets.get(le) ?? 0)]));
+  return { buckets, sum: after.sum - (before?.sum ?? 0), count: after.count - (before?.count ?? 0) };
+}
+
+/** The q-quantile in seconds, interpolated within its bucket as Prometheus' histogram_quantile does. */
+function quantile(h: Histogram, q: number): number {
+  const bounds = [...h.buckets].sort((a, b) => a[0] - b[0]);
+  const rank = q * h.count;
+  let lower = 0;
+  let below = 0;
+  for (const [le, n] of bounds) {
+    if (n >= rank) {
+      if (le === Infinity) return lower; // past the last bound: the last bound, as histogram_quantile answers
+      return lower + ((le - lower) * (rank - below)) / Math.max(n - below, 1e-9);
+    }
+    lower = le;
+    below = n;
+  }
+  return lower;
+}
+
+/** The q-quantile of samples (nearest rank). */
+function sampleQuantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0;
+}
+
+const scrapeMetrics = async (pactum: Pactum) => (await fetch(`${pactum.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+
+/** Phases that follow each other within a page's check, in the order a page goes through them. */
+const SEQUENTIAL = ['open', 'load', 'axe', 'survey', 'check:link-destinations', 'check:playback', 'check:media', 'check:auto-update', 'check:keyboard', 'check:layout', 'check:motion', 'quiet', 'screenshots', 'styles'];
+
+/**
+ * The breakdown table: for each phase, the pages that went through it, p50 and p90 ms a page
+ * (interpolated within the histogram's buckets), the mean, and its share of the page time (the
+ * check without its wait for a slot, plus storing); beside it the baseline's load and axe.
+ */
+function phaseTable(before: string, after: string, baseline: { load: number[]; axe: number[] } | null): string[] {
+  const where = { engine: 'chromium' };
+  const was = histograms(before, 'pactum_scan_phase_seconds', 'phase', where);
+  const phases = new Map([...histograms(after, 'pactum_scan_phase_seconds', 'phase', where)].map(([p, h]) => [p, since(h, was.get(p))]));
+  const check = since(histograms(after, 'pactum_scan_page_check_duration_seconds', 'engine', where).get('chromium') ?? { buckets: new Map(), sum: 0, count: 0 },
+    histograms(before, 'pactum_scan_page_check_duration_seconds', 'engine', where).get('chromium'));
+  const of = (p: string) => phases.get(p) ?? { buckets: new Map(), sum: 0, count: 0 };
+  const pageTime = check.sum - of('slot').sum + of('store').sum;
+  const other = check.sum - of('slot').sum - SEQUENTIAL.reduce((a, p) => a + of(p).sum, 0);
+  const ms = (s: number) => (s * 1000).toFixed(s < 0.01 ? 1 : 0).padStart(7);
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`.padStart(7);
+  const pages = check.count;
+  const baseTotal = baseline ? baseline.load.reduce((a, b) => a + b, 0) + baseline.axe.reduce((a, b) => a + b, 0) : 0;
+  const base = (values: number[] | undefined) => {
+    if (!values?.length) return '';
+    const sum = values.reduce((a, b) => a + b, 0);
+    return `  │ ${(sampleQuantile(values, 0.5)).toFixed(0).padStart(7)} ${(sampleQuantile(values, 0.9)).toFixed(0).padStart(7)} ${(sum / values.length).toFixed(0).padStart(7)} ${pct(sum / baseTotal)}`;
+  };
+  const row = (label: string, h: Histogram | null, share: number | null, baseValues?: number[]) =>
+    `  ${label.padEnd(34)} ${h ? String(h.count).padStart(5) : '     '} ${h ? ms(quantile(h, 0.5)) : '       '} ${h ? ms(quantile(h, 0.9)) : '       '} ${h && h.count ? ms(h.sum / h.count) : '       '} ${share === null ? '       ' : pct(share)}${base(baseValues)}`;
+  const lines = [
+    `  where a Chromium page's time goes: ${pages} pages, read from pactum_scan_phase_seconds (p50/p90 interpolated within its buckets, as histogram_quantile does; the mean is exact)`,
+    ...(baseline ? [`  ${' '.repeat(34 + 5 + 4 * 8)}    │ the baseline (Playwright + axe-core), timed alike`] : []),
+    `  ${'phase'.padEnd(34)} ${'pages'.padStart(5)} ${'p50 ms'.padStart(7)} ${'p90 ms'.padStart(7)} ${'mean ms'.padStart(7)} ${'share'.padStart(7)}${baseline ? `  │ ${'p50 ms'.padStart(7)} ${'p90 ms'.padStart(7)} ${'mean ms'.padStart(7)} ${'share'.padStart(7)}` : ''}`,
+  ];
+  for (const p of [...SEQUENTIAL, 'store']) {
+    const h = phases.get(p);
+    if (!h?.count) continue;
+    lines.push(row(p, h, h.sum / pageTime, p === 'load' ? baseline?.load : p === 'axe' ? baseline?.axe : undefined));
+  }
+  lines.push(row('other (between the phases)', null, other / pageTime));
+  lines.push(row('page time (check − slot + store)', null, 1));
+  if (of('settle').count) lines.push(row('settle (in playback, auto-update)', of('settle'), of('settle').sum / pageTime));
+  if (of('slot').count) lines.push(row('slot (waiting; not page time)', of('slot'), null));
+  lines.push(`  pages are checked side by side (${cpus().length} page slots), so the phases of different pages overlap in time; settle is part of the checks that wait, not added to the total`);
+  return lines;
 }
 
 const site = await startSite(PAGES);
 console.log(`scan bench: ${PAGES}-page site${argv.media ? ' (with media and timers)' : ''}, concurrency ${CONCURRENCY}, ${cpus().length} cores, Node ${process.version}`);
 for (const engine of argv.engines.split(',')) {
   const shots = engine !== 'chromium-noshots';
-  const pactum = await startPactum({ SCAN_ENGINE: engine.replace(/-noshots$/, ''), SCAN_ALLOW_PRIVATE_NETWORKS: 'true', ...(shots ? {} : { SCREENSHOTS_PER_PAGE: '0' }) });
+  const pactum = await startPactum({
+    SCAN_ENGINE: engine.replace(/-noshots$/, ''), SCAN_ALLOW_PRIVATE_NETWORKS: 'true', ...(shots ? {} : { SCREENSHOTS_PER_PAGE: '0' }), ...(argv.phases ? { METRICS_TOKEN } : {}),
+  });
   try {
     pactum.cli(['org', 'create', 'scans']);
     const token = pactum.cli(['token', '--sub', 'svc_bench', '--org', 'scans', '--perm', 'scans.create,reports.view', '--ttl', '1h', '--audience', pactum.url]).trim().split('\n').pop()!;
@@ -273,8 +395,10 @@ for (const engine of argv.engines.split(',')) {
     }, SAMPLE_MS);
     // CPU used by the server and the browser during the scan: on a machine shared with other work,
     // pages per CPU-second says what two cores of its own would do.
+    const metricsBefore = argv.phases ? await scrapeMetrics(pactum) : '';
     const before = cpuSeconds(tree(pactum.pid));
     const measured = await scan(pactum, token, site.url, PAGES);
+    const metricsAfter = argv.phases ? await scrapeMetrics(pactum) : '';
     clearInterval(sampler);
     let cpu = 0;
     const cpuByKind = new Map<string, number>();
@@ -292,14 +416,18 @@ for (const engine of argv.engines.split(',')) {
     console.log(`  CPU by process (with the renderers the zygote reaped): ${[...cpuByKind].sort((a, b) => b[1] - a[1]).map(([kind, s]) => `${kind} ${s.toFixed(1)} s`).join(', ')}`);
     const goal = measured.engine === 'chromium' ? 4 : 8;
     let baseline: { name: string; value: number } | undefined;
+    let raw: Awaited<ReturnType<typeof playwrightAxe>> | null = null;
     if (measured.engine === 'chromium' && !argv['no-baseline']) {
-      const raw = await playwrightAxe(site.url, measured.pages);
+      raw = await playwrightAxe(site.url, measured.pages);
       baseline = { name: 'Playwright + axe-core alone, same browser and flags', value: measured.pages / raw.seconds };
       console.log(`baseline ${measured.pages} pages in ${raw.seconds.toFixed(2)} s = ${baseline.value.toFixed(1)} pages/s (Playwright + axe-core alone); CPU ${raw.cpu.toFixed(1)} s = ${((raw.cpu * 1000) / measured.pages).toFixed(0)} ms a page; pactum/baseline ${(rate / baseline.value).toFixed(2)}`);
     }
+    if (argv.phases && measured.engine === 'chromium') for (const line of phaseTable(metricsBefore, metricsAfter, raw)) console.log(line);
+    // With --phases the server records metrics: said in the figures' names, as they are not those of a server without.
+    const metered = argv.phases ? ' (metrics recorded)' : '';
     record(
-      { bench: 'scans', measure: `${measured.engine}: ${measured.pages}-page site${argv.media ? ' with media and timers' : ''}`, value: rate, unit: 'pages/s', ...(baseline ? { baseline, ratio: rate / baseline.value } : {}), goal: `>= ${goal}`, met: rate >= goal },
-      { bench: 'scans', measure: `${measured.engine}: peak memory, server + browser (PSS)`, value: peak.pss / 1e6, unit: 'MB', baseline: { name: 'RSS summed over processes', value: peak.rss / 1e6 }, goal: '<= 600 MB', met: peak.pss <= 600e6 },
+      { bench: 'scans', measure: `${measured.engine}: ${measured.pages}-page site${argv.media ? ' with media and timers' : ''}${metered}`, value: rate, unit: 'pages/s', ...(baseline ? { baseline, ratio: rate / baseline.value } : {}), goal: `>= ${goal}`, met: rate >= goal },
+      { bench: 'scans', measure: `${measured.engine}: peak memory, server + browser (PSS)${metered}`, value: peak.pss / 1e6, unit: 'MB', baseline: { name: 'RSS summed over processes', value: peak.rss / 1e6 }, goal: '<= 600 MB', met: peak.pss <= 600e6 },
     );
   } finally {
     await pactum.stop();

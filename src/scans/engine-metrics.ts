@@ -1,7 +1,8 @@
 /**
  * The scan metrics, taken around the engine rather than inside it: a session is a running scan
  * (its engine and org, classed when scraped), a check is a page (its time, whether it was
- * checked, what it could not decide).
+ * checked, what it could not decide). Only the phases of a page's check come from inside the
+ * engine, which times them and hands them over through SessionOptions.phases.
  */
 import type { ScanEngine } from '../domain/scan/engine.js';
 import type { Metrics } from '../telemetry/metrics.js';
@@ -15,7 +16,10 @@ export function measuredEngine(engine: ScanEngine, metrics: Metrics): ScanEngine
     },
     openSession(fetch, options) {
       // The name is read per call: an automatic engine hands over to jsdom when Chromium cannot start.
-      const session = engine.openSession(fetch, options);
+      const session = engine.openSession(fetch, {
+        ...options,
+        phases: (phase, seconds) => scans.phaseDuration.observe({ engine: engine.name, phase }, seconds),
+      });
       const running = scans.sessions.open(engine.name, options?.owner);
       let closed = false;
       return {

@@ -12,7 +12,7 @@ import { findScan, type ScanRow } from '../db/scans.js';
 import { ScanFetchError } from '../domain/scan/fetch-page.js';
 import type { ScanEngine } from '../domain/scan/engine.js';
 import { scanSite, type ShotBudget } from '../domain/scan/scan-site.js';
-import type { Issue } from '../domain/scan/types.js';
+import type { EngineName, Issue } from '../domain/scan/types.js';
 import type { ElementShot } from '../domain/scan/types.js';
 import type { ScreenshotStore } from '../reports/screenshots.js';
 import type { Logger } from '../telemetry/log.js';
@@ -28,6 +28,8 @@ export interface ScanDeps {
   onCompleted?(scan: ScanRow): Promise<void>;
   /** Where screenshots of failing elements go, and how many to take (Chromium); absent: none. */
   screenshots?: { store: ScreenshotStore; budget: ShotBudget };
+  /** Told how long storing each page took (its screenshots and its row), by engine: the `store` phase of pactum_scan_phase_seconds. */
+  storeTimed?(engine: EngineName, seconds: number): void;
 }
 
 /** Screenshots a scan took but did not keep, and why (the last reason given). */
@@ -102,6 +104,7 @@ export async function executeScan(deps: ScanDeps, scan: ScanRow, signal: AbortSi
           await db('scans').where({ id }).update({ total_pages: total, last_updated: now() });
         },
         onPageDone: async (page) => {
+          const started = performance.now();
           const issues = await storeShots(deps, scan, page.issues, page.screenshots, skipped);
           await db.transaction(async (tx) => {
             await tx('scan_pages').insert({
@@ -110,6 +113,7 @@ export async function executeScan(deps: ScanDeps, scan: ScanRow, signal: AbortSi
             });
             await tx('scans').where({ id }).increment('pages_scanned', 1).update({ last_updated: now() });
           });
+          deps.storeTimed?.(deps.engine().name, (performance.now() - started) / 1000);
         },
       },
     );

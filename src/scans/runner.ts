@@ -46,6 +46,7 @@ import type { Config } from '../ground/config.js';
 import { isPostgres, type Db } from '../db/knex.js';
 import type { ScanRow } from '../db/scans.js';
 import type { ScanEngine } from '../domain/scan/engine.js';
+import type { EngineName } from '../domain/scan/types.js';
 import { createEngines, engineName, pageSlotsPerOrg, warnUnsandboxed, type Engines } from './engine-choice.js';
 import type { ChromiumEngine } from '../domain/scan/chromium/engine.js';
 import { PageCalls } from './page-calls.js';
@@ -116,6 +117,7 @@ export function createScanRunner(opts: ScanRunnerOptions): ScanRunner {
     ...rest,
     ...(screenshots && shots.perPage > 0 && shots.perScan > 0 ? { screenshots: { store: screenshots, budget: shots } } : {}),
     engine: theEngine,
+    ...(metrics ? { storeTimed: (name: EngineName, seconds: number) => metrics.scans.phaseDuration.observe({ engine: name, phase: 'store' }, seconds) } : {}),
     fetchOptions: () => ({ allowPrivateNetworks: opts.config.scanAllowPrivateNetworks, userAgent: 'pactum-scanner/3.4 (+accessibility scan)' }),
   };
   const queue = isPostgres(opts.db) ? pgBossQueue(deps) : inProcessQueue(deps);

@@ -17,6 +17,8 @@ import type { Counter, Gauge, Registry, CounterConfiguration, GaugeConfiguration
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 const PAGE_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120];
 const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+/** A phase of a page's check: a few ms (a survey) to seconds (a check that waits, a slow load). */
+const PHASE_BUCKETS = [0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 1, 2, 5, 10, 30];
 
 const STATUS_CLASSES = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
 /** The status class label: one of six constant strings, so a series lookup hashes nothing new. */
@@ -246,6 +248,7 @@ export function createMetrics({ recording = true }: { recording?: boolean } = {}
         close: (s: RunningScan) => void sessions.delete(s),
       },
       pageDuration: histogram({ name: 'pactum_scan_page_check_duration_seconds', help: 'Time one page’s check took, by engine.', labelNames: ['engine'] as const, buckets: PAGE_BUCKETS, registers: r }),
+      phaseDuration: histogram({ name: 'pactum_scan_phase_seconds', help: 'Time one page spent in each phase of its check (slot, open, load, axe, survey, check:<name>, settle, quiet, screenshots, styles, store), by engine and phase; settle is part of the checks that wait.', labelNames: ['engine', 'phase'] as const, buckets: PHASE_BUCKETS, registers: r }),
       pages: counter({ name: 'pactum_scan_pages_total', help: 'Pages checked, by engine and outcome (checked, failed).', labelNames: ['engine', 'outcome'] as const, registers: r }),
       notEvaluated: counter({ name: 'pactum_scan_checks_not_evaluated_total', help: 'Checks a page’s check could not decide (reported as not evaluated), by engine.', labelNames: ['engine'] as const, registers: r }),
       browserRestarts: counter({

@@ -2,7 +2,7 @@
  * The scan metrics an operator reads about the queue and the browser: scans waiting and running
  * by org class (at_cap: the org has SCAN_MAX_RUNNING_PER_ORG scans running, the fair choice holds
  * the rest back; below_cap: any other org), never by org id; and Chromium's restarts, moved by a
- * browser that died between two scans.
+ * browser that died between two scans; and where a Chromium page's time goes, phase by phase.
  */
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -14,6 +14,7 @@ import { bearer, mcpClient, ok } from '../helpers/mcp.js';
 import { requireChromium } from '../helpers/chromium.js';
 import { insertOrg } from '../../src/db/users.js';
 import type { ScanRow } from '../../src/db/scans.js';
+import { SCAN_PHASES } from '../../src/domain/scan/phases.js';
 
 const TOKEN = 'scan-metrics-token-0123456789';
 
@@ -170,6 +171,67 @@ describe('pactum_scan_browser_restarts_total', () => {
     expect(value(second, 'pactum_scan_browser_restarts_total')).toBe(1);
     expect(browsers()).not.toContain(pid);
     expect(browsers()).toHaveLength(1);
+    await client.close();
+  });
+});
+
+describe('pactum_scan_phase_seconds', () => {
+  let s: TestServer;
+  let site: Server;
+  let siteUrl: string;
+  /**
+   * Two pages: each has links named alike that lead to different pages (followed before they are
+   * reported) and light-grey text (a failing element, so screenshots are taken).
+   */
+  const pageOf = (title: string) => `<!doctype html><html lang="en"><head><title>${title}</title><style>.faint{color:#ccc}</style></head><body><main><h1>${title}</h1>
+<p class="faint">Small print in light grey.</p><p><a href="/a">Read more</a></p><p><a href="/b">Read more</a></p><p><a href="/second">Second</a></p></main></body></html>`;
+  beforeAll(async () => {
+    requireChromium();
+    site = createServer((req, res) => {
+      const pages: Record<string, string> = { '/': pageOf('Home'), '/second': pageOf('Second'), '/a': pageOf('A'), '/b': pageOf('B') };
+      const html = pages[req.url ?? ''];
+      if (html) return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+      res.writeHead(404, { 'content-type': 'text/html' }).end('<!doctype html><title>404</title>');
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
+    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+    s = await startTestServer({ METRICS_TOKEN: TOKEN, SCAN_ALLOW_PRIVATE_NETWORKS: 'true', SCAN_ENGINE: 'chromium' });
+  });
+  afterAll(async () => {
+    await s?.stop();
+    await new Promise<void>((r) => (site ? site.close(() => r()) : r()));
+  });
+  afterEach(() => s.expectConformant());
+
+  it('counts each phase of each page a site scan checked: load, axe, the checks beyond axe by name, screenshots, storing', { timeout: 180_000 }, async () => {
+    const before = series(await scrape(s), 'pactum_scan_phase_seconds_count');
+    expect(before).toEqual({});
+    const client = await mcpClient(s.url, bearer(await s.token()));
+    const { scanId } = ok(await client.callTool({ name: 'dashboard_scan_site', arguments: { siteUrl, scanMode: 'site', maxPages: 2 } })) as { scanId: string };
+    const row = await until('the scan to finish', async () => {
+      const found = await s.services.db<ScanRow>('scans').where({ id: scanId }).first();
+      return found?.finished_at ? found : undefined;
+    });
+    expect(row.status).toBe('completed');
+    expect(row.pages_scanned).toBe(2);
+
+    const text = await scrape(s);
+    const counts = series(text, 'pactum_scan_phase_seconds_count');
+    const count = (phase: string) => counts[`engine="chromium",phase="${phase}"`];
+    // Once per phase per page, summed within the page.
+    for (const phase of ['slot', 'load', 'axe', 'survey', 'check:link-destinations', 'check:playback', 'check:media', 'check:auto-update', 'check:keyboard', 'check:layout', 'check:motion', 'quiet', 'screenshots', 'store']) {
+      expect(count(phase), phase).toBe(2);
+    }
+    // The browser and its context are opened for the first page; a page is opened for each page checked at once.
+    expect(count('open')).toBeGreaterThanOrEqual(1);
+    // Nothing but the engine and a phase of the bounded set labels a series (no URL, no org).
+    const labels = Object.keys(counts).map((l) => /^engine="chromium",phase="([^"]+)"$/.exec(l)?.[1]);
+    expect(labels.every((phase) => phase !== undefined && (SCAN_PHASES as readonly string[]).includes(phase)), Object.keys(counts).join(' ')).toBe(true);
+    expect(text).not.toContain(siteUrl);
+    // Its buckets end with every observation: a well-formed histogram.
+    const inf = series(text, 'pactum_scan_phase_seconds_bucket');
+    expect(inf['engine="chromium",le="+Inf",phase="load"']).toBe(2);
+    expect(series(text, 'pactum_scan_phase_seconds_sum')['engine="chromium",phase="axe"']).toBeGreaterThan(0);
     await client.close();
   });
 });

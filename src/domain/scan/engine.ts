@@ -6,6 +6,7 @@
 import type { FetchOptions } from './fetch-page.js';
 import type { CheckedPage, EngineName, WcagStandard } from './types.js';
 import type { ShotOptions } from './types.js';
+import type { PhaseObserver } from './phases.js';
 
 /** A page as fetched: its final URL and its markup. */
 export interface PageToCheck {
@@ -36,6 +37,11 @@ export interface SessionOptions {
    * for the answer: dashboard_scan_page). Default: until a slot is free (a site scan's pages).
    */
   maxWaitMs?: number;
+  /**
+   * Told, once a page is done, how long each phase of its check took (phases.ts). The Chromium
+   * engine records them; the jsdom engine, whose pages are checked whole in a worker, does not.
+   */
+  phases?: PhaseObserver;
 }
 
 export interface ScanEngine {

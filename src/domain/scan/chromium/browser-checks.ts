@@ -6,6 +6,7 @@
 import type { CheckId, RawFinding } from '../checks/catalogue.js';
 import { pageCall } from '../checks/page-functions.js';
 import type { Page } from './browser.js';
+import { settle, type PhaseClock } from '../phases.js';
 import { advertisedKeys, focusSnapshot, focusStates, layoutProbe, mediaProbe, motionProbe, type MotionProbe, pauseProbe, type PauseProbe, rotationProbe, type Rotation, TEXT_WATCH_MS, textUpdates, type TextUpdates, recordedPresses, playbackProbe, quiet, type FocusState, type LayoutProbe, type MediaFacts, type PlaybackProbe } from './probes.js';
 
 /** Tabbable elements followed; a page with more is checked on its first ones. */
@@ -116,13 +117,16 @@ async function trapOf(page: Page, seen: readonly FocusState[], count: number): P
   };
 }
 
-/** 1.4.2: sound that plays by itself (autoplay or a script) for more than 3 s with no control. */
-export async function playbackCheck(page: Page): Promise<RawFinding[]> {
+/**
+ * 1.4.2: sound that plays by itself (autoplay or a script) for more than 3 s with no control.
+ * `clock`: where its waits are counted (the `settle` phase).
+ */
+export async function playbackCheck(page: Page, clock?: PhaseClock): Promise<RawFinding[]> {
   let probe: PlaybackProbe = await evaluate(page, playbackProbe);
   if (probe.media.length === 0) return [];
   // Autoplay starts once enough has loaded; give media that is about to start a moment.
   for (let waited = 0; probe.pending > 0 && waited < 1500; waited += 250) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await settle(250, clock);
     probe = await evaluate(page, playbackProbe);
   }
   return probe.media
@@ -197,13 +201,14 @@ const TEXT_POLL_MS = 250;
  * until TEXT_WATCH_MS after its load or until text has changed twice; whether a control does the
  * job is tried: the page's controls named for pausing, stopping, hiding or frequency are activated
  * (pauseProbe), and text that one of them stops or hides is not reported.
+ * `clock`: where its waits are counted (the `settle` phase).
  */
-export async function autoUpdateCheck(page: Page): Promise<RawFinding[]> {
+export async function autoUpdateCheck(page: Page, clock?: PhaseClock): Promise<RawFinding[]> {
   let seen: TextUpdates = await evaluate(page, textUpdates);
   if (seen.sinceLoad < 0 || !seen.likely) return [];
   // Watched until TEXT_WATCH_MS after load, or until some text has changed twice: the page's finding is then certain.
   while (seen.changed.length === 0 && seen.sinceLoad < TEXT_WATCH_MS) {
-    await new Promise((resolve) => setTimeout(resolve, Math.min(TEXT_POLL_MS, TEXT_WATCH_MS - seen.sinceLoad)));
+    await settle(Math.min(TEXT_POLL_MS, TEXT_WATCH_MS - seen.sinceLoad), clock);
     seen = await evaluate(page, textUpdates);
   }
   if (seen.changed.length === 0) return [];

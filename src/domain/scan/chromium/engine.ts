@@ -20,6 +20,7 @@ import { pageCall, surveyDom, type Survey } from '../checks/page-functions.js';
 import { domFindings, SURVEY_LIMITS } from '../checks/dom-findings.js';
 import { CheckError, type CheckSession, type PageToCheck, type ScanEngine, type SessionOptions } from '../engine.js';
 import { FairSemaphore } from '../fair-queue.js';
+import { PhaseClock, type ScanPhase } from '../phases.js';
 import { FETCH_DEFAULTS, type FetchOptions } from '../fetch-page.js';
 import { uniqueByCode } from '../not-evaluated.js';
 import type { CheckedPage, Issue, NotEvaluated, StyleStats } from '../types.js';
@@ -219,7 +220,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
     }
   }
 
-  function openSession(fetch: FetchOptions, { owner = '', maxWaitMs }: SessionOptions = {}): CheckSession {
+  function openSession(fetch: FetchOptions, { owner = '', maxWaitMs, phases }: SessionOptions = {}): CheckSession {
     const policy = { allowPrivateNetworks: fetch.allowPrivateNetworks, allowedAddresses: fetch.allowedAddresses };
     const userAgent = fetch.userAgent ?? FETCH_DEFAULTS.userAgent;
     const maxBytes = fetch.maxBytes ?? FETCH_DEFAULTS.maxBytes;
@@ -366,9 +367,9 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
       return made;
     }
 
-    async function attempt(input: PageToCheck, signal: AbortSignal | undefined, lost: InFlight, context_: BrowserContext): Promise<CheckedPage> {
+    async function attempt(input: PageToCheck, signal: AbortSignal | undefined, lost: InFlight, context_: BrowserContext, clock: PhaseClock): Promise<CheckedPage> {
       lost.stage = 'opening a page';
-      const page = idle.pop() ?? (await newPage(context_));
+      const page = idle.pop() ?? (await clock.time('open', () => newPage(context_)));
       lost.page = page;
       documents.set(input.url, input.html);
       mediaResponses.set(page, new Map());
@@ -376,11 +377,12 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
       try {
         const checked = await Promise.race([cpu.exceeded, (async () => {
           lost.stage = 'loading';
-          await page.goto(input.url);
-          const result = await inspect(page, input, lost, { open: openerFor(context_), budgetMs: followBudgetMs(options.pageTimeoutMs) });
+          await clock.time('load', () => page.goto(input.url));
+          const result = await inspect(page, input, lost, { open: openerFor(context_), budgetMs: followBudgetMs(options.pageTimeoutMs) }, clock);
           if (input.screenshots) {
             lost.stage = 'taking screenshots of failing elements';
-            result.screenshots = await captureElementShots(page, result.issues, input.screenshots);
+            const shots = input.screenshots;
+            result.screenshots = await clock.time('screenshots', () => captureElementShots(page, result.issues, shots));
           }
           return result;
         })()]);
@@ -388,7 +390,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
         lost.page = null;
         if (!sessionClosed) idle.push(page);
         else await page.close().catch(() => undefined);
-        if (input.styles && options.styleStats) checked.style = await options.styleStats(input.html, input.url, checked.issues, signal, owner);
+        if (input.styles && options.styleStats) checked.style = await clock.time('styles', () => options.styleStats!(input.html, input.url, checked.issues, signal, owner));
         return checked;
       } catch (err) {
         if (err instanceof CheckError && err.code === 'cpu') stats.overBudget++;
@@ -414,15 +416,25 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
 
     async function check(input: PageToCheck, signal?: AbortSignal): Promise<CheckedPage> {
       if (sessionClosed) throw new CheckError('closed', 'The scan session is closed.');
-      await slot(signal);
+      // The page's phases, handed over once it is done (one past its deadline: what it reached by then).
+      const clock = new PhaseClock(phases);
+      try {
+        await clock.time('slot', () => slot(signal));
+        return await checkInSlot(input, signal, clock);
+      } finally {
+        clock.flush();
+      }
+    }
+
+    async function checkInSlot(input: PageToCheck, signal: AbortSignal | undefined, clock: PhaseClock): Promise<CheckedPage> {
       try {
         for (let tries = 1; ; tries++) {
           const started = generation;
           const lost: InFlight = { page: null, stage: 'waiting' };
           try {
             // Starting the browser (its own launch timeout) is not the page's time: the deadline is the page's.
-            const context_ = await context();
-            return await deadline(attempt(input, signal, lost, context_), options.pageTimeoutMs, signal, () => lost.stage, () => {
+            const context_ = await clock.time('open', () => context());
+            return await deadline(attempt(input, signal, lost, context_, clock), options.pageTimeoutMs, signal, () => lost.stage, () => {
               // A page past its deadline is closed (its renderer may be stuck in a script): never reused.
               void lost.page?.close();
             });
@@ -527,18 +539,19 @@ const newPage = (context: BrowserContext): Promise<Page> => context.newPage();
 interface InFlight { page: Page | null; stage: string }
 
 /** axe, the DOM survey and the checks beyond axe, on a loaded page. */
-async function inspect(page: Page, input: PageToCheck, progress: InFlight, targets: { open: OpenDestination; budgetMs: number }): Promise<CheckedPage> {
+async function inspect(page: Page, input: PageToCheck, progress: InFlight, targets: { open: OpenDestination; budgetMs: number }, clock: PhaseClock): Promise<CheckedPage> {
   progress.stage = 'running axe-core';
   const options = axeRunOptions(input.standard, 'browser');
   // Only what the report uses crosses CDP: axe's passes and inapplicable lists are most of its answer.
-  const answer = await page.evaluate<AxeAnswer>(
-    `window.__pactumAxe.run(document, ${JSON.stringify(options)}).then((r) => ({ violations: r.violations, incomplete: r.incomplete }))`,
-  );
-  const results = correctedAnswer(answer, await page.evaluate<PageFacts>(pageCall(pageFactsOf)), 'browser');
+  const [answer, facts] = await clock.time('axe', async () => [
+    await page.evaluate<AxeAnswer>(`window.__pactumAxe.run(document, ${JSON.stringify(options)}).then((r) => ({ violations: r.violations, incomplete: r.incomplete }))`),
+    await page.evaluate<PageFacts>(pageCall(pageFactsOf)),
+  ] as const);
+  const results = correctedAnswer(answer, facts, 'browser');
   const axeIssues = [...issuesOf(results.violations, 'error'), ...issuesOf(results.incomplete, 'warning')];
   const notEvaluated: NotEvaluated[] = [...results.notEvaluated, ...erroredRules([...results.violations, ...results.incomplete], 'check failed')];
   progress.stage = 'surveying the DOM';
-  const survey = await page.evaluate<Survey>(pageCall(surveyDom, SURVEY_LIMITS));
+  const survey = await clock.time('survey', () => page.evaluate<Survey>(pageCall(surveyDom, SURVEY_LIMITS)));
   const dom = domFindings(survey);
   notEvaluated.push(...dom.failures);
   const wanted = new Set<CheckId>(checksFor(input.standard).map((c) => c.id));
@@ -546,30 +559,30 @@ async function inspect(page: Page, input: PageToCheck, progress: InFlight, targe
   if (wanted.has('pactum-link-purpose') && survey.linkGroups.length > 0) {
     progress.stage = 'following links named alike';
     // Links named alike that lead to one resource or equivalent ones are not reported; what is not settled within the budget stays for review.
-    const same = await equivalentLinks(survey.linkGroups, input.url, targets.open, targets.budgetMs).catch(() => new Set<string>());
+    const same = await clock.time('check:link-destinations', () => equivalentLinks(survey.linkGroups, input.url, targets.open, targets.budgetMs)).catch(() => new Set<string>());
     findings = findings.filter((f) => f.check !== 'pactum-link-purpose' || !same.has(f.selector));
   }
-  const run = async (ids: CheckId[], fn: () => Promise<RawFinding[]>) => {
+  const run = async (phase: ScanPhase, ids: CheckId[], fn: () => Promise<RawFinding[]>) => {
     if (!ids.some((id) => wanted.has(id))) return;
     try {
-      findings.push(...(await fn()).filter((f) => wanted.has(f.check)));
+      findings.push(...(await clock.time(phase, fn)).filter((f) => wanted.has(f.check)));
     } catch (err) {
       for (const id of ids) if (wanted.has(id)) notEvaluated.push(checkFailed(id, err));
     }
   };
   progress.stage = 'checking playback';
-  await run(['pactum-autoplay-audio'], () => playbackCheck(page));
+  await run('check:playback', ['pactum-autoplay-audio'], () => playbackCheck(page, clock));
   progress.stage = 'looking at its audio and video';
-  await run(['pactum-audio-alternative', 'pactum-video-alternative', 'pactum-video-only-alternative'], () => mediaChecks(page));
+  await run('check:media', ['pactum-audio-alternative', 'pactum-video-alternative', 'pactum-video-only-alternative'], () => mediaChecks(page));
   progress.stage = 'watching its text for changes';
-  await run(['pactum-auto-update'], () => autoUpdateCheck(page));
+  await run('check:auto-update', ['pactum-auto-update'], () => autoUpdateCheck(page, clock));
   progress.stage = 'tabbing through it';
-  await run(['pactum-keyboard-trap', 'pactum-focus-visible'], () => keyboardChecks(page, wanted));
+  await run('check:keyboard', ['pactum-keyboard-trap', 'pactum-focus-visible'], () => keyboardChecks(page, wanted));
   progress.stage = 'laying it out at other sizes';
-  await run(['pactum-reflow', 'pactum-orientation'], () => layoutChecks(page, wanted));
+  await run('check:layout', ['pactum-reflow', 'pactum-orientation'], () => layoutChecks(page, wanted));
   progress.stage = 'moving the device';
-  await run(['pactum-device-motion', 'pactum-motion-disable'], () => motionCheck(page, wanted));
-  await quietPage(page).catch(() => undefined);
+  await run('check:motion', ['pactum-device-motion', 'pactum-motion-disable'], () => motionCheck(page, wanted));
+  await clock.time('quiet', () => quietPage(page)).catch(() => undefined);
   return {
     url: input.url,
     title: survey.title,
