@@ -8,6 +8,8 @@
  * its grant is revoked.
  */
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +19,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { CHROMIUM_FLAGS } from '../../src/domain/scan/chromium/engine.js';
 import { requireChromium } from '../helpers/chromium.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { bearer, mcpClient, ok } from '../helpers/mcp.js';
 import { MemoryOAuthProvider, clientDocument, startCallback, startMetadataHost, userWithPassword, type MetadataHost } from '../helpers/oauth.js';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -35,12 +38,18 @@ let s: TestServer;
 let host: MetadataHost;
 let callback: Awaited<ReturnType<typeof startCallback>>;
 let browser: Browser;
+/** The sign-in and consent pages as a person saw them, for pactum's own scan. */
+const shownPages: { name: string; html: string }[] = [];
 
 beforeAll(async () => {
   host = await startMetadataHost();
   callback = await startCallback();
   // The metadata host is on loopback: the operator's setting for outbound calls lets it through.
-  s = await startTestServer({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', OAUTH_CLIENT_METADATA_CA_FILE: host.caFile });
+  // Its scans run in Chromium and may reach loopback: the pages a person saw are scanned at the end.
+  s = await startTestServer({
+    OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', OAUTH_CLIENT_METADATA_CA_FILE: host.caFile,
+    SCAN_ALLOW_PRIVATE_NETWORKS: 'true', SCAN_ENGINE: 'chromium', CHROMIUM_PATH: requireChromium(),
+  });
   await userWithPassword(s.services.db, { org: 'acme', username: 'ada', password: 'ada-password-123' });
   browser = await chromium.launch({ executablePath: requireChromium(), args: [...CHROMIUM_FLAGS, '--no-sandbox'] });
 }, 120_000);
@@ -63,6 +72,7 @@ async function signInAndAllow(page: Page, url: URL): Promise<URLSearchParams> {
   expect(csp).toContain("script-src 'self'");
   expect(csp).not.toContain('unsafe-inline');
   expect(await axeViolations(page)).toEqual([]);
+  shownPages.push({ name: 'sign-in', html: await page.content() });
   expect(await page.content()).toContain('Test MCP client');
   // The username field has the focus; Tab leads to the password, Enter sends the form.
   await page.keyboard.type('ada');
@@ -75,6 +85,7 @@ async function signInAndAllow(page: Page, url: URL): Promise<URLSearchParams> {
   expect(consent).toContain('not verified');
   expect(consent).toContain('reports.view');
   expect(await axeViolations(page)).toEqual([]);
+  shownPages.push({ name: 'consent', html: await page.content() });
   // Tab to the Allow button (the first control of the page), Enter.
   for (let i = 0; i < 10; i++) {
     await page.keyboard.press('Tab');
@@ -153,5 +164,47 @@ describe('an MCP client signs in by itself with a Client ID Metadata Document', 
     expect(revoked.status).toBe(401);
     expect(revoked.headers.get('www-authenticate')).toContain('resource_metadata=');
     s.expectConformant();
+  }, 120_000);
+});
+
+describe('the sign-in and consent pages', () => {
+  it("pass pactum's own Chromium scan with no error, as a person saw them", async () => {
+    expect(shownPages.map((p) => p.name)).toEqual(expect.arrayContaining(['sign-in', 'consent']));
+    // Served as they were shown (their stylesheet and script still from pactum), each scanned like any page.
+    const base = `<base href="${s.url}/">`;
+    const pages = new Map(shownPages.map((p) => [`/${p.name}.html`, p.html.replace(/<head>/i, `<head>${base}`)]));
+    // A control: the sign-in page with its username field's label taken away, which the scan must report.
+    const control = pages.get('/sign-in.html')!.replace(/<label[^>]*for="username"[^>]*>[\s\S]*?<\/label>/i, '');
+    expect(control).not.toBe(pages.get('/sign-in.html'));
+    pages.set('/control.html', control);
+    const site: Server = createServer((req, res) => {
+      const html = pages.get(req.url ?? '');
+      if (html) res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
+    const { org } = await userWithPassword(s.services.db, { org: 'audit', username: 'auditor', password: 'auditor-password-1' });
+    const client = await mcpClient(s.url, bearer(await s.token({ orgId: org.id, perms: ['scans.create', 'reports.view'] })));
+    try {
+      for (const name of pages.keys()) {
+        const url = `http://127.0.0.1:${(site.address() as AddressInfo).port}${name}`;
+        const scanId = ok(await client.callTool({ name: 'dashboard_scan_site', arguments: { siteUrl: url, scanMode: 'single' } })).scanId;
+        let progress: { finished: boolean; status: string } = { finished: false, status: '' };
+        for (let i = 0; i < 1200 && !progress.finished; i++) {
+          await new Promise((r) => setTimeout(r, 50));
+          progress = ok(await client.callTool({ name: 'dashboard_get_scan_progress', arguments: { scanId } }));
+        }
+        expect(progress.status, name).toBe('completed');
+        const report = ok(await client.callTool({ name: 'dashboard_get_report', arguments: { scanId } })).report;
+        expect(report.engine).toBe('chromium');
+        const errors = report.pages.flatMap((p: { issues: { type: string; code: string }[] }) => p.issues).filter((i: { type: string }) => i.type === 'error');
+        expect(report.summary).toMatchObject({ pagesScanned: 1, pagesFailed: 0 });
+        if (name === '/control.html') expect(errors.map((e: { code: string }) => e.code)).toContain('label');
+        else expect(errors.map((e: { code: string }) => e.code), name).toEqual([]);
+      }
+    } finally {
+      await client.close();
+      await new Promise((r) => site.close(r));
+    }
   }, 120_000);
 });
