@@ -6070,7 +6070,8 @@ export interface components {
         };
         /**
          * @description The Origin or Host header is not allowed (DNS-rebinding protection), or a `tools/call`
-         *     needs a permission the bearer token's scope leaves out while its user's role holds it
+         *     (or a `resources/read` of a resource read through tools: a report, an ACR, the open
+         *     findings) needs a permission the bearer token's scope leaves out while its user's role holds it
          *     (a step-up, MCP authorization "Scope Challenge Handling"): then `WWW-Authenticate` is
          *     `Bearer error="insufficient_scope", scope="<the permission>", resource_metadata="…",
          *     error_description="…"`, and a token asked for with that scope will do. A permission the

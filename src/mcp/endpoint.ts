@@ -44,6 +44,7 @@ import { lookupTable } from '../ground/lookup-table.js';
 import type { CallTool } from './dispatch.js';
 import { tools } from '../../generated/tools.js';
 import { createMcpServer, MODERN_PROTOCOL_VERSIONS, SERVER_INFO } from './server.js';
+import { toolsReadFor } from './resources.js';
 import { createConfirmations, envelopeDeclaresFormElicitation, mayAskConfirmation } from './confirmation.js';
 import { traceContextOf } from './tool-context.js';
 import { loadOrCreateKey, parseKey } from '../ground/keys.js';
@@ -224,21 +225,29 @@ function claimsEnvelope(body: { id?: unknown; method?: unknown; params?: unknown
 }
 
 /**
- * A tools/call whose tool needs a permission the caller's token leaves out while its user's role
- * holds it: a step-up (MCP authorization, Scope Challenge Handling), answered with HTTP 403 and
- * the scope to ask for, so that the client can get a token with it and call again. A permission
- * the role does not hold is not a step-up (no token would carry it): that stays the dispatch's
- * `forbidden` tool error, like every other refusal of a call.
+ * A tools/call (or a resources/read of a resource read through tools) that needs a permission the
+ * caller's token leaves out while its user's role holds it: a step-up (MCP authorization, Scope
+ * Challenge Handling), answered with HTTP 403 and the scope to ask for, so that the client can get
+ * a token with it and ask again. A permission the role does not hold is not a step-up (no token
+ * would carry it): that stays the dispatch's `forbidden` tool error (a resource not found for a
+ * read), like every other refusal.
  */
 export function insufficientScope(publicUrl: string, body: { method?: unknown; params?: unknown }, caller: Identity | null | undefined): HttpError | null {
-  if (body.method !== 'tools/call' || !caller?.heldByRole) return null;
-  const name = (body.params as { name?: unknown } | undefined)?.name;
-  if (typeof name !== 'string' || !Object.hasOwn(tools, name)) return null;
-  const needed = tools[name as keyof typeof tools].permission;
-  if (grants(caller.permissions, needed) || !grants(caller.heldByRole, needed)) return null;
-  const description = `${name} needs the scope ${needed}, which this access token was not granted`;
+  if (!caller?.heldByRole) return null;
+  const params = body.params as { name?: unknown; uri?: unknown } | undefined;
+  let names: string[];
+  if (body.method === 'tools/call' && typeof params?.name === 'string') names = [params.name];
+  else if (body.method === 'resources/read' && typeof params?.uri === 'string') names = toolsReadFor(params.uri);
+  else return null;
+  const needed = names.filter((n) => Object.hasOwn(tools, n)).map((n) => tools[n as keyof typeof tools].permission);
+  if (!needed.length || needed.some((p) => !grants(caller.heldByRole!, p))) return null;
+  const missing = [...new Set(needed.filter((p) => !grants(caller.permissions, p)))];
+  if (!missing.length) return null;
+  // A tool name here is a known one; a URI is the client's own text and stays out of the header.
+  const what = body.method === 'tools/call' ? names[0]! : `reading this resource (${names.join(', ')})`;
+  const description = `${what} needs the scope ${missing.join(' ')}, which this access token was not granted`;
   return new HttpError(403, description, {
-    'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${needed}", resource_metadata="${publicUrl}/.well-known/oauth-protected-resource", error_description="${description}"`,
+    'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${missing.join(' ')}", resource_metadata="${publicUrl}/.well-known/oauth-protected-resource", error_description="${description}"`,
   });
 }
 

@@ -37,6 +37,17 @@ const REPORT_VIEW_UI: McpUiResourceMeta = { csp: {}, prefersBorder: true };
  */
 const PER_CALLER: CacheHint = { ttlMs: 30_000, cacheScope: 'private' };
 
+/**
+ * The tools a read of this resource calls as the caller: a token too narrow for one of them is
+ * told which scope to ask for, as a tool call is.
+ */
+export function toolsReadFor(uri: string): string[] {
+  if (uri === OPEN_FINDINGS_URI) return ['dashboard_list_reports', 'dashboard_query_issues'];
+  if (uri.startsWith('pactum://reports/')) return ['dashboard_get_report'];
+  if (uri.startsWith('pactum://acr/')) return ['dashboard_get_acr'];
+  return [];
+}
+
 /** How a resource reads a tool's structured result; a not_found or forbidden tool error is a resource not found. */
 export type ReadTool = (name: string, args: Record<string, unknown>) => Promise<{ result: unknown } | { error: string; message: string }>;
 

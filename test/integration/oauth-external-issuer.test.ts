@@ -126,6 +126,23 @@ describe('with an external identity provider', () => {
     expect(again.status).toBe(200);
   });
 
+  it('answers a resource read through a tool the scope leaves out with 403 insufficient_scope too', async () => {
+    const token = await idpToken('ada-agent', 'branding.view');
+    const res = await call(token, 'resources/read', { uri: 'pactum://findings/open' });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_scope", scope="reports.view", resource_metadata="${s.url}/.well-known/oauth-protected-resource", error_description="reading this resource (dashboard_list_reports, dashboard_query_issues) needs the scope reports.view, which this access token was not granted"`,
+    );
+    // A URI of the client's own is never echoed into the header.
+    const odd = await call(token, 'resources/read', { uri: 'pactum://reports/x", evil="1' });
+    expect(odd.status).toBe(403);
+    expect(odd.headers.get('www-authenticate')).not.toContain('evil');
+    // A resource read through no tool needs no scope; with the scope, the read is answered.
+    expect((await call(token, 'resources/read', { uri: 'wcag://criterion/1.1.1' })).status).toBe(200);
+    const wider = await idpToken('ada-agent', 'branding.view reports.view');
+    expect((await call(wider, 'resources/read', { uri: 'pactum://findings/open' })).status).toBe(200);
+  });
+
   it("refuses what the user's role does not hold as a tool error, not a step-up", async () => {
     const token = await idpToken('ada-agent', 'reports.view admin.users');
     const res = await call(token, 'tools/call', { name: 'dashboard_list_users', arguments: {} });
