@@ -93,7 +93,9 @@ export function createDispatch({ handlers, metrics, audit }: DispatchDeps): Call
         result = errorResult(code, `${name}: ${message}; the request id ${ctx.requestId} identifies it in the server log`);
       } else {
         ctx.log.error({ err, tool: name }, 'tool failed');
-        [outcome, message] = ['failed', (err as Error).message];
+        // The audit trail keeps what kind of error it was, not its text: an unexpected error's
+        // message may carry anything (an upstream's answer, a value being handled).
+        [outcome, message] = ['failed', `unexpected ${(err as Error)?.name ?? 'error'}; the request id ${ctx.requestId} identifies it in the server log`];
         result = errorResult('failed', `${name} failed unexpectedly; the request id ${ctx.requestId} identifies it in the server log`);
       }
     }
