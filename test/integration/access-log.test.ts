@@ -156,7 +156,7 @@ describe('the start and the end', () => {
     const last = t.logLines.map((l) => JSON.parse(l) as Record<string, unknown>).at(-1)!;
     expect(last.msg).toBe('shut down');
     expect(last.ms).toBeGreaterThanOrEqual(0);
-    expect(Object.keys(last.waitedMs as object)).toEqual(['requests', 'scans', 'compute', 'audit', 'database']);
+    expect(Object.keys(last.waitedMs as object)).toEqual(['requests', 'monitoring', 'scans', 'compute', 'audit', 'database']);
     expect(last).toMatchObject({ requestsCut: false, auditRows: 0 });
   });
 });
