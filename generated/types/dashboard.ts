@@ -4501,11 +4501,8 @@ export interface components {
          */
         "dashboard_delete_schedule.output": {
             scheduleId: string;
-            /**
-             * @description The schedule and its runs are gone; the scans it started stay.
-             * @constant
-             */
-            deleted: true;
+            /** @description Always true: the schedule and its runs are gone; the scans it started stay. */
+            deleted: boolean;
         };
         /**
          * dashboard_create_webhook arguments
@@ -4591,11 +4588,8 @@ export interface components {
          */
         "dashboard_delete_webhook.output": {
             webhookId: string;
-            /**
-             * @description The webhook, its pending deliveries and its delivery log are gone.
-             * @constant
-             */
-            deleted: true;
+            /** @description Always true: the webhook, its pending deliveries and its delivery log are gone. */
+            deleted: boolean;
         };
         /**
          * dashboard_list_webhook_deliveries arguments
