@@ -16,25 +16,15 @@ import { HttpError, RevokedCredential } from '../http/errors.js';
 import type { SecurityHandler } from '../http/router.js';
 import { ROLE_PERMISSIONS, isPermission, type Permission } from '../domain/access/permissions.js';
 import { dashboardChallenge, identityOfUser, narrowed } from './security.js';
+import { authorizationServerMetadataUrls } from '../ground/authorization-metadata.js';
 
 const JWT = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+) *$/i;
 const USERNAME = /^[A-Za-z0-9._@+-]{1,64}$/;
 
-/** Where an issuer's metadata may be (RFC 8414 §3.1, OpenID Connect Discovery §4), in the order MCP clients try them. */
-export function metadataUrls(issuer: string): string[] {
-  const url = new URL(issuer);
-  const path = url.pathname.replace(/\/$/, '');
-  return [
-    `${url.origin}/.well-known/oauth-authorization-server${path}`,
-    ...(path ? [`${url.origin}/.well-known/openid-configuration${path}`] : []),
-    `${url.origin}${path}/.well-known/openid-configuration`,
-  ];
-}
-
 /** The issuer's `jwks_uri`, from the first of its metadata documents that answers and names this issuer. */
 export async function discoverJwksUri(issuer: string, fetchImpl: typeof fetch = fetch): Promise<string> {
   const problems: string[] = [];
-  for (const url of metadataUrls(issuer)) {
+  for (const url of authorizationServerMetadataUrls(issuer)) {
     try {
       const res = await fetchImpl(url, { headers: { accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(5000) });
       if (!res.ok) {

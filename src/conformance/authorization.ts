@@ -10,6 +10,7 @@
 import type { Target } from './cases.js';
 import { send, type ConformanceRequest, type ConformanceResponse } from './http.js';
 import type { CaseResult } from './report.js';
+import { authorizationServerMetadataUrls } from '../ground/authorization-metadata.js';
 
 type Check = (req: ConformanceRequest, res: ConformanceResponse | null, problems: string[]) => void;
 
@@ -38,13 +39,6 @@ const isHttpUrl = (v: unknown): v is string => {
     return false;
   }
 };
-
-/** The RFC 8414 location first (the issuer's path after the well-known part), then OpenID's (appended). */
-export function authorizationServerMetadataUrls(issuer: string): string[] {
-  const u = new URL(issuer);
-  const path = u.pathname === '/' ? '' : u.pathname.replace(/\/$/, '');
-  return [`${u.origin}/.well-known/oauth-authorization-server${path}`, `${u.origin}${path}/.well-known/openid-configuration`];
-}
 
 /**
  * Runs the discovery chain; `ordinary` applies the spec checks to answers from the target. The
@@ -106,11 +100,12 @@ export async function authorizationDiscovery(
 
   for (const issuer of servers) {
     let found = false;
-    for (const url of authorizationServerMetadataUrls(issuer)) {
+    const urls = authorizationServerMetadataUrls(issuer);
+    for (const [i, url] of urls.entries()) {
       if (found) break;
       await step({ operationId: operationFor(url) ?? 'authorization server metadata', name: `authorization: the metadata of ${issuer} at ${new URL(url).pathname}`, request: get(url) }, (_req, r, problems) => {
-        // The OpenID location is tried only when the RFC 8414 one is missing.
-        if (r!.status === 404 && url.includes('oauth-authorization-server')) return;
+        // A later location is tried only when an earlier one is missing.
+        if (r!.status === 404 && i < urls.length - 1) return;
         if (r!.status !== 200) return problems.push(`authorization: ${url} answered ${r!.status}`);
         const doc = jsonOf(r!);
         if (!doc) return problems.push(`authorization: ${url} is not a JSON object`);
@@ -124,7 +119,7 @@ export async function authorizationDiscovery(
       });
     }
     if (!found && !results.some((r) => r.request.url.startsWith(new URL(issuer).origin) && r.problems.length)) {
-      results.push({ phase: 'mcp', api: 'dashboard', operationId: 'authorization server metadata', name: `authorization: the metadata of ${issuer}`, request: get(authorizationServerMetadataUrls(issuer)[0]!), status: null, problems: [`authorization: neither the RFC 8414 nor the OpenID location of ${issuer} answers its metadata`] });
+      results.push({ phase: 'mcp', api: 'dashboard', operationId: 'authorization server metadata', name: `authorization: the metadata of ${issuer}`, request: get(urls[0]!), status: null, problems: [`authorization: neither the RFC 8414 nor the OpenID location of ${issuer} answers its metadata`] });
     }
   }
   return results;

@@ -43,12 +43,26 @@ const EXPOSED = 'WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version, Retry-A
 
 /** Whether CORS_ORIGINS admits an origin: `*`, or the origin listed. */
 export function corsAdmits(corsOrigins: readonly string[], origin: string): boolean {
-  if (!origin) return false;
-  return corsOrigins.includes('*') || corsOrigins.some((o) => o.replace(/\/$/, '').toLowerCase() === origin.toLowerCase());
+  return admitsOf(corsOrigins)(origin);
+}
+
+/** Each setting's admission test, made once: the settings' list lives as long as the server. */
+const admitters = new WeakMap<readonly string[], (origin: string) => boolean>();
+
+/** The admission test of CORS_ORIGINS, its origins normalised once (not at each request). */
+function admitsOf(corsOrigins: readonly string[]): (origin: string) => boolean {
+  let admits = admitters.get(corsOrigins);
+  if (!admits) {
+    const listed = new Set(corsOrigins.map((o) => o.replace(/\/$/, '').toLowerCase()));
+    admits = listed.has('*') ? (origin) => Boolean(origin) : (origin) => Boolean(origin) && listed.has(origin.toLowerCase());
+    admitters.set(corsOrigins, admits);
+  }
+  return admits;
 }
 
 export function cors(corsOrigins: readonly string[]): Middleware {
   const any = corsOrigins.includes('*');
+  const admits = admitsOf(corsOrigins);
   return async function corsHeaders(ctx, next) {
     const entry = CORS_PATHS.get(ctx.path);
     if (!entry) {
@@ -57,7 +71,7 @@ export function cors(corsOrigins: readonly string[]): Middleware {
     }
     const origin = ctx.get('origin');
     ctx.vary('Origin');
-    const admitted = corsAdmits(corsOrigins, origin);
+    const admitted = admits(origin);
     const allowOrigin = any ? '*' : origin;
     if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method')) {
       // A preflight: answered here, before any credential or body is looked at.
