@@ -75,12 +75,19 @@ export function externalIssuerBearer(config: Config, db: Db): SecurityHandler {
   const claim = config.oauth.userClaim;
   const audience = config.jwt.audience;
   let keys: Promise<JWTVerifyGetKey> | null = config.jwt.jwksUrl ? Promise.resolve(createRemoteJWKSet(new URL(config.jwt.jwksUrl))) : null;
+  // After a failed discovery, tokens are answered 503 for this long before it is tried again: a
+  // flood of tokens naming the issuer must not become a flood of requests to it.
+  const RETRY_MS = 5000;
+  let failedAt = -Infinity;
+  const unavailable = () => new HttpError(503, `The keys of the authorization server ${issuer} could not be read; try again shortly`, { 'Retry-After': String(RETRY_MS / 1000) });
   const keySet = () => {
-    // Discovered at the first token; a failure is tried again at the next one.
+    if (!keys && performance.now() - failedAt < RETRY_MS) return Promise.reject(unavailable());
+    // Discovered at the first token; a failure is tried again once RETRY_MS has passed.
     keys ??= discoverJwksUri(issuer).then((uri) => createRemoteJWKSet(new URL(uri)));
     return keys.catch(() => {
       keys = null;
-      throw new HttpError(503, `The keys of the authorization server ${issuer} could not be read; try again shortly`, { 'Retry-After': '5' });
+      failedAt = performance.now();
+      throw unavailable();
     });
   };
   const refuse = (why: string) => new HttpError(401, why, dashboardChallenge(config, 'invalid_token'));

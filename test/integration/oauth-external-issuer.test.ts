@@ -219,6 +219,36 @@ describe('an identity provider that cannot be reached', () => {
   });
 });
 
+describe('an issuer whose metadata cannot be read', () => {
+  it('is asked once for a flood of tokens naming it, not once a token', async () => {
+    let asked = 0;
+    const broken = createServer((_req, res) => (asked++, res.writeHead(404).end()));
+    await new Promise<void>((r) => broken.listen(0, '127.0.0.1', r));
+    const issuer = `http://127.0.0.1:${(broken.address() as AddressInfo).port}`;
+    const down = await startTestServer({ OAUTH_ISSUER: issuer });
+    try {
+      const key = await importJWK(idpKey as never, 'RS256');
+      const jwt = await new SignJWT({ sub: 'ada@example.com' }).setProtectedHeader({ alg: 'RS256', kid: 'idp-1' }).setIssuer(issuer).setAudience(`${down.url}/api/v1/mcp`).setExpirationTime('5m').sign(key);
+      const send = () => fetch(`${down.url}/api/v1/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      const first = await send();
+      expect(first.status).toBe(503);
+      // One discovery: each metadata location once.
+      expect(asked).toBe(2);
+      const flood = await Promise.all(Array.from({ length: 20 }, send));
+      expect(flood.map((r) => r.status)).toEqual(Array(20).fill(503));
+      expect(flood.every((r) => r.headers.get('retry-after') === '5')).toBe(true);
+      expect(asked).toBe(2);
+    } finally {
+      await down.stop();
+      await new Promise((r) => broken.close(r));
+    }
+  });
+});
+
 describe('mistyped settings', () => {
   it('refuse to start, naming the setting', () => {
     expect(() => loadConfig({ OAUTH_ISSUER: 'idp.example.com' })).toThrow(/OAUTH_ISSUER/);
