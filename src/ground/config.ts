@@ -215,6 +215,12 @@ const schema = z.object({
   SCREENSHOTS_PER_PAGE: z._default(int(0, 100), 5),
   /** Screenshots taken per scan at most (each page's first failing elements until the scan's share is used). */
   SCREENSHOTS_PER_SCAN: z._default(int(0, 100_000), 100),
+  /**
+   * Screenshots of one rule's failures per scan at most: a report shows a rule with a few examples,
+   * and a site built from templates fails the same rule alike on every page, so more pictures of it
+   * cost the scan time and show a reader nothing new. 0: no limit beyond the page's and the scan's.
+   */
+  SCREENSHOTS_PER_RULE: z._default(int(0, 100_000), 3),
   /** A screenshot is downscaled to at most this many pixels wide (and half of it high). */
   SCREENSHOT_MAX_WIDTH: z._default(int(64, 2000), 480),
   /** webp (smaller) or png (lossless). */
@@ -388,7 +394,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     fixBudget: { maxElements: e.FIX_MAX_ELEMENTS, maxDepth: e.FIX_MAX_DEPTH },
     reportMaxIssues: e.REPORT_MAX_ISSUES,
     reports: { exportMaxIssues: e.REPORT_EXPORT_MAX_ISSUES, sarifMaxResults: e.REPORT_SARIF_MAX_RESULTS, shareMaxDays: e.REPORT_SHARE_MAX_DAYS, sharesPerScan: e.REPORT_SHARES_PER_SCAN, perUser: e.REPORT_EXPORTS_PER_USER, perOrg: e.REPORT_EXPORTS_PER_ORG, readBatchIssues: e.REPORT_READ_BATCH_ISSUES },
-    screenshots: { perPage: e.SCREENSHOTS_PER_PAGE, perScan: e.SCREENSHOTS_PER_SCAN, maxWidth: e.SCREENSHOT_MAX_WIDTH, format: e.SCREENSHOT_FORMAT, quality: e.SCREENSHOT_QUALITY, bytesPerOrg: e.SCREENSHOTS_BYTES_PER_ORG, retentionDays: e.SCREENSHOTS_RETENTION_DAYS },
+    screenshots: { perPage: e.SCREENSHOTS_PER_PAGE, perScan: e.SCREENSHOTS_PER_SCAN, perRule: e.SCREENSHOTS_PER_RULE, maxWidth: e.SCREENSHOT_MAX_WIDTH, format: e.SCREENSHOT_FORMAT, quality: e.SCREENSHOT_QUALITY, bytesPerOrg: e.SCREENSHOTS_BYTES_PER_ORG, retentionDays: e.SCREENSHOTS_RETENTION_DAYS },
     authThrottle: { backoffAfter: e.AUTH_BACKOFF_AFTER, addressBackoffAfter: e.AUTH_ADDRESS_BACKOFF_AFTER, userSlowAfter: e.AUTH_USER_SLOW_AFTER },
     passwordChecks: { atOnce: e.AUTH_PASSWORD_CHECKS, queue: e.AUTH_PASSWORD_QUEUE },
     http: {

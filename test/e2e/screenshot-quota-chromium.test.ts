@@ -24,7 +24,7 @@ let scanId: string;
 
 beforeAll(async () => {
   site = await startFixtureSite(0);
-  s = await startTestServer({ SCAN_ALLOW_PRIVATE_NETWORKS: 'true', SCAN_ENGINE: 'chromium', CHROMIUM_PATH: requireChromium(), SCREENSHOTS_PER_PAGE: '5', SCREENSHOTS_BYTES_PER_ORG: String(QUOTA) });
+  s = await startTestServer({ SCAN_ALLOW_PRIVATE_NETWORKS: 'true', SCAN_ENGINE: 'chromium', CHROMIUM_PATH: requireChromium(), SCREENSHOTS_PER_PAGE: '5', SCREENSHOTS_PER_RULE: '0', SCREENSHOTS_BYTES_PER_ORG: String(QUOTA) });
   orgId = (await insertOrg(s.services.db, { name: 'Quota', slug: 'quota' })).id;
   token = await s.token({ sub: 'svc_quota', orgId, role: 'org_admin', perms: [] });
   client = await mcpClient(s.url, bearer(token));

@@ -42,10 +42,22 @@ export interface ScanEvents {
   onPageDone: (page: PageReport & { issues: Issue[]; style?: StyleStats; screenshots?: ElementShot[] }) => void | Promise<void>;
 }
 
-/** A scan's screenshot budget: at most `perPage` a page, at most `perScan` in all. */
-export interface ShotBudget extends Omit<ShotOptions, 'max'> {
+/** A scan's screenshot budget: at most `perPage` a page, `perScan` in all, `perRule` of one rule's failures (0: no such limit). */
+export interface ShotBudget extends Omit<ShotOptions, 'max' | 'claim'> {
   perPage: number;
   perScan: number;
+  perRule?: number;
+}
+
+/** The claim of a scan's pages on its per-rule share of screenshots: a shot is wanted while one of its element's rules has shots left. */
+function ruleShare(perRule: number): ShotOptions['claim'] {
+  if (perRule <= 0) return undefined;
+  const taken = new Map<string, number>();
+  return (codes) => {
+    const open = codes.filter((code) => (taken.get(code) ?? 0) < perRule);
+    for (const code of open) taken.set(code, (taken.get(code) ?? 0) + 1);
+    return open.length > 0;
+  };
 }
 
 /** Nested sitemaps read from a sitemap index; enough for real sites, bounded for hostile ones. */
@@ -137,12 +149,13 @@ export async function scanSite(input: ScanInput, deps: ScanDeps, events: ScanEve
   const session = deps.engine.openSession(fetchOptions, { owner: deps.owner });
   // Pages in flight reserve their share of the scan's screenshots and give back what they did not use.
   let shotsLeft = deps.engine.name === 'chromium' ? (deps.screenshots?.perScan ?? 0) : 0;
+  const claim = ruleShare(deps.screenshots?.perRule ?? 0);
   const reserveShots = (): ShotOptions | undefined => {
     const budget = deps.screenshots;
     const max = budget ? Math.min(budget.perPage, shotsLeft) : 0;
     if (!budget || max <= 0) return undefined;
     shotsLeft -= max;
-    return { max, maxWidth: budget.maxWidth, format: budget.format, quality: budget.quality };
+    return { max, maxWidth: budget.maxWidth, format: budget.format, quality: budget.quality, ...(claim ? { claim } : {}) };
   };
   const pages: PageReport[] = [];
   const tallies: PageTally[] = [];

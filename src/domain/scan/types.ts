@@ -152,6 +152,11 @@ export type ContractChecks = [
 export interface ShotOptions {
   /** Shots this page may take. */
   max: number;
+  /**
+   * Asked before each shot with the rules its element fails: whether the scan still wants a picture
+   * of one of them (and, when it does, counted against them). Absent: every element may be shot.
+   */
+  claim?: (codes: readonly string[]) => boolean;
   maxWidth: number;
   format: 'webp' | 'png';
   quality: number;

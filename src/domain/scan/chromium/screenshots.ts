@@ -83,7 +83,7 @@ function unmarkElements(document: Document, attr: string) {
   for (const el of document.querySelectorAll(`[${attr}]`)) el.removeAttribute(attr);
 }
 
-/** Screenshots of the page's first failing elements (errors before warnings), one per element. */
+/** Screenshots of the page's first failing elements (errors before warnings) the scan still wants (options.claim), one per element. */
 export async function captureElementShots(page: Page, issues: readonly Issue[], options: ShotOptions): Promise<ElementShot[]> {
   if (options.max <= 0) return [];
   const bySelector = new Map<string, number[]>();
@@ -96,6 +96,7 @@ export async function captureElementShots(page: Page, issues: readonly Issue[], 
   const mime = options.format === 'webp' ? 'image/webp' : 'image/png';
   for (const [selector, indexes] of bySelector) {
     if (shots.length >= options.max) break;
+    if (options.claim && !options.claim([...new Set(indexes.map((i) => issues[i]!.code))])) continue;
     try {
       const marked = await page.evaluate<{ el: Rect; view: Rect } | null>(pageCall(markElement, { selector, attr: OUTLINE_ATTR }));
       if (!marked) continue;
