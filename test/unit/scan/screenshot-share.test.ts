@@ -31,15 +31,15 @@ afterAll(async () => {
 function stubPage(photographed: string[]): Page {
   let marking = '';
   return {
-    evaluate: async (call: string) => {
+    evaluate: (call: string) => {
       const selector = /"selector":"((?:[^"\\]|\\.)*)"/.exec(call)?.[1];
-      if (selector === undefined) return undefined; // the unmarking call
+      if (selector === undefined) return Promise.resolve(undefined); // the unmarking call
       marking = JSON.parse(`"${selector}"`) as string;
-      return { el: { x: 10, y: 10, width: 50, height: 20 }, view: { x: 0, y: 0, width: 1280, height: 800 } };
+      return Promise.resolve({ el: { x: 10, y: 10, width: 50, height: 20 }, view: { x: 0, y: 0, width: 1280, height: 800 } });
     },
-    screenshot: async () => {
+    screenshot: () => {
       photographed.push(marking);
-      return Buffer.from('img');
+      return Promise.resolve(Buffer.from('img'));
     },
   } as unknown as Page;
 }
