@@ -368,7 +368,7 @@ function phaseTable(before: string, after: string, baseline: { load: number[]; a
   lines.push(row('page time (check − slot + store)', null, 1));
   if (of('settle').count) lines.push(row('settle (in playback, auto-update)', of('settle'), of('settle').sum / pageTime));
   if (of('slot').count) lines.push(row('slot (waiting; not page time)', of('slot'), null));
-  lines.push(`  pages are checked side by side (${cpus().length} page slots), so the phases of different pages overlap in time; settle is part of the checks that wait, not added to the total`);
+  lines.push(`  pages are checked side by side (${process.env.SCAN_PAGE_SLOTS ?? cpus().length + 1} page slots, ${process.env.SCAN_PAGE_SLOTS_PER_ORG ?? 'all but one'} for the scan's org), so the phases of different pages overlap in time; settle is part of the checks that wait, not added to the total`);
   return lines;
 }
 

@@ -152,7 +152,13 @@ const schema = z.object({
   SCAN_PAGE_TIMEOUT_SECONDS: z._default(int(2, 600), 30),
   /** Chromium: CPU time a page's renderer (all its threads) may use while the page is checked; past it the page is stopped and reported as not checked. */
   SCAN_PAGE_CPU_SECONDS: z._default(int(1, 3600), 15),
-  /** Chromium: browser page slots one org's pages may hold at once (site scans and dashboard_scan_page together). Default: the slots (one per core) less one, at least 1, so one stays free for other orgs. */
+  /**
+   * Chromium: pages checked at once in the browser. Default: one more than the cores, since a page
+   * spends part of its time waiting (its subresources fetched through the address policy, timers
+   * the checks watch), so with only as many pages as cores one core idles meanwhile.
+   */
+  SCAN_PAGE_SLOTS: z.optional(int(1, 1000)),
+  /** Chromium: browser page slots one org's pages may hold at once (site scans and dashboard_scan_page together). Default: the slots less one, at least 1, so one stays free for other orgs. */
   SCAN_PAGE_SLOTS_PER_ORG: z.optional(int(1, 1000)),
   /** dashboard_scan_page calls one org may have waiting for a page slot beyond those being checked; past it the call answers rate_limited with retryAfterSeconds. */
   SCAN_PAGE_MAX_QUEUED_PER_ORG: z._default(int(0, 1000), 4),
@@ -377,6 +383,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     chromiumPath: e.CHROMIUM_PATH,
     scanPageTimeoutSeconds: e.SCAN_PAGE_TIMEOUT_SECONDS,
     scanPageCpuSeconds: e.SCAN_PAGE_CPU_SECONDS,
+    /** Unset: one more than the cores. */
+    scanPageSlots: e.SCAN_PAGE_SLOTS ?? null,
     /** Unset: the engine's page slots less one (it knows how many it has). */
     scanPageSlotsPerOrg: e.SCAN_PAGE_SLOTS_PER_ORG ?? null,
     scanPageMaxQueuedPerOrg: e.SCAN_PAGE_MAX_QUEUED_PER_ORG,

@@ -51,12 +51,14 @@ export function warnUnsandboxed(log: Logger, uid = processUid()): void {
   if (!sandboxFor(uid).sandboxed) log.warn({ uid }, ROOT_WARNING);
 }
 
-/** Chromium's page slots: one per core (the engine's default). */
-export const pageSlots = (): number => Math.max(1, cpus().length);
+/** Chromium's page slots (SCAN_PAGE_SLOTS): by default one more than the cores (a page also waits, on its subresources and timers). */
+export function pageSlots(config: Pick<Config, 'scanPageSlots'>): number {
+  return config.scanPageSlots ?? cpus().length + 1;
+}
 
 /** The page slots one org may hold (SCAN_PAGE_SLOTS_PER_ORG): by default all but one, at least 1. */
-export function pageSlotsPerOrg(config: Pick<Config, 'scanPageSlotsPerOrg'>): number {
-  return config.scanPageSlotsPerOrg ?? Math.max(1, pageSlots() - 1);
+export function pageSlotsPerOrg(config: Pick<Config, 'scanPageSlots' | 'scanPageSlotsPerOrg'>): number {
+  return config.scanPageSlotsPerOrg ?? Math.max(1, pageSlots(config) - 1);
 }
 
 export interface Engines {
@@ -77,7 +79,7 @@ export function createEngines(config: Config, log: Logger): Engines {
     executablePath: config.chromiumPath,
     pageTimeoutMs,
     pageCpuSeconds: config.scanPageCpuSeconds,
-    maxPages: pageSlots(),
+    maxPages: pageSlots(config),
     maxPagesPerOwner: pageSlotsPerOrg(config),
     styleStats: (html, url, issues, signal, owner) => pool.styleStats(html, url, issues, signal, owner),
     log,
