@@ -55,7 +55,7 @@ describe('the brand score of a completed scan', () => {
     expect(asked).toEqual([]);
     expect(score.scanId).toBe(scan.id);
     const stored = await db('brand_scores').where({ scan_id: scan.id }).first<{ score: string }>();
-    expect(JSON.parse(stored!.score)).toEqual(score);
+    expect(JSON.parse(stored.score)).toEqual(score);
   });
 
   it('goes to the compute pool when pages carry style statistics', async () => {
