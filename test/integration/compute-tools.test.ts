@@ -14,6 +14,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCompute, type Compute } from '../../src/compute/compute.js';
 import { insertOrg } from '../../src/db/users.js';
+import { findScan, readReport } from '../../src/db/scans.js';
+import { digest as digestOf } from '../../src/domain/scan/summary.js';
+import type { Report } from '../../src/domain/scan/types.js';
+import { seedLargeReport } from '../helpers/large-report.js';
 import { newId } from '../../src/ground/ids.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { bearer, failure, mcpClient, ok } from '../helpers/mcp.js';
@@ -96,7 +100,7 @@ describe('compute in worker threads', () => {
     return runs;
   }
 
-  it('drafts fixes, digests reports and queries issues on worker threads, with the event loop free meanwhile', async () => {
+  it('drafts fixes, digests large reports and queries issues on worker threads, with the event loop free meanwhile; a small report\'s digest on the loop', async () => {
     const original = s.services.compute;
     const runs = watch(original);
     try {
@@ -107,12 +111,19 @@ describe('compute in worker threads', () => {
       const scanId = await storedScan(s, c);
       const digest = ok(await call(c, 'dashboard_get_report', { scanId, view: 'digest' }));
       expect(digest.digest.rules.map((r: { code: string; issues: number }) => [r.code, r.issues])).toEqual([['image-alt', 2], ['image-redundant-alt', 1]]);
+      // Over 500 issues, the digest is grouped in the pool, and reads as it would on the loop.
+      const large = await seedLargeReport(s.services.db, (await s.services.db('orgs').where({ slug: 'offload' }).first<{ id: string }>())!.id, { pages: 12, issuesPerPage: 50 });
+      const pooled = ok(await call(c, 'dashboard_get_report', { scanId: large.scanId, view: 'digest', top: 5 })).digest;
+      const { report } = await readReport(s.services.db, (await findScan(s.services.db, large.scanId))!);
+      expect(pooled).toEqual(JSON.parse(JSON.stringify(digestOf(report as Report, 5))));
+      expect(pooled.summary.totalIssues).toBe(600);
       const page = ok(await call(c, 'dashboard_query_issues', { scanId, type: 'error', limit: 1 }));
       expect(page).toMatchObject({ total: 2, issues: [{ code: 'image-alt', pageUrl: 'https://stored.example/' }] });
       expect(page.nextCursor).toEqual(expect.any(String));
     } finally {
       s.services.compute = original;
     }
+    // The digest in the pool is the large report's: the small one's never reached it.
     expect(runs.map((r) => r.kind)).toEqual(['fix', 'digest', 'query-issues']);
     for (const r of runs) expect(r.threadId).not.toBe(mainThreadId);
     // The large draft took its second elsewhere: a timer set as it began fired before it was done.
