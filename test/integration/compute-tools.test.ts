@@ -112,7 +112,7 @@ describe('compute in worker threads', () => {
       const digest = ok(await call(c, 'dashboard_get_report', { scanId, view: 'digest' }));
       expect(digest.digest.rules.map((r: { code: string; issues: number }) => [r.code, r.issues])).toEqual([['image-alt', 2], ['image-redundant-alt', 1]]);
       // Over 500 issues, the digest is grouped in the pool, and reads as it would on the loop.
-      const large = await seedLargeReport(s.services.db, (await s.services.db('orgs').where({ slug: 'offload' }).first<{ id: string }>())!.id, { pages: 12, issuesPerPage: 50 });
+      const large = await seedLargeReport(s.services.db, (await s.services.db('orgs').where({ slug: 'offload' }).first<{ id: string }>()).id, { pages: 12, issuesPerPage: 50 });
       const pooled = ok(await call(c, 'dashboard_get_report', { scanId: large.scanId, view: 'digest', top: 5 })).digest;
       const { report } = await readReport(s.services.db, (await findScan(s.services.db, large.scanId))!);
       expect(pooled).toEqual(JSON.parse(JSON.stringify(digestOf(report as Report, 5))));
