@@ -39,16 +39,33 @@ export class DepthScanner {
   constructor(private readonly max: number) {}
 
   push(bytes: Uint8Array): boolean {
-    // The state in locals for the loop: it runs over every byte of every JSON body.
+    // The state in locals, and a string's plain bytes passed over in a loop of their own: this
+    // runs over every byte of every JSON body, most of them inside strings.
     let { depth, inString, escaped } = this;
     const max = this.max;
-    for (let i = 0; i < bytes.length; i++) {
-      const c = bytes[i]!;
+    const n = bytes.length;
+    let i = 0;
+    if (escaped && n > 0) {
+      escaped = false;
+      i++;
+    }
+    while (i < n) {
       if (inString) {
-        if (escaped) escaped = false;
-        else if (c === BACKSLASH) escaped = true;
-        else if (c === QUOTE) inString = false;
-      } else if (c === QUOTE) inString = true;
+        let c = bytes[i]!;
+        while (c !== QUOTE && c !== BACKSLASH && ++i < n) c = bytes[i]!;
+        if (i === n) break;
+        if (c === BACKSLASH) {
+          // The escaped byte is passed over, in the next piece if it is not in this one.
+          if (++i === n) escaped = true;
+          else i++;
+          continue;
+        }
+        inString = false;
+        i++;
+        continue;
+      }
+      const c = bytes[i++]!;
+      if (c === QUOTE) inString = true;
       else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
         if (++depth > max) return false;
       } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--;

@@ -355,7 +355,9 @@ export function createRouter(options: RouterOptions): Middleware {
       throw new HttpError(route.bodyRefusal, `Body is not valid JSON: ${(err as Error).message}`);
     }
     // MCP tool arguments get this check per call (mcp/dispatch.ts), so the caller reads a tool error.
-    const unacceptable = route.op.operationId === 'mcp.post' ? null : unacceptableJson(body);
+    // Deeper nesting was refused while reading, and a NUL can only be written \u0000 in JSON text:
+    // the walk is for the bodies whose text has that.
+    const unacceptable = route.op.operationId === 'mcp.post' || !text.includes('\\u0000') ? null : unacceptableJson(body);
     if (unacceptable) throw new HttpError(route.bodyRefusal, unacceptable);
     if (validate && !validate(body)) throw new HttpError(route.schemaRefusal, describeErrors(validate.errors, 'body'));
     return body;

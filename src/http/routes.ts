@@ -69,8 +69,11 @@ const layers = router.stack.map((layer) => ({ layer, prefix: /^[^:*?+!(){}[\]\\]
 function routerMatch(method: string, path: string) {
   const upper = method.toUpperCase();
   for (const { layer, prefix, spec } of layers) {
-    if (!path.startsWith(prefix) || !layer.match(path) || !(layer.methods.length === 0 || layer.methods.includes(upper))) continue;
-    const captures = layer.captures(path);
+    if (!path.startsWith(prefix)) continue;
+    // Layer.match and Layer.captures in one pass (the layers set no ignoreCaptures).
+    const found = layer.regexp.exec(path);
+    if (!found || !(layer.methods.length === 0 || layer.methods.includes(upper))) continue;
+    const captures = found.slice(1);
     return { spec, params: layer.params(path, captures), captures };
   }
   return undefined;

@@ -108,6 +108,18 @@ describe('the server answers what the router leaves to it', () => {
     await res.body?.cancel();
   });
 
+  it('refuses a JSON body with a NUL character in a string or a key, and not one that only writes \\u0000 as text', async () => {
+    const post = (text: string) =>
+      fetch(`${s.url}/acme/site.git/info/lfs/objects/batch`, { method: 'POST', headers: { accept: 'application/vnd.git-lfs+json', 'content-type': 'application/vnd.git-lfs+json' }, body: text });
+    for (const text of ['{"operation":"download","objects":[{"oid":"a\\u0000","size":1}]}', '{"operation":"download","objects":[],"x\\u0000":1}']) {
+      const res = await post(text);
+      expect(res.status, text).toBe(400);
+      expect((await json(res)).message).toBe('The body contains a NUL character (\\u0000), which no field accepts');
+    }
+    const literal = await post('{"operation":"download","objects":[{"oid":"a\\\\u0000","size":1}]}');
+    expect((await json(literal)).message ?? '').not.toContain('NUL');
+  });
+
   it('redirects /docs/ to ../docs and answers 404 for a trailing slash elsewhere', async () => {
     const docs = await fetch(`${s.url}/docs/`, { redirect: 'manual' });
     expect(docs.status).toBe(308);
