@@ -12,10 +12,13 @@ import { hasWrk, wrkLoad } from './wrk.js';
 
 export interface Target { url: string; child: ChildProcess; info: Record<string, unknown>; stop(): Promise<void> }
 
-/** Forks `script` (run with tsx) with args; it must process.send({ url }) once listening. */
+/**
+ * Forks `script` (run with tsx) with args; it must process.send({ url }) once listening.
+ * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof": where the target's time goes (profile-top.ts).
+ */
 export function startTarget(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Target> {
   const child = fork(fileURLToPath(script), args, {
-    execArgv: ['--import', 'tsx'],
+    execArgv: [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx'],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });

@@ -8,6 +8,7 @@ import type { ApiName } from '../../generated/operations.js';
 
 export const OBJSTORE_JSON = 'application/vnd.objstore+json';
 export const GIT_LFS_JSON = 'application/vnd.git-lfs+json';
+const OBJECT_JSON_TYPES = [OBJSTORE_JSON, GIT_LFS_JSON];
 
 interface Range { type: string; subtype: string; q: number }
 
@@ -39,6 +40,18 @@ function parseRanges(header: string): Range[] {
   return ranges;
 }
 
+// The types offered are the specs' and the code's own: a fixed few, split once each.
+const offers = new Map<string, { type: string; subtype: string }>();
+
+function offerOf(offer: string) {
+  let split = offers.get(offer);
+  if (!split) {
+    const [type = '', subtype = ''] = offer.toLowerCase().split('/');
+    offers.set(offer, (split = { type, subtype }));
+  }
+  return split;
+}
+
 /**
  * The offered type the Accept header prefers: the most specific matching range decides each
  * type's quality (RFC 9110 §12.5.1); ties go to the earlier offer. No header admits anything.
@@ -51,7 +64,7 @@ export function negotiate(accept: string | undefined, offered: readonly string[]
   let bestQ = 0;
   let bestSpecificity = -1;
   for (const offer of offered) {
-    const [type, subtype] = offer.toLowerCase().split('/');
+    const { type, subtype } = offerOf(offer);
     let q = -1;
     let specificity = -1;
     for (const r of ranges) {
@@ -76,5 +89,5 @@ export function negotiate(accept: string | undefined, offered: readonly string[]
  */
 export function jsonTypeFor(ctx: Context, api: ApiName): string {
   if (api === 'dashboard') return 'application/json';
-  return negotiate(ctx.get('accept'), [OBJSTORE_JSON, GIT_LFS_JSON]) === GIT_LFS_JSON ? GIT_LFS_JSON : OBJSTORE_JSON;
+  return negotiate(ctx.get('accept'), OBJECT_JSON_TYPES) === GIT_LFS_JSON ? GIT_LFS_JSON : OBJSTORE_JSON;
 }

@@ -108,6 +108,13 @@ interface Route {
   preconditionRefusal: boolean;
   /** The body is declared as any media type (a raw upload): none at all is fine too. */
   anyBodyType: boolean;
+  /** The request body's media types where a Content-Type sent must be one of them (not anyBodyType). */
+  declaredTypes: string[] | null;
+  /**
+   * What ctx.is(declaredTypes) answered, by Content-Type, for requests with a body: with a body
+   * the answer depends on that header alone, and clients send the same few again and again.
+   */
+  typeAnswers: Map<string, string | false>;
 }
 
 /** One path template of the route table: its routes by method. */
@@ -146,6 +153,8 @@ function compileRoute(op: OperationSpec, handler: AnyHandler): Route {
     headerParams: new Set(op.params.filter((p) => p.in === 'header').map((p) => p.name)),
     preconditionRefusal: '412' in op.responses,
     anyBodyType: Boolean(op.requestBody?.mediaTypes.includes('*/*')),
+    declaredTypes: op.requestBody && !op.requestBody.mediaTypes.includes('*/*') ? [...op.requestBody.mediaTypes] : null,
+    typeAnswers: new Map(),
   };
 }
 
@@ -200,8 +209,22 @@ function convert(raw: string | string[] | undefined, type: string): unknown {
 }
 
 function hasBody(ctx: Context): boolean {
-  const len = ctx.get('content-length');
-  return (len !== '' && len !== '0') || ctx.get('transfer-encoding') !== '';
+  const { 'content-length': len, 'transfer-encoding': te } = ctx.req.headers;
+  return (len !== undefined && len !== '' && len !== '0') || (te !== undefined && te !== '');
+}
+
+/** ctx.is(route.declaredTypes), remembered by Content-Type (see Route.typeAnswers). */
+function isDeclaredType(ctx: Context, route: Route): string | false | null {
+  const header = ctx.req.headers['content-type'];
+  const answer = header === undefined ? undefined : route.typeAnswers.get(header);
+  if (answer !== undefined) return answer;
+  const fresh = ctx.is(route.declaredTypes!);
+  // null: no body, which depends on more than the header; a client may send any header, hence the bound.
+  if (header !== undefined && fresh !== null) {
+    if (route.typeAnswers.size >= 50) route.typeAnswers.clear();
+    route.typeAnswers.set(header, fresh);
+  }
+  return fresh;
 }
 
 /**
@@ -259,7 +282,9 @@ export function createRouter(options: RouterOptions): Middleware {
       const scheme = alternative[0]!;
       let identity: Identity | null;
       try {
-        identity = await options.security[scheme]!(ctx, route.op);
+        const answer = options.security[scheme]!(ctx, route.op);
+        // A scheme finding no credential of its own answers at once: no wait for a turn then.
+        identity = answer instanceof Promise ? await answer : answer;
       } catch (err) {
         if (!(err instanceof StaleSessionCookie && route.ignoresStaleSession)) throw err;
         ctx.append('Set-Cookie', [...err.clearCookies]);
@@ -297,13 +322,15 @@ export function createRouter(options: RouterOptions): Middleware {
     return { bytes: options.maxAnonymousJsonBytes, setting: 'MAX_ANONYMOUS_JSON_BYTES, for a request without credentials' };
   }
 
-  async function readJson(ctx: Context, route: Route, validate: ValidateFunction | null | undefined, identity: Identity | null): Promise<unknown> {
+  /** `bodySent`: hasBody(ctx), which serve has asked already. */
+  async function readJson(ctx: Context, route: Route, validate: ValidateFunction | null | undefined, identity: Identity | null, bodySent: boolean): Promise<unknown> {
     const spec = route.op.requestBody!;
-    if (!hasBody(ctx)) {
+    if (!bodySent) {
       if (spec.required) throw new HttpError(route.bodyRefusal, 'A JSON request body is required');
       return undefined;
     }
-    if (!ctx.is(spec.mediaTypes as string[])) {
+    // serve has checked the Content-Type of a body against the declared types, unless they are any.
+    if (route.anyBodyType && !ctx.is(spec.mediaTypes as string[])) {
       const status = '415' in route.op.responses ? 415 : route.bodyRefusal;
       throw new HttpError(status, `Content-Type must be ${spec.mediaTypes.join(' or ')}`);
     }
@@ -328,7 +355,9 @@ export function createRouter(options: RouterOptions): Middleware {
       throw new HttpError(route.bodyRefusal, `Body is not valid JSON: ${(err as Error).message}`);
     }
     // MCP tool arguments get this check per call (mcp/dispatch.ts), so the caller reads a tool error.
-    const unacceptable = route.op.operationId === 'mcp.post' ? null : unacceptableJson(body);
+    // Deeper nesting was refused while reading, and a NUL can only be written \u0000 in JSON text:
+    // the walk is for the bodies whose text has that.
+    const unacceptable = route.op.operationId === 'mcp.post' || !text.includes('\\u0000') ? null : unacceptableJson(body);
     if (unacceptable) throw new HttpError(route.bodyRefusal, unacceptable);
     if (validate && !validate(body)) throw new HttpError(route.schemaRefusal, describeErrors(validate.errors, 'body'));
     return body;
@@ -386,8 +415,9 @@ export function createRouter(options: RouterOptions): Middleware {
 
     // A declared Content-Type is required whenever one is sent, body or not: a browser's form post
     // (x-www-form-urlencoded, multipart, text/plain, empty or not) reaches no operation.
-    const declaredType = route.op.requestBody && !route.anyBodyType ? (route.op.requestBody.mediaTypes as string[]) : null;
-    if (declaredType && (hasBody(ctx) || ctx.get('content-type')) && !ctx.is(declaredType)) {
+    const bodySent = hasBody(ctx);
+    const declaredType = route.declaredTypes;
+    if (declaredType && (bodySent || ctx.get('content-type')) && !isDeclaredType(ctx, route)) {
       throw new HttpError('415' in route.op.responses ? 415 : route.bodyRefusal, `Content-Type must be ${declaredType.join(' or ')}`);
     }
     // Credentials before the body: a request that needs them and has none is refused before a
@@ -402,7 +432,7 @@ export function createRouter(options: RouterOptions): Middleware {
     }
     ctx.state.identity = identity;
     ctx.state.params = params;
-    const body = route.jsonRequest ? await readJson(ctx, route, route.op.requestBody!.validate, identity) : undefined;
+    const body = route.jsonRequest ? await readJson(ctx, route, route.op.requestBody!.validate, identity, bodySent) : undefined;
 
     // Validated against this operation's schemas above: what its handler's input types say.
     const validated: OperationContext = { ctx, op: route.op, params, body, identity };
@@ -434,16 +464,30 @@ function decodable(captures: readonly string[] | undefined): boolean {
 }
 
 async function writeReply(ctx: Context, route: Route, c: OperationContext) {
-  const reply = await route.handler(c);
+  const answer = route.handler(c);
+  const reply = answer instanceof Promise ? await answer : answer;
   if (!reply) return;
   writeStatus(ctx, reply.status, reply.body === undefined);
   if (reply.headers) ctx.set(reply.headers);
   if (reply.body !== undefined) {
-    ctx.type = jsonTypeFor(ctx, route.api);
+    setType(ctx, jsonTypeFor(ctx, route.api));
     // JsonText goes as bytes: encoded once, where a string body is measured (Content-Length) and
     // then encoded, two passes over a large answer.
     ctx.body = reply.body instanceof JsonText ? Buffer.from(reply.body.text) : JSON.stringify(reply.body);
   }
+}
+
+/**
+ * The Content-Type header Koa writes for each media type the router answers in (a charset added
+ * where the type has one), as Koa first wrote it: Koa looks the type up again at every response.
+ */
+const contentTypes = new Map<string, string>();
+
+function setType(ctx: Context, type: string) {
+  const header = contentTypes.get(type);
+  if (header) return void ctx.set('Content-Type', header);
+  ctx.type = type;
+  contentTypes.set(type, ctx.response.get('Content-Type'));
 }
 
 /**

@@ -57,11 +57,26 @@ export function matchRoute(method: string, path: string): { spec: RouteSpec; par
   return routerMatch(method, path);
 }
 
+/**
+ * @koa/router's own match, without its cost: Router.match logs a debug line for every layer it
+ * tests (a third of a match, debugging off) and collects every matching layer where the first is
+ * all we serve. Each layer is tested in the same order, by its own regexp and methods; a layer
+ * whose path does not begin with the literal text before its first parameter cannot match it,
+ * so that string test spares most regexps (about 11% of a validated request's CPU together).
+ */
+const layers = router.stack.map((layer) => ({ layer, prefix: /^[^:*?+!(){}[\]\\]*/.exec(layer.path as string)![0], spec: routeByTemplate.get(layer.name!)! }));
+
 function routerMatch(method: string, path: string) {
-  const layer = router.match(path, method).pathAndMethod[0];
-  if (!layer) return undefined;
-  const captures = layer.captures(path);
-  return { spec: routeByTemplate.get(layer.name!)!, params: layer.params(path, captures), captures };
+  const upper = method.toUpperCase();
+  for (const { layer, prefix, spec } of layers) {
+    if (!path.startsWith(prefix)) continue;
+    // Layer.match and Layer.captures in one pass (the layers set no ignoreCaptures).
+    const found = layer.regexp.exec(path);
+    if (!found || !(layer.methods.length === 0 || layer.methods.includes(upper))) continue;
+    const captures = found.slice(1);
+    return { spec, params: layer.params(path, captures), captures };
+  }
+  return undefined;
 }
 
 /** The operation that serves `method path`, as the server's router chooses it (HEAD falls back to GET). */

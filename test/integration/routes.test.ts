@@ -50,6 +50,21 @@ describe('the route table', () => {
     }
   });
 
+  it('matches every other path exactly as @koa/router does, the first matching template winning', () => {
+    const fresh = new Router({ strict: true, sensitive: true });
+    for (const spec of routes) fresh.all(spec.template, spec.routerPath, (_ctx, next) => next());
+    const paths = routes.flatMap((r) => [fill(r.template), fill(r.template) + '/', fill(r.template).toUpperCase(), fill(r.template).replace(/acme/g, '%61%E0%A4%A'), fill(r.template).replace(/site/g, 'my.site.git')]);
+    paths.push('/nowhere', '/acme', '/acme/site.git/info/lfs', '/acme/site.git/info/lfs/objects/', '//site.git/info/lfs/objects/batch', '/a/b/c.git/info/lfs/objects/batch', '/reports/x.y.sarif', '/shared/%20/screenshots/%2F');
+    for (const path of paths) {
+      for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'OPTIONS', 'PROPFIND']) {
+        const layer = fresh.match(path, method).pathAndMethod[0];
+        const expected = layer ? { template: layer.name, params: layer.params(path, layer.captures(path)), captures: layer.captures(path) } : undefined;
+        const m = matchRoute(method, path);
+        expect(m && { template: m.spec.template, params: m.params, captures: m.captures }, `${method} ${path}`).toEqual(expected);
+      }
+    }
+  });
+
   it('serves nothing for another method at the most specific template, another case or a trailing slash', () => {
     expect(operationFor('GET', '/acme/site.git/info/lfs/objects/batch')).toBeUndefined();
     expect(operationFor('GET', '/ACME/site.GIT/info/lfs/objects/' + 'a'.repeat(64))).toBeUndefined();
@@ -91,6 +106,18 @@ describe('the server answers what the router leaves to it', () => {
     // Decoded, the oid is valid: the request gets as far as the credentials.
     expect(res.status).toBe(401);
     await res.body?.cancel();
+  });
+
+  it('refuses a JSON body with a NUL character in a string or a key, and not one that only writes \\u0000 as text', async () => {
+    const post = (text: string) =>
+      fetch(`${s.url}/acme/site.git/info/lfs/objects/batch`, { method: 'POST', headers: { accept: 'application/vnd.git-lfs+json', 'content-type': 'application/vnd.git-lfs+json' }, body: text });
+    for (const text of ['{"operation":"download","objects":[{"oid":"a\\u0000","size":1}]}', '{"operation":"download","objects":[],"x\\u0000":1}']) {
+      const res = await post(text);
+      expect(res.status, text).toBe(400);
+      expect((await json(res)).message).toBe('The body contains a NUL character (\\u0000), which no field accepts');
+    }
+    const literal = await post('{"operation":"download","objects":[{"oid":"a\\\\u0000","size":1}]}');
+    expect((await json(literal)).message ?? '').not.toContain('NUL');
   });
 
   it('redirects /docs/ to ../docs and answers 404 for a trailing slash elsewhere', async () => {
