@@ -2,15 +2,20 @@
  * Object transfer throughput and memory, each figure side by side in one run:
  *   - the disk itself: `dd if=/dev/zero bs=1M conv=fdatasync` into the same directory;
  *   - (every transfer made by curl, as in the issue's figures)
- *   - basic upload through pactum (SHA-256 checked while streaming, fsync, atomic rename) against a
+ *   - basic upload through pactum as a git-lfs user sees it (HTTP Basic with a personal access
+ *     token made by `pactum user token`; the time from the batch request's start to the end of
+ *     the PUT and of the verify request; SHA-256 checked while streaming, fsync, atomic rename)
+ *     against a
  *     bare node:http server that writes the body to a file with 1 MiB writes and fsyncs it, which
  *     must itself reach 0.8 of dd (else the comparison is flattered and the script says so);
  *     and, printed beside it, the same bare server hashing each chunk with SHA-256 in the same
  *     pass (pactum must check the hash; the bare server does not: this shows what that costs);
- *   - download through pactum against a bare node:http server streaming the same file with 1 MiB
- *     reads;
+ *   - download through pactum (the batch request and the GET) against a bare node:http server
+ *     streaming the same file with 1 MiB reads;
  *   - optionally any other Git LFS server (--reference, e.g. lfs-test-server), driven the same way
- *     as pactum: a batch request, then the action's href;
+ *     as pactum: a batch request, then the action's href, then its verify action if it has one;
+ *   - each server's CPU time for an upload (user + system from /proc): steadier than MiB/s on a
+ *     machine shared with other work;
  *   - the longest event-loop stall in pactum during each upload (it hashes in the request's pass:
  *     nothing else may wait long behind it), read from its /metrics
  *     (nodejs_eventloop_lag_max_seconds, which every scrape resets), less the monitor's 10 ms
@@ -33,10 +38,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fmt, median, record, rssOf, startTarget } from './lib.js';
+import { cpuOf, fmt, median, record, rssOf, startTarget } from './lib.js';
 import { SERVING_MALLOC_ARENAS } from '../../src/cli/serving-process.js';
 import { startPactum, type Pactum } from './pactum-process.js';
-import { actionFor, batch, curl, makeFile, type TestFile } from './transfers.js';
+import { actionsFor, batch, curl, makeFile, verify, type TestFile } from './transfers.js';
 
 const { values } = parseArgs({
   options: {
@@ -66,30 +71,48 @@ function dd(dir: string, bytes: number): number {
 }
 
 /**
- * Any Git LFS server, driven as a client would: a batch request, then its action by curl; the
- * transfer's time. `beforeTransfer` runs between the two: the peak memory and the longest stall
- * are read over the transfer alone (see signIn).
+ * Any Git LFS server, driven as git-lfs drives it: a batch request, its action by curl, and after
+ * an upload the verify request when the batch answer has one. The time is what the user waits
+ * for: the batch request's, curl's own (connect to last byte) and the verify request's, added up.
+ * `beforeTransfer` runs between the batch request and the transfer, outside the time: the peak
+ * memory and the longest stall are read over the transfer alone (see signIn).
  */
 async function lfsTransfer(lfs: string, auth: string, operation: 'upload' | 'download', f: TestFile, beforeTransfer: () => unknown = () => {}) {
-  const p = { lfs, auth } as Pactum;
-  const action = await actionFor(p, operation, f);
+  const { action, verify: verifyAction, ms: batchMs } = await actionsFor({ lfs, auth }, operation, f);
   await beforeTransfer();
   const r =
     operation === 'upload'
       ? await curl(action.href, 'PUT', { ...action.header, 'content-type': 'application/octet-stream' }, f.path)
       : await curl(action.href, 'GET', action.header);
   if (r.status !== 200 || (operation === 'download' && r.bytes !== f.size)) throw new Error(`${operation} at ${lfs} answered ${r.status} (${r.bytes} bytes)`);
-  return r.ms;
+  const verifyMs = operation === 'upload' && verifyAction ? await verify(verifyAction, f) : 0;
+  lastRequestsMs = batchMs + verifyMs;
+  return batchMs + r.ms + verifyMs;
 }
+/** The batch and verify requests' share of the last lfsTransfer's time, in ms. */
+let lastRequestsMs = 0;
 
 /**
- * A batch request for an object nobody stored: it checks the bench user's password (scrypt,
- * 32 MiB for about a tenth of a second on a libuv thread), which pactum then remembers for a
- * minute. The transfers' peaks, and the upload's longest stall, are read over the PUT or GET
- * alone, after their batch request: the check would otherwise land in whichever batch found the
- * minute over (the 4 GiB download, say), as it does for a client that has not been seen for a
- * minute, and on 2 cores its tenth of a second of CPU delays the event loop too. Its own peak is
- * printed beside the idle figure, measured here on a fresh server.
+ * Before each timed upload: `sync`, outside the time. The test file was just written, so its
+ * pages are still dirty; the kernel writes them back 30 s after they were first dirtied
+ * (vm.dirty_expire_centisecs) or as soon as the dirty pages pass the background threshold (10%
+ * of the free memory: about 2 GiB on this machine, which the file and one 1 GiB upload reach
+ * together). That writeback competes with the server's own writes and fsync in whichever
+ * transfer is running then: it is the client's file being saved, no server's cost, and it landed
+ * on whichever server happened to be measured at that moment. After `sync` nothing is dirty (the
+ * file, a previous server's leftovers, other processes' files) and the file is still in the page
+ * cache, so each server reads it equally fresh. The servers' order also alternates from round to
+ * round, so neither is always the first after the file was written or right after the other.
+ */
+const settle = () => execFileSync('sync');
+
+/**
+ * A batch request for an object nobody stored, with the bench user's password: pactum checks it
+ * with scrypt (32 MiB for about a tenth of a second on a libuv thread) and remembers it for a
+ * minute. The transfers authenticate with a personal access token, as git-lfs users do, which
+ * costs no scrypt; this check's own peak is printed beside the idle figure, measured here on a
+ * fresh server. The transfers' peaks, and the upload's longest stall, are read over the PUT or
+ * GET alone, after their batch request.
  */
 async function signIn(p: Pactum) {
   await batch(p, 'download', [{ oid: '0'.repeat(64), size: 1 }]);
@@ -139,6 +162,10 @@ async function stackFloor(): Promise<number> {
 }
 
 const times = { dd: [] as number[], upBase: [] as number[], upHash: [] as number[], upPactum: [] as number[], upRef: [] as number[], downBase: [] as number[], downPactum: [] as number[], downRef: [] as number[] };
+/** Server CPU seconds for one upload: pactum's over its batch request, PUT and verify, the bare hashing server's over its PUT. */
+const cpu = { pactum: [] as number[], hashing: [] as number[] };
+/** pactum's batch and verify requests in each upload's time, ms. */
+const requestsMs: number[] = [];
 const peaks: number[] = [];
 const stalls: number[] = [];
 const steals: number[] = [];
@@ -164,29 +191,53 @@ const idleMetered = rssOf(p.pid);
 try {
   const floor = await stackFloor();
   for (let round = 0; round <= rounds; round++) {
-    const f = await makeFile(size, `objects-r${round}`); // new bytes each round: pactum keeps what it stored
+    // A freshly written file each round, as a user pushes what they just committed (new bytes:
+    // pactum keeps what it stored); the same file for every server (see settle).
+    const f = await makeFile(size, `objects-r${round}`);
+    settle();
     times.dd.push(dd(scratch, size));
 
-    const bu = await startTarget(script, ['upload-baseline']);
-    times.upBase.push(rate(size, (await curl(bu.url, 'PUT', {}, f.path)).ms));
-    await bu.stop();
-    const bh = await startTarget(script, ['upload-hashing']);
-    await fetch(`${bh.url}/stall`);
-    times.upHash.push(rate(size, (await curl(bh.url, 'PUT', {}, f.path)).ms));
-    baseStalls.push(stallOf(Number(await (await fetch(`${bh.url}/stall`)).text())));
-    await bh.stop();
-
-    let stealFrom = 0;
-    const startWindow = async () => {
-      p.resetPeak();
-      await longestStall(p.url);
-      stealFrom = stealMs();
+    let uploadPeak = 0;
+    const uploads = {
+      bare: async () => {
+        const bu = await startTarget(script, ['upload-baseline']);
+        settle();
+        times.upBase.push(rate(size, (await curl(bu.url, 'PUT', {}, f.path)).ms));
+        await bu.stop();
+      },
+      hashing: async () => {
+        const bh = await startTarget(script, ['upload-hashing']);
+        await fetch(`${bh.url}/stall`);
+        settle();
+        const cpuFrom = cpuOf(bh.child.pid!);
+        times.upHash.push(rate(size, (await curl(bh.url, 'PUT', {}, f.path)).ms));
+        cpu.hashing.push(cpuOf(bh.child.pid!) - cpuFrom);
+        baseStalls.push(stallOf(Number(await (await fetch(`${bh.url}/stall`)).text())));
+        await bh.stop();
+      },
+      pactum: async () => {
+        let stealFrom = 0;
+        let scrapeCpu = 0; // the bench's own /metrics scrape, not the upload's
+        const startWindow = async () => {
+          p.resetPeak();
+          const from = cpuOf(p.pid);
+          await longestStall(p.url);
+          scrapeCpu = cpuOf(p.pid) - from;
+          stealFrom = stealMs();
+        };
+        settle();
+        const cpuFrom = cpuOf(p.pid);
+        times.upPactum.push(rate(size, await lfsTransfer(p.lfs, p.tokenAuth, 'upload', f, startWindow)));
+        requestsMs.push(lastRequestsMs);
+        cpu.pactum.push(cpuOf(p.pid) - cpuFrom - scrapeCpu);
+        uploadPeak = p.peak();
+        stalls.push(await longestStall(p.url));
+        steals.push(stealMs() - stealFrom);
+      },
     };
-    times.upPactum.push(rate(size, await lfsTransfer(p.lfs, p.auth, 'upload', f, startWindow)));
-    const uploadPeak = p.peak();
-    stalls.push(await longestStall(p.url));
-    steals.push(stealMs() - stealFrom);
-    times.downPactum.push(rate(size, await lfsTransfer(p.lfs, p.auth, 'download', f, () => p.resetPeak())));
+    const order = ['bare', 'hashing', 'pactum'] as const;
+    for (const k of round % 2 ? [...order].reverse() : order) await uploads[k]();
+    times.downPactum.push(rate(size, await lfsTransfer(p.lfs, p.tokenAuth, 'download', f, () => p.resetPeak())));
     peaks.push(Math.max(uploadPeak, p.peak()));
 
     const bd = await startTarget(script, ['download-baseline'], { BENCH_FILE: f.path });
@@ -194,16 +245,17 @@ try {
     await bd.stop();
 
     if (values.reference) {
+      settle();
       times.upRef.push(rate(size, await lfsTransfer(values.reference, referenceAuth, 'upload', f)));
       times.downRef.push(rate(size, await lfsTransfer(values.reference, referenceAuth, 'download', f)));
     }
     rmSync(f.path);
     const last = (k: keyof typeof times) => fmt(times[k].at(-1) ?? 0);
     console.log(
-      `${round === 0 ? 'warm-up' : `round ${round}`}: dd ${last('dd')} MiB/s; upload bare ${last('upBase')}, bare + SHA-256 ${last('upHash')}, pactum ${last('upPactum')}${values.reference ? `, reference ${last('upRef')}` : ''}; ` +
+      `${round === 0 ? 'warm-up' : `round ${round}`} (uploads ${round % 2 ? 'pactum first' : 'bare first'}; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}): dd ${last('dd')} MiB/s; upload bare ${last('upBase')}, bare + SHA-256 ${last('upHash')} (CPU ${fmt(cpu.hashing.at(-1)!, 2)} s), pactum ${last('upPactum')} (CPU ${fmt(cpu.pactum.at(-1)!, 2)} s)${values.reference ? `, reference ${last('upRef')}` : ''}; ` +
         `download bare ${last('downBase')}, pactum ${last('downPactum')}${values.reference ? `, reference ${last('downRef')}` : ''} MiB/s; longest event-loop stall during the upload: pactum ${fmt(stalls.at(-1)!, 1)} ms (steal meanwhile ${fmt(steals.at(-1)!)} ms), bare + SHA-256 ${fmt(baseStalls.at(-1)!, 1)} ms; peak RSS ${mb(peaks.at(-1)!)}`,
     );
-    if (round === 0) for (const list of [...Object.values(times), peaks, stalls, steals, baseStalls]) list.length = 0;
+    if (round === 0) for (const list of [...Object.values(times), ...Object.values(cpu), requestsMs, peaks, stalls, steals, baseStalls]) list.length = 0;
   }
 
   let big: number | null = null;
@@ -212,9 +264,9 @@ try {
   if (!values['skip-big']) {
     console.log(`preparing a ${bigGiB} GiB object…`);
     const f = await makeFile(bigGiB * 1024 * MiB, 'objects-big');
-    await lfsTransfer(p.lfs, p.auth, 'upload', f, () => p.resetPeak());
+    await lfsTransfer(p.lfs, p.tokenAuth, 'upload', f, () => p.resetPeak());
     bigUpload = p.peak();
-    await lfsTransfer(p.lfs, p.auth, 'download', f, () => p.resetPeak());
+    await lfsTransfer(p.lfs, p.tokenAuth, 'download', f, () => p.resetPeak());
     big = Math.max(bigUpload, p.peak());
     rmSync(f.path);
   }
@@ -228,7 +280,9 @@ try {
   const lines = [
     `disk              dd conv=fdatasync ${fmt(m.dd)} MiB/s; the bare upload server reaches ${fmt(m.upBase / m.dd, 2)} of it ${m.upBase / m.dd >= 0.8 ? '(>= 0.8: a fair baseline)' : '(< 0.8: the baseline is too slow, the upload ratio flatters pactum)'}`,
     `upload ${label}    bare ${fmt(m.upBase)} MiB/s   pactum ${fmt(m.upPactum)} MiB/s   ratio ${fmt(m.upPactum / m.upBase, 2)} (hash checked, fsynced; the bare server checks nothing)${values.reference ? `   reference ${fmt(m.upRef)} MiB/s: pactum ${fmt(m.upPactum / m.upRef, 2)}× (goal >= 1.3)` : ''}`,
-    `upload ${label}    bare + SHA-256 in the same pass ${fmt(m.upHash)} MiB/s   pactum ${fmt(m.upPactum / m.upHash, 2)} of it (goal >= 0.95)   longest event-loop stall during an upload ${fmt(stall, 1)} ms (goal < 20; steal during that upload ${fmt(stallSteal)} ms; the bare server hashing in the same pass: ${fmt(baseStall, 1)} ms)`,
+    `upload ${label}    bare + SHA-256 in the same pass ${fmt(m.upHash)} MiB/s   pactum ${fmt(m.upPactum / m.upHash, 2)} of it (goal >= 0.95; pactum's time from the batch request's start to the verify's end, with a personal access token: the batch and verify requests ${fmt(median(requestsMs), 1)} ms of it)`,
+    `upload ${label}    server CPU for one upload: pactum ${fmt(median(cpu.pactum), 2)} s (batch, PUT, verify), bare + SHA-256 ${fmt(median(cpu.hashing), 2)} s: ${fmt(median(cpu.pactum) / median(cpu.hashing), 2)} of it`,
+    `upload ${label}    longest event-loop stall during an upload ${fmt(stall, 1)} ms (goal < 20; steal during that upload ${fmt(stallSteal)} ms; the bare server hashing in the same pass: ${fmt(baseStall, 1)} ms)`,
     `download ${label}  bare ${fmt(m.downBase)} MiB/s   pactum ${fmt(m.downPactum)} MiB/s   ratio ${fmt(m.downPactum / m.downBase, 2)} (goal >= 1.0)${values.reference ? `   reference ${fmt(m.downRef)} MiB/s: pactum ${fmt(m.downPactum / m.downRef, 2)}× (goal >= 1.0)` : ''}`,
     `RSS               idle ${mb(idle)} (goal <= 75 MB; with METRICS_TOKEN set ${mb(idleMetered)}; a minimal unbundled server on the same libraries: ${mb(floor)}; over its first password check ${mb(signInPeak)} = idle + ${mb(signInPeak - idle)})   peak over ${label} up+down ${mb(peak)} = idle + ${mb(peak - idleMetered)} (goal <= idle + 20 MB)${big !== null ? `   over ${bigGiB} GiB ${mb(big)} (the upload alone ${mb(bigUpload)}; ${fmt((100 * (big - peak)) / peak, 1)}% apart; goal within 10%)` : ''}`,
   ];
@@ -237,6 +291,7 @@ try {
     { bench: 'objects', measure: 'dd conv=fdatasync', value: m.dd, unit: 'MiB/s', ratio: m.upBase / m.dd, goal: 'bare upload >= 0.8 of dd', met: m.upBase / m.dd >= 0.8 },
     { bench: 'objects', measure: `upload ${label}`, value: m.upPactum, unit: 'MiB/s', baseline: { name: 'bare node:http + fsync', value: m.upBase }, ratio: m.upPactum / m.upBase },
     { bench: 'objects', measure: `upload ${label} against a bare server that also hashes`, value: m.upPactum, unit: 'MiB/s', baseline: { name: 'bare node:http + SHA-256 + fsync', value: m.upHash }, ratio: m.upPactum / m.upHash, goal: '>= 0.95', met: m.upPactum / m.upHash >= 0.95 },
+    { bench: 'objects', measure: `server CPU for an upload of ${label}`, value: median(cpu.pactum), unit: 's', baseline: { name: 'bare node:http + SHA-256 + fsync', value: median(cpu.hashing) }, ratio: median(cpu.pactum) / median(cpu.hashing) },
     { bench: 'objects', measure: `longest event-loop stall during an upload of ${label}`, value: stall, unit: 'ms', baseline: { name: 'bare node:http + SHA-256 + fsync', value: baseStall }, goal: '< 20', met: stall < 20 },
     { bench: 'objects', measure: `download ${label}`, value: m.downPactum, unit: 'MiB/s', baseline: { name: 'bare node:http streamer', value: m.downBase }, ratio: m.downPactum / m.downBase, goal: '>= 1.0', met: m.downPactum / m.downBase >= 1 },
     { bench: 'objects', measure: 'idle RSS', value: idle / 1e6, unit: 'MB', baseline: { name: 'minimal Koa + knex/better-sqlite3 + pino + jose server', value: floor / 1e6 }, goal: '<= 75', met: idle <= 75e6 },

@@ -64,8 +64,11 @@ export interface Action {
   header: Record<string, string>;
 }
 
-/** A basic-transfer batch request to pactum; throws unless it answered 200. */
-export async function batch(p: Pactum, operation: 'upload' | 'download', objects: { oid: string; size: number }[]) {
+/**
+ * A basic-transfer batch request to a Git LFS server (`lfs`: its .../info/lfs; `auth`: the
+ * Authorization header); throws unless it answered 200. `ms`: from sending to the answer's end.
+ */
+export async function batch(p: Pick<Pactum, 'lfs' | 'auth'>, operation: 'upload' | 'download', objects: { oid: string; size: number }[]) {
   const body = JSON.stringify({ operation, transfers: ['basic'], objects });
   const headers = { authorization: p.auth, accept: 'application/vnd.git-lfs+json', 'content-type': 'application/vnd.git-lfs+json', 'content-length': String(Buffer.byteLength(body)) };
   const started = performance.now();
@@ -84,10 +87,35 @@ export async function batch(p: Pactum, operation: 'upload' | 'download', objects
 }
 
 /** The one action of a batch request for a single object. */
-export async function actionFor(p: Pactum, operation: 'upload' | 'download', f: { oid: string; size: number }): Promise<Action> {
-  const action = (await batch(p, operation, [f])).objects[0]?.actions?.[operation];
+export async function actionFor(p: Pick<Pactum, 'lfs' | 'auth'>, operation: 'upload' | 'download', f: { oid: string; size: number }): Promise<Action> {
+  return (await actionsFor(p, operation, f)).action;
+}
+
+/** The batch request for a single object: its action, the verify action an upload may carry, and the request's time. */
+export async function actionsFor(p: Pick<Pactum, 'lfs' | 'auth'>, operation: 'upload' | 'download', f: { oid: string; size: number }) {
+  const b = await batch(p, operation, [f]);
+  const actions = b.objects[0]?.actions;
+  const action = actions?.[operation];
   if (!action) throw new Error(`no ${operation} action for ${f.oid} (${operation === 'upload' ? 'stored already?' : 'not stored?'})`);
-  return action;
+  return { action, verify: actions.verify, ms: b.ms };
+}
+
+/** The verify request a Git LFS client sends after an upload whose batch answer had one; its time. */
+export async function verify(action: Action, f: { oid: string; size: number }): Promise<number> {
+  const body = JSON.stringify({ oid: f.oid, size: f.size });
+  const headers = { ...action.header, accept: 'application/vnd.git-lfs+json', 'content-type': 'application/vnd.git-lfs+json', 'content-length': String(Buffer.byteLength(body)) };
+  const started = performance.now();
+  const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(action.href, { method: 'POST', headers }, (r) => {
+      let text = '';
+      r.on('data', (c) => (text += c));
+      r.on('end', () => resolve({ status: r.statusCode!, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  if (res.status !== 200) throw new Error(`verify answered ${res.status}: ${res.body}`);
+  return performance.now() - started;
 }
 
 /**
