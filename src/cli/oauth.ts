@@ -31,7 +31,9 @@ export async function oauth(args: string[]): Promise<number> {
     });
   }
   if (sub === 'revoke') {
-    const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+    // Taken as written: a grant id may begin with '-' (oidc-provider's ids are base64url), which
+    // an option parser would read as an option. `--` before it is accepted as well.
+    const positionals = rest[0] === '--' ? rest.slice(1) : rest;
     if (positionals.length !== 1) throw new UsageError('usage: pactum oauth revoke <grant id> (list them with: pactum oauth grants --user <username>)');
     return withDb(async (db) => {
       if (!(await revokeOAuthGrant(db, positionals[0]!))) throw new UsageError(`no grant ${positionals[0]} (list them with: pactum oauth grants --user <username>)`);

@@ -334,6 +334,9 @@ describe('grants', () => {
     const unknown = await pactum(['oauth', 'revoke', row.grant_id], env);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain('no grant');
+    // A grant id is base64url: one beginning with '-' is an id, not an option.
+    const dashed = await pactum(['oauth', 'revoke', '-aB3_unknown'], env);
+    expect(dashed.stderr).toContain('no grant -aB3_unknown');
   });
 });
 

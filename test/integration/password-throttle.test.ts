@@ -140,26 +140,39 @@ describe('guesses sent at once', () => {
 
   const tally = (answers: Answer[]) => answers.reduce<Record<number, number>>((t, a) => ({ ...t, [a.status]: (t[a.status] ?? 0) + 1 }), {});
 
+  /**
+   * Guesses that may be checked beyond the hold's first: one each time a hold runs out while the
+   * guesses are still arriving (holds double from 1 s), at least the one or two a busy machine
+   * lets through. The bound grows with the burst's own length, so a loaded machine that spreads
+   * the guesses over seconds does not read as a leak; the same guesses sent one after another
+   * would be let through the same way.
+   */
+  const expiries = (started: number) => Math.max(2, Math.ceil(Math.log2((performance.now() - started) / 1000 + 1)) + 1);
+
   it('are counted before their passwords are checked: 40 parallel wrong Basic passwords meet the back-off', async () => {
+    const started = performance.now();
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => batch(s, basic('hal', `wrong-${i}`), '127.0.1.1', i)));
+    const extra = expiries(started);
     const t = tally(answers);
     // The five free failures and the one that starts the 1 s hold are checked; every other guess is
     // refused unchecked (one or two more may be checked when the hold has run out meanwhile on a
     // busy machine, one at a time, each doubling the hold, exactly as sequential guesses would).
     expect(t[401], JSON.stringify(t)).toBeGreaterThanOrEqual(6);
-    expect(t[401]).toBeLessThanOrEqual(8);
-    expect(t[429]).toBeGreaterThanOrEqual(32);
+    expect(t[401]).toBeLessThanOrEqual(6 + extra);
+    expect(t[429]).toBeGreaterThanOrEqual(34 - extra);
     expectRetryAfter(answers.find((a) => a.status === 429)!);
     s.expectConformant();
   });
 
   it('never lets the right password through among 30 parallel wrong ones', async () => {
     const guesses = Array.from({ length: 31 }, (_, i) => (i === 17 ? 'hal-password-1' : `guess-${i}`));
+    const started = performance.now();
     const answers = await Promise.all(guesses.map((g, i) => batch(s, basic('hal', g), '127.0.1.2', i)));
+    const extra = expiries(started);
     const t = tally(answers);
     expect(t[200] ?? 0, JSON.stringify(t)).toBeLessThanOrEqual(1);
-    expect((t[401] ?? 0) + (t[200] ?? 0)).toBeLessThanOrEqual(8);
-    expect(t[429]).toBeGreaterThanOrEqual(23);
+    expect((t[401] ?? 0) + (t[200] ?? 0), `${JSON.stringify(t)}, ${extra} holds could run out`).toBeLessThanOrEqual(6 + extra);
+    expect(t[429]).toBeGreaterThanOrEqual(25 - extra);
   });
 
   it('holds sign-in the same way: 12 parallel wrong passwords', async () => {
