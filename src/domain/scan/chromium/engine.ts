@@ -15,6 +15,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { cpus } from 'node:os';
 import { axeRunOptions, correctedAnswer, erroredRules, issuesOf, pageFactsOf, type AxeAnswer, type PageFacts } from '../axe-results.js';
 import { captureElementShots } from './screenshots.js';
+import { ShownDocuments } from './shown-documents.js';
 import { checkFailed, checksFor, issueOfFinding, withoutDuplicates, type CheckId, type RawFinding } from '../checks/catalogue.js';
 import { pageCall, surveyDom, type Survey } from '../checks/page-functions.js';
 import { domFindings, SURVEY_LIMITS } from '../checks/dom-findings.js';
@@ -225,7 +226,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
     const userAgent = fetch.userAgent ?? FETCH_DEFAULTS.userAgent;
     const maxBytes = fetch.maxBytes ?? FETCH_DEFAULTS.maxBytes;
     /** Documents the session is about to show, by URL: the crawler fetched them already. */
-    const documents = new Map<string, string>();
+    const documents = new ShownDocuments();
     /**
      * Audio and video each page's document loaded, by URL, kept while the page is checked: the
      * media checks read the file again to decode its sound, and the player may ask for it again
@@ -234,21 +235,6 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
     const mediaResponses = new WeakMap<Page, Map<string, Subresource>>();
     /** Targets of links named alike, as followed (link-destinations.ts), by URL. */
     const destinations = new Map<string, Promise<Destination | null>>();
-    /** Documents a followed target put in `documents`, by URL: how many follows show each now. */
-    const following = new Map<string, number>();
-    /** Puts a followed target's document where the page's navigation finds it; answers how to take it back. */
-    function showDocument(url: string, html: string): () => void {
-      const users = following.get(url) ?? 0;
-      if (users === 0 && documents.has(url)) return () => undefined; // a page being checked: the crawler's copy serves
-      if (users === 0) documents.set(url, html);
-      following.set(url, users + 1);
-      return () => {
-        const left = (following.get(url) ?? 1) - 1;
-        if (left > 0) return void following.set(url, left);
-        following.delete(url);
-        documents.delete(url);
-      };
-    }
     let ctx: { context: Promise<BrowserContext>; generation: number } | null = null;
     let idle: Page[] = [];
     let sessionClosed = false;
@@ -256,7 +242,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
     async function onRequest(request: PausedRequest): Promise<void> {
       const { url, method } = request;
       if (request.isPageDocument) {
-        const html = documents.get(url);
+        const html = documents.htmlAt(url);
         // The page as the crawler fetched it; a navigation the page starts itself (a script, a meta refresh) is not followed.
         // Aborted, not blocked: a blocked navigation replaces the document with an error page, an aborted one leaves it on screen.
         return html === undefined ? request.fail('Aborted') : request.fulfill({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: html });
@@ -302,7 +288,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
           }
           if (status !== 200 || !/^\s*(text\/html|application\/xhtml\+xml)/i.test(headers['content-type'] ?? '')) return null;
           const shown = url;
-          const release = showDocument(shown, body.toString('utf8'));
+          const release = documents.show(shown, body.toString('utf8'));
           try {
             if (!page) {
               const opened = await context_.newPage();
@@ -371,7 +357,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
       lost.stage = 'opening a page';
       const page = idle.pop() ?? (await clock.time('open', () => newPage(context_)));
       lost.page = page;
-      documents.set(input.url, input.html);
+      const hidden = documents.show(input.url, input.html, true);
       mediaResponses.set(page, new Map());
       const cpu = watchCpu(page, cpuSeconds, () => lost.stage);
       try {
@@ -397,7 +383,7 @@ export function createChromiumEngine(options: ChromiumEngineOptions): ChromiumEn
         throw err;
       } finally {
         cpu.stop();
-        documents.delete(input.url);
+        hidden();
         mediaResponses.delete(page);
       }
     }
